@@ -1,0 +1,45 @@
+# gwconform — conformance and contract tests for the Model-Gateway API.
+# Everything needs only Go and make; `make test` installs nothing else itself
+# (the browser test needs Debian's chromium, which .ci/run installs).
+
+GO      ?= go
+OUT     ?= out
+PKGS    ?= ./...
+FUZZTIME ?= 30s
+
+.PHONY: run test bench lint fuzz report build serve vet fmt
+
+## run: the whole catalog against the in-process reference gateway, writing $(OUT)/
+run:
+	$(GO) run ./cmd/gwconform run --out $(OUT)
+
+## test: every package's tests under the race detector, through gotestsum
+test:
+	$(GO) tool gotestsum --format pkgname-and-test-fails -- -race -timeout 15m $(PKGS)
+
+## bench: Go benchmarks (image encoding, SSE reader, pairwise) and a whole-run benchmark
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refgateway/imagery/ ./sse/ ./pairwise/ ./conformance/
+
+## lint: gofmt, go vet, and the case files and schemas
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	$(GO) run ./cmd/gwconform lint
+
+## fuzz: each fuzz target for $(FUZZTIME)
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./sse/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./catalog/
+	$(GO) test -run '^$$' -fuzz '^FuzzInspect$$' -fuzztime $(FUZZTIME) ./imagecheck/
+
+## report: re-render every report from $(OUT)/results.jsonl
+report:
+	$(GO) run ./cmd/gwconform merge $(OUT) $(OUT)/results.jsonl
+
+## serve: the reference gateway on 127.0.0.1:8080
+serve:
+	$(GO) run ./cmd/gwconform serve
+
+build:
+	$(GO) build -o bin/gwconform ./cmd/gwconform

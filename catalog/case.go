@@ -1,0 +1,136 @@
+// Package catalog loads the YAML case files, the JSON Schemas and the fixtures
+// into one validated, immutable Catalog: the "load" stage of the data flow.
+//
+// Everything a case may say is declared here; the loader rejects anything else
+// with file:line:col.
+package catalog
+
+import "github.com/gwconform/gwconform/results"
+
+// KeyKind names the capability a key grants (spec section 5).
+type KeyKind string
+
+const (
+	KeyText     KeyKind = "text"
+	KeyMessages KeyKind = "messages"
+	KeyImage    KeyKind = "image"
+	KeyAlt      KeyKind = "alt"
+)
+
+// KeyKinds lists every key kind.
+var KeyKinds = []KeyKind{KeyText, KeyMessages, KeyImage, KeyAlt}
+
+// File is one case file as written.
+type File struct {
+	FeatureGroup string `yaml:"feature_group"`
+	Cases        []Case `yaml:"cases"`
+}
+
+// Case is one declared check: a request, sent once per model, and what the
+// answer must look like.
+type Case struct {
+	ID          string       `yaml:"id"`
+	Feature     string       `yaml:"feature"`
+	Tier        results.Tier `yaml:"tier"`
+	Spec        string       `yaml:"spec"`        // spec section, e.g. "4.5 rule 2; 7"
+	Requirement string       `yaml:"requirement"` // the sentence of the spec (or client rule) this case checks
+	Why         string       `yaml:"why"`         // strict/explore: why it matters
+	Key         KeyKind      `yaml:"key"`
+	Models      []string     `yaml:"models"`
+	// Requires names preconditions; a missing one makes the case skip.
+	// Known: public_image_url.
+	Requires []string `yaml:"requires"`
+	Request  Request  `yaml:"request"`
+	Expect   Expect   `yaml:"expect"`
+
+	// Where the case was declared, for messages: "cases/chat.yaml:12:5".
+	Pos string `yaml:"-"`
+}
+
+// Auth selects how the request authenticates.
+type Auth string
+
+const (
+	AuthKey     Auth = ""        // Authorization: Bearer <key of Case.Key> (default)
+	AuthNone    Auth = "none"    // no Authorization header
+	AuthInvalid Auth = "invalid" // a key that cannot be valid
+)
+
+// Request is the HTTP request of a case. Exactly one of JSON, Multipart, Raw
+// (or none, for GET) is set. String values anywhere inside JSON, Multipart
+// values, Path and Raw are Go templates (see Template).
+type Request struct {
+	Method  string            `yaml:"method"`
+	Path    string            `yaml:"path"`
+	Headers map[string]string `yaml:"headers"`
+	Auth    Auth              `yaml:"auth"`
+	// JSON is sent with Content-Type: application/json.
+	JSON any `yaml:"json"`
+	// Multipart fields in order. A value starting with "@" names a fixture
+	// file sent as a file part; a list value repeats the field (image[]).
+	Multipart []FormField `yaml:"-"`
+	// Raw is sent as is, with Headers' Content-Type (malformed-input cases).
+	Raw string `yaml:"raw"`
+}
+
+// FormField is one multipart part.
+type FormField struct {
+	Name  string
+	Value string // text value, or empty when File is set
+	File  string // fixture file name when the value was "@name"
+}
+
+// Expect is what the answer must show. Every set field is a check.
+type Expect struct {
+	// Status is the exact HTTP status expected.
+	Status int `yaml:"status"`
+	// Schema names a JSON Schema in schemas/ (without .json) for the body.
+	Schema string `yaml:"schema"`
+	// JSON maps gjson paths to an expected value or a Matcher.
+	JSON map[string]Matcher `yaml:"json"`
+	// Images checks every image of a non-streaming image result.
+	Images *ImageExpect `yaml:"images"`
+	// SSE makes the body a stream of the named protocol.
+	SSE *SSEExpect `yaml:"sse"`
+}
+
+// Matcher is one expectation on a value read by gjson path. In YAML it is
+// either a scalar (equality) or a mapping with exactly the operators below.
+type Matcher struct {
+	Equals   any      `yaml:"eq"`
+	Exists   *bool    `yaml:"exists"`
+	Type     string   `yaml:"type"` // string, number, integer, boolean, array, object, null
+	OneOf    []any    `yaml:"one_of"`
+	Regex    string   `yaml:"regex"`
+	Min      *float64 `yaml:"min"`
+	Max      *float64 `yaml:"max"`
+	NotEmpty bool     `yaml:"not_empty"`
+	Contains string   `yaml:"contains"`
+
+	HasEquals bool `yaml:"-"` // true when Equals was given (it may be null)
+}
+
+// ImageExpect checks decoded images.
+type ImageExpect struct {
+	Format string `yaml:"format"` // png, jpeg, webp
+	Size   string `yaml:"size"`   // WxH of every image
+	Count  int    `yaml:"count"`  // number of images in data (n)
+	Alpha  *bool  `yaml:"alpha"`  // true: real transparency present; false: fully opaque
+}
+
+// SSE protocols.
+const (
+	ProtocolChat            = "chat"
+	ProtocolMessages        = "messages"
+	ProtocolImageGeneration = "image_generation"
+	ProtocolImageEdit       = "image_edit"
+)
+
+// SSEExpect checks an event stream.
+type SSEExpect struct {
+	Protocol    string       `yaml:"protocol"`
+	MaxPreviews *int         `yaml:"max_previews"` // images: previews at most this many
+	StopReason  string       `yaml:"stop_reason"`  // messages: expected final stop_reason
+	Images      *ImageExpect `yaml:"images"`       // images: checks on the completed image
+	MinText     int          `yaml:"min_text"`     // chat/messages: at least this many characters of text
+}

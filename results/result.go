@@ -1,0 +1,133 @@
+// Package results holds what one finished case × model produced, and the
+// results.jsonl stream that carries it from the runner to the reporters.
+//
+// Field names are part of the interface contract (DESIGN.md): they may be
+// added to, never renamed.
+package results
+
+import "time"
+
+// Tier says how much weight a case carries.
+type Tier string
+
+const (
+	// TierVerified cases are rows the spec shows working: they must pass.
+	TierVerified Tier = "verified"
+	// TierNegative cases are rows of the spec's error table: they must be rejected as stated.
+	TierNegative Tier = "negative"
+	// TierStrict cases follow from the spec's text (or the official clients) but
+	// are not verified rows; they count toward the exit code only with --strict.
+	TierStrict Tier = "strict"
+	// TierExplore cases discover capabilities and never fail a run.
+	TierExplore Tier = "explore"
+)
+
+// Tiers lists every tier in the order reports show them.
+var Tiers = []Tier{TierVerified, TierNegative, TierStrict, TierExplore}
+
+// Valid reports whether t is one of the four tiers.
+func (t Tier) Valid() bool {
+	for _, k := range Tiers {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Status is the outcome of one case × model.
+type Status string
+
+const (
+	StatusPass        Status = "pass"        // every expectation held
+	StatusFail        Status = "fail"        // the gateway broke the contract
+	StatusError       Status = "error"       // the run itself broke (bad fixture, DNS failure, ...)
+	StatusSkip        Status = "skip"        // not selected, or a precondition is missing
+	StatusUnsupported Status = "unsupported" // explore tier: the gateway declined
+	StatusThrottled   Status = "throttled"   // 429 after the allowed retries
+)
+
+// Statuses lists every status in the order reports show them.
+var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled}
+
+// Reason explains one broken expectation: which check, where (a JSON path,
+// "event 3", "image 1"), what was expected and what came back.
+type Reason struct {
+	Check    string `json:"check"`              // status, schema, json, sse, image, content_type, transport, ...
+	Where    string `json:"where,omitempty"`    // JSON path or event/image number
+	Expected string `json:"expected,omitempty"` // rendered for humans
+	Actual   string `json:"actual,omitempty"`   // rendered for humans, truncated
+	Message  string `json:"message"`            // one sentence
+}
+
+// String renders a reason on one line: "check at where: message (expected X, got Y)".
+func (r Reason) String() string {
+	s := r.Check
+	if r.Where != "" {
+		s += " at " + r.Where
+	}
+	s += ": " + r.Message
+	if r.Expected != "" || r.Actual != "" {
+		s += " (expected " + r.Expected + ", got " + r.Actual + ")"
+	}
+	return s
+}
+
+// ImageInfo describes one decoded image without carrying its bytes.
+type ImageInfo struct {
+	Where  string `json:"where"`  // "data[0]", "event 4 (completed)"
+	Format string `json:"format"` // png, jpeg, webp, or "unknown"
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Alpha  bool   `json:"alpha"`           // at least one pixel not fully opaque
+	SHA256 string `json:"sha256"`          // of the encoded bytes
+	Bytes  int    `json:"bytes"`           // encoded size
+	Thumb  string `json:"thumb,omitempty"` // small PNG data URL for reports; empty when not kept
+}
+
+// Request summarises what was sent, with secrets removed and bodies truncated.
+type Request struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Body   string `json:"body,omitempty"` // truncated, images replaced by a placeholder
+}
+
+// Result is one line of results.jsonl: one finished case × model.
+type Result struct {
+	Case        string   `json:"case"`
+	Feature     string   `json:"feature"`
+	Model       string   `json:"model"`
+	Tier        Tier     `json:"tier"`
+	Status      Status   `json:"status"`
+	DurationMS  int64    `json:"duration_ms"`
+	TTFBMS      int64    `json:"ttfb_ms"`
+	Attempts    int      `json:"attempts"`
+	Flaky       bool     `json:"flaky"`
+	Reasons     []Reason `json:"reasons"`
+	Key         string   `json:"key,omitempty"`         // key kind (text, messages, image, alt), never the key
+	Spec        string   `json:"spec,omitempty"`        // spec section
+	Requirement string   `json:"requirement,omitempty"` // requirement sentence
+	HTTPStatus  int      `json:"http_status,omitempty"`
+	// Stream timings: time to the first event, and the events seen.
+	FirstEventMS int64       `json:"first_event_ms,omitempty"`
+	Events       int         `json:"events,omitempty"`
+	EventTypes   []string    `json:"event_types,omitempty"` // in arrival order, e.g. image_edit.partial_image
+	Images       []ImageInfo `json:"images,omitempty"`
+	Request      *Request    `json:"request,omitempty"`
+	Started      time.Time   `json:"started"`
+}
+
+// Counts returns true when the result decides the exit code: verified and
+// negative cases always, strict ones only when strict is set. Explore never.
+func (r Result) Counts(strict bool) bool {
+	switch r.Tier {
+	case TierVerified, TierNegative:
+		return true
+	case TierStrict:
+		return strict
+	}
+	return false
+}
+
+// Failed is true for a result that breaks the run when it Counts.
+func (r Result) Failed() bool { return r.Status == StatusFail || r.Status == StatusError }
