@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// console shows a run's progress: a one-line bar on a terminal, otherwise a
+// line per finished case (CI logs). Failures are always printed in full.
+type console struct {
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	color   bool
+	total   int
+	done    int
+	failed  int
+	started time.Time
+}
+
+func newConsole(w io.Writer, total int) *console {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now()}
+}
+
+var statusColor = map[results.Status]string{
+	results.StatusPass: "32", results.StatusFail: "31", results.StatusError: "35",
+	results.StatusSkip: "90", results.StatusUnsupported: "33", results.StatusThrottled: "33",
+}
+
+func (c *console) paint(st results.Status, s string) string {
+	if !c.color {
+		return s
+	}
+	return "\x1b[" + statusColor[st] + "m" + s + "\x1b[0m"
+}
+
+// add records one finished result.
+func (c *console) add(r results.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done++
+	if r.Failed() {
+		c.failed++
+	}
+	show := !c.tty || r.Failed()
+	if c.tty {
+		fmt.Fprint(c.w, "\r\x1b[2K") // clear the bar before printing above it
+	}
+	if show {
+		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms)\n", c.paint(r.Status, fmt.Sprintf("%-11s", strings.ToUpper(string(r.Status)))),
+			r.Feature, r.Model, r.Case, r.Tier, r.DurationMS)
+		if r.Status != results.StatusPass && r.Status != results.StatusSkip {
+			for _, reason := range r.Reasons {
+				fmt.Fprintf(c.w, "    %s\n", reason)
+			}
+		}
+	}
+	if c.tty {
+		c.bar()
+	}
+}
+
+func (c *console) bar() {
+	const width = 30
+	filled := 0
+	if c.total > 0 {
+		filled = width * c.done / c.total
+	}
+	fmt.Fprintf(c.w, "[%s%s] %d/%d  failures %d  %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
+		c.done, c.total, c.failed, time.Since(c.started).Round(time.Second))
+}
+
+// summary prints a table of statuses per tier.
+func (c *console) summary(rs []results.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tty {
+		fmt.Fprint(c.w, "\r\x1b[2K")
+	}
+	counts := map[results.Tier]map[results.Status]int{}
+	for _, r := range rs {
+		if counts[r.Tier] == nil {
+			counts[r.Tier] = map[results.Status]int{}
+		}
+		counts[r.Tier][r.Status]++
+	}
+	fmt.Fprintf(c.w, "\n%-10s", "tier")
+	for _, s := range results.Statuses {
+		fmt.Fprintf(c.w, " %11s", s)
+	}
+	fmt.Fprintln(c.w)
+	for _, t := range results.Tiers {
+		fmt.Fprintf(c.w, "%-10s", t)
+		for _, s := range results.Statuses {
+			fmt.Fprintf(c.w, " %11d", counts[t][s])
+		}
+		fmt.Fprintln(c.w)
+	}
+	fmt.Fprintf(c.w, "%d results in %s\n", len(rs), time.Since(c.started).Round(time.Millisecond))
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gwconform/gwconform/report"
+)
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gwconform diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gwconform diff OLD/report.json NEW/report.json") }
+	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
+		fs.Usage()
+		return exitNotStart
+	}
+	var reps [2]*report.Report
+	for i, p := range fs.Args() {
+		r, err := readReport(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "gwconform diff: %s: %v\n", p, err)
+			return exitNotStart
+		}
+		reps[i] = r
+	}
+	d := report.Compare(reps[0], reps[1])
+	if err := d.WriteMarkdown(stdout); err != nil {
+		fmt.Fprintln(stderr, "gwconform diff:", err)
+		return exitNotStart
+	}
+	if d.HasRegressions() {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func readReport(path string) (*report.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return report.ReadJSON(f)
+}

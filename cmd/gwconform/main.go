@@ -1,0 +1,68 @@
+// Command gwconform is the conformance and contract test suite for the
+// Model-Gateway API. Every subcommand is a thin layer over the packages:
+// flags in, engine calls, exit code out (DESIGN.md, "Interface contract").
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes of the interface contract.
+const (
+	exitOK       = 0 // every selected verified and negative case passed
+	exitFailed   = 1 // at least one failed or errored (diff: regressions)
+	exitNotStart = 2 // bad flags, bad case files, unreadable fixtures
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "plan and execute the catalog; write results and reports", runRun},
+		{"plan", "print the calls run would make, per key and model", runPlan},
+		{"serve", "run the reference gateway", runServe},
+		{"lint", "validate case files and schemas", runLint},
+		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},
+		{"merge", "merge shard results into one report", runMerge},
+		{"version", "print the version", func([]string, io.Writer, io.Writer) int { fmt.Println(version); return 0 }},
+	}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitNotStart
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "gwconform: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitNotStart
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gwconform <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'gwconform <command> -h' for a command's flags.")
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+)
+
+func runPlan(args []string, stdout, stderr io.Writer) int {
+	f := newEngineFlags("plan", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitNotStart
+	}
+	s, err := f.resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform plan:", err)
+		return exitNotStart
+	}
+	cat, _, err := loadCatalog(s.casesDir)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitNotStart
+	}
+	if s.target.BaseURL == "" {
+		// The in-process gateway has every key: plan as run would.
+		for _, k := range catalog.KeyKinds {
+			if s.target.Keys[k] == "" {
+				s.target.Keys[k] = "local"
+			}
+		}
+		if s.target.PublicImageURL == "" {
+			s.target.PublicImageURL = "https://127.0.0.1/local"
+		}
+	}
+	calls, err := conformance.Plan(cat, s.target, s.selection)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform plan:", err)
+		return exitNotStart
+	}
+	printPlan(stdout, calls)
+	return exitOK
+}
+
+// printPlan writes the calls per key and model, then the totals.
+func printPlan(w io.Writer, calls []conformance.Call) {
+	sum := conformance.Summarize(calls)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tMODEL\tCALLS")
+	for _, k := range catalog.KeyKinds {
+		models := make([]string, 0, len(sum.Calls[k]))
+		for m := range sum.Calls[k] {
+			models = append(models, m)
+		}
+		sort.Strings(models)
+		for _, m := range models {
+			fmt.Fprintf(tw, "%s\t%s\t%d\n", k, m, sum.Calls[k][m])
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "total: %d calls, %d skipped\n", sum.Total, sum.Skipped)
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/gwconform/gwconform/cases"
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/schemas"
+)
+
+// fileConfig is the optional gwconform.yaml. It holds no keys: keys come
+// from variables or flags only, so a config file can be committed safely.
+type fileConfig struct {
+	BaseURL        string        `yaml:"base_url"`
+	PublicImageURL string        `yaml:"public_image_url"`
+	Out            string        `yaml:"out"`
+	Cases          string        `yaml:"cases"`
+	Concurrency    int           `yaml:"concurrency"`
+	Timeout        time.Duration `yaml:"timeout"`
+	Retries        *int          `yaml:"retries"`
+}
+
+// listFlag is a repeatable, comma-separated flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// engineFlags are the flags shared by run, plan and probe.
+type engineFlags struct {
+	fs *flag.FlagSet
+
+	config, casesDir, out        string
+	baseURL, publicImageURL      string
+	keys                         map[catalog.KeyKind]*string
+	features, models, ids, tiers listFlag
+	shard                        string
+	maxCalls                     int
+	concurrency, retries         int
+	timeout                      time.Duration
+	strict                       bool
+}
+
+func newEngineFlags(name string, stderr io.Writer) *engineFlags {
+	f := &engineFlags{fs: flag.NewFlagSet("gwconform "+name, flag.ContinueOnError), keys: map[catalog.KeyKind]*string{}}
+	f.fs.SetOutput(stderr)
+	f.fs.StringVar(&f.config, "config", "gwconform.yaml", "optional config file (base_url, public_image_url, out, cases, concurrency, timeout, retries; never keys)")
+	f.fs.StringVar(&f.casesDir, "cases", "", "case directory (default: the embedded catalog)")
+	f.fs.StringVar(&f.out, "out", "out", "output directory")
+	f.fs.StringVar(&f.baseURL, "base-url", "", "gateway base URL (default $GWCONFORM_BASE_URL; unset: the in-process reference gateway)")
+	f.fs.StringVar(&f.publicImageURL, "public-image-url", "", "HTTPS PNG for the URL-reference case (default $GWCONFORM_PUBLIC_IMAGE_URL)")
+	for _, k := range catalog.KeyKinds {
+		f.keys[k] = f.fs.String(string(k)+"-key", "", fmt.Sprintf("%s key (default $%s)", k, conformance.KeyVariables[k]))
+	}
+	f.fs.Var(&f.features, "feature", "feature globs, repeatable or comma-separated")
+	f.fs.Var(&f.models, "model", "model globs")
+	f.fs.Var(&f.ids, "case", "case id globs")
+	f.fs.Var(&f.tiers, "tier", "tier globs (verified, negative, strict, explore)")
+	f.fs.StringVar(&f.shard, "shard", "", "run shard i of n, as i/n")
+	f.fs.IntVar(&f.maxCalls, "max-calls", 0, "make at most N calls; planned calls beyond are skipped (0: no cap)")
+	f.fs.IntVar(&f.concurrency, "concurrency", 4, "calls in flight per key")
+	f.fs.IntVar(&f.retries, "retries", 2, "retries after 429/502/503/504 or a connection error before any response byte")
+	f.fs.DurationVar(&f.timeout, "timeout", 600*time.Second, "per-request timeout (spec 8 allows 600 s)")
+	f.fs.BoolVar(&f.strict, "strict", false, "strict-tier failures count toward the exit code")
+	return f
+}
+
+// settings is what the engine flags resolve to: flags over variables over
+// the config file over defaults.
+type settings struct {
+	target    conformance.Target
+	selection conformance.Selection
+	options   conformance.Options
+	out       string
+	casesDir  string
+	strict    bool
+}
+
+func (f *engineFlags) resolve() (*settings, error) {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var fc fileConfig
+	if b, err := os.ReadFile(f.config); err == nil {
+		if err := yaml.UnmarshalWithOptions(b, &fc, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
+			return nil, fmt.Errorf("%s: %v", f.config, yaml.FormatError(err, false, true))
+		}
+	} else if set["config"] {
+		return nil, err
+	}
+	pick := func(flagName, flagVal, env, file string) string {
+		if set[flagName] {
+			return flagVal
+		}
+		if v := os.Getenv(env); v != "" {
+			return v
+		}
+		return file
+	}
+	s := &settings{strict: f.strict}
+	s.target = conformance.Target{
+		BaseURL:        strings.TrimRight(pick("base-url", f.baseURL, "GWCONFORM_BASE_URL", fc.BaseURL), "/"),
+		PublicImageURL: pick("public-image-url", f.publicImageURL, "GWCONFORM_PUBLIC_IMAGE_URL", fc.PublicImageURL),
+		Keys:           map[catalog.KeyKind]string{},
+	}
+	for k, v := range f.keys {
+		if key := pick(string(k)+"-key", *v, conformance.KeyVariables[k], ""); key != "" {
+			s.target.Keys[k] = key
+		}
+	}
+	s.out = f.out
+	if !set["out"] && fc.Out != "" {
+		s.out = fc.Out
+	}
+	s.casesDir = f.casesDir
+	if !set["cases"] && fc.Cases != "" {
+		s.casesDir = fc.Cases
+	}
+	shard, err := conformance.ParseShard(f.shard)
+	if err != nil {
+		return nil, err
+	}
+	s.selection = conformance.Selection{Features: f.features, Models: f.models, Cases: f.ids, Tiers: f.tiers, Shard: shard, MaxCalls: f.maxCalls}
+	s.options = conformance.Options{Concurrency: f.concurrency, Timeout: f.timeout, MaxRetries: f.retries, Thumbnails: true}
+	if !set["concurrency"] && fc.Concurrency > 0 {
+		s.options.Concurrency = fc.Concurrency
+	}
+	if !set["timeout"] && fc.Timeout > 0 {
+		s.options.Timeout = fc.Timeout
+	}
+	if !set["retries"] && fc.Retries != nil {
+		s.options.MaxRetries = *fc.Retries
+	}
+	if s.options.MaxRetries == 0 {
+		s.options.MaxRetries = -1 // Options reads 0 as "default"
+	}
+	return s, nil
+}
+
+// loadCatalog loads the embedded catalog, or the case files of dir.
+func loadCatalog(dir string) (*catalog.Catalog, *schemas.Set, error) {
+	set, err := schemas.Load(schemas.FS)
+	if err != nil {
+		return nil, nil, err
+	}
+	var casesFS fs.FS = cases.FS
+	if dir != "" {
+		casesFS = os.DirFS(dir)
+	}
+	cat, err := catalog.Load(casesFS, fixtures.FS, set.Names())
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, set, nil
+}

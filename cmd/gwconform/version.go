@@ -1,0 +1,24 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// buildCommit names the suite's commit for reports: the VCS revision Go
+// stamped into the binary, else the CI's variable, else "unknown".
+func buildCommit() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value
+			}
+		}
+	}
+	for _, v := range []string{"GWCONFORM_COMMIT", "GITHUB_SHA"} {
+		if c := os.Getenv(v); c != "" {
+			return c
+		}
+	}
+	return "unknown"
+}

@@ -1,0 +1,93 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// checker collects the broken expectations of one call. Every check appends
+// reasons and never stops the others, so a failure shows everything wrong
+// at once, as h2spec does.
+type checker struct {
+	reasons []results.Reason
+}
+
+func (c *checker) fail(check, where, expected, actual, format string, args ...any) {
+	c.reasons = append(c.reasons, results.Reason{
+		Check:    check,
+		Where:    where,
+		Expected: expected,
+		Actual:   truncate(actual, 300),
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (c *checker) ok() bool { return len(c.reasons) == 0 }
+
+// checkStatus compares the HTTP status; a body excerpt goes with a mismatch
+// because it usually says why.
+func (c *checker) checkStatus(want, got int, body []byte) bool {
+	if want == got {
+		return true
+	}
+	actual := fmt.Sprintf("%d", got)
+	if len(body) > 0 {
+		actual += " " + strings.Join(strings.Fields(string(body)), " ")
+	}
+	c.fail("status", "", fmt.Sprintf("%d", want), actual, "HTTP status %d, want %d", got, want)
+	return false
+}
+
+// checkContentType accepts the media type with any parameters
+// ("application/json; charset=utf-8" is the same media type).
+func (c *checker) checkContentType(h http.Header, want string) bool {
+	got := h.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(got)
+	if err == nil && strings.EqualFold(mt, want) {
+		return true
+	}
+	c.fail("content_type", "Content-Type", want, got, "response media type is %q, want %s", got, want)
+	return false
+}
+
+// checkSuccessBody applies the rule of spec 2.2 and 7: a success status may
+// still carry an error field or (images) an empty data list; both are failures.
+func (c *checker) checkSuccessBody(body []byte, images bool) {
+	if e := gjson.GetBytes(body, "error"); e.Exists() && e.Type != gjson.Null {
+		c.fail("json", "error", "no error field under a 2xx status", e.Raw,
+			"a success response carries an error field (spec 7: clients must treat it as failure)")
+	}
+	if images {
+		if d := gjson.GetBytes(body, "data"); d.IsArray() && len(d.Array()) == 0 {
+			c.fail("json", "data", "at least one image", "[]",
+				"a success response carries an empty data list (spec 2.2: clients must treat it as failure)")
+		}
+	}
+}
+
+// validJSON reports whether the body parses; a reason is recorded otherwise.
+func (c *checker) validJSON(body []byte, where string) bool {
+	if json.Valid(body) {
+		return true
+	}
+	c.fail("json", where, "a JSON document", string(body), "body is not valid JSON")
+	return false
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}

@@ -1,0 +1,126 @@
+package conformance
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/imagecheck"
+	"github.com/gwconform/gwconform/results"
+)
+
+// uuidPattern is the textual UUID form of spec 2.2 (`generation_id`).
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// imageWant is what one decoded image must be.
+type imageWant struct {
+	expect *catalog.ImageExpect // may be nil: only the result's own fields are checked
+	// The result's (or event's) own description of the image, which the
+	// decoded bytes must match (spec 2.2): output_format and size.
+	formatField, sizeField string
+}
+
+// checkImageResult applies spec 2.2 to a non-streaming image result: every
+// image decodes and matches the requested and the stated format and size;
+// n images; generation ids are UUIDs; usage adds up.
+func (c *checker) checkImageResult(body []byte, exp *catalog.ImageExpect, thumbs bool) []results.ImageInfo {
+	data := gjson.GetBytes(body, "data")
+	items := data.Array()
+	if exp != nil && exp.Count > 0 && len(items) != exp.Count {
+		c.fail("image", "data", fmt.Sprintf("%d images (n)", exp.Count), fmt.Sprintf("%d", len(items)),
+			"the number of images differs from n")
+	}
+	want := imageWant{
+		expect:      exp,
+		formatField: gjson.GetBytes(body, "output_format").Str,
+		sizeField:   gjson.GetBytes(body, "size").Str,
+	}
+	var infos []results.ImageInfo
+	for i, item := range items {
+		where := fmt.Sprintf("data[%d]", i)
+		if info, ok := c.checkImage(where, item.Get("b64_json"), want, thumbs); ok {
+			infos = append(infos, info)
+		}
+		if id := item.Get("generation_id"); id.Exists() && !uuidPattern.MatchString(id.String()) {
+			c.fail("json", where+".generation_id", "a UUID", id.Raw, "generation_id is not in UUID format")
+		}
+	}
+	c.checkUsage(body)
+	return infos
+}
+
+// checkUsage: total_tokens is input plus output (spec 2.2).
+func (c *checker) checkUsage(body []byte) {
+	u := gjson.GetBytes(body, "usage")
+	if !u.Exists() {
+		return // the schema reports a missing usage
+	}
+	in, out, total := u.Get("input_tokens"), u.Get("output_tokens"), u.Get("total_tokens")
+	if in.Type != gjson.Number || out.Type != gjson.Number || total.Type != gjson.Number {
+		return // the schema reports wrong types
+	}
+	if total.Int() != in.Int()+out.Int() {
+		c.fail("json", "usage.total_tokens", fmt.Sprintf("%d (input %d + output %d)", in.Int()+out.Int(), in.Int(), out.Int()),
+			total.Raw, "total_tokens is not input plus output")
+	}
+}
+
+// checkImage decodes one base64 image and checks it. ok is false when it
+// could not be decoded at all.
+func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thumbs bool) (results.ImageInfo, bool) {
+	if b64.Type != gjson.String || b64.Str == "" {
+		c.fail("image", where+".b64_json", "base64 image", show(b64), "no base64 image")
+		return results.ImageInfo{}, false
+	}
+	raw, err := imagecheck.DecodeBase64(b64.Str)
+	if err != nil {
+		c.fail("image", where+".b64_json", "valid base64", truncate(b64.Str, 40), "b64_json is not valid base64: %v", err)
+		return results.ImageInfo{}, false
+	}
+	info, img, err := imagecheck.Inspect(raw)
+	res := results.ImageInfo{Where: where, Format: info.Format, Width: info.Width, Height: info.Height,
+		Alpha: info.Alpha, SHA256: info.SHA256, Bytes: info.Bytes}
+	if err != nil {
+		c.fail("image", where, "a decodable image", fmt.Sprintf("%s bytes (%d)", info.Format, len(raw)), "image does not decode: %v", err)
+		return res, false
+	}
+	if thumbs {
+		res.Thumb = imagecheck.Thumbnail(img, 160)
+	}
+	exp := want.expect
+	for _, f := range []struct{ name, value string }{{"requested output_format", expFormat(exp)}, {"output_format field", want.formatField}} {
+		if f.value != "" && info.Format != f.value {
+			c.fail("image", where, f.value+" ("+f.name+")", info.Format, "decoded image format differs from the %s", f.name)
+		}
+	}
+	got := fmt.Sprintf("%dx%d", info.Width, info.Height)
+	for _, s := range []struct{ name, value string }{{"requested size", expSize(exp)}, {"size field", want.sizeField}} {
+		if s.value != "" && s.value != "auto" && got != s.value {
+			c.fail("image", where, s.value+" ("+s.name+")", got, "decoded image size differs from the %s", s.name)
+		}
+	}
+	if exp != nil && exp.Alpha != nil && info.Alpha != *exp.Alpha {
+		if *exp.Alpha {
+			c.fail("image", where, "real alpha (some pixels not opaque)", "fully opaque", "transparent output carries no alpha")
+		} else {
+			c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency")
+		}
+	}
+	return res, true
+}
+
+func expFormat(e *catalog.ImageExpect) string {
+	if e == nil {
+		return ""
+	}
+	return e.Format
+}
+
+func expSize(e *catalog.ImageExpect) string {
+	if e == nil {
+		return ""
+	}
+	return e.Size
+}

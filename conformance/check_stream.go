@@ -1,0 +1,156 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/schemas"
+	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/streams"
+)
+
+// maxEventTypes bounds the event log kept in a result; a hostile stream of
+// millions of events must not grow results.jsonl without bound.
+const maxEventTypes = 200
+
+// newGrammar returns the grammar of a protocol.
+func newGrammar(exp *catalog.SSEExpect, n int) streams.Grammar {
+	switch exp.Protocol {
+	case catalog.ProtocolChat:
+		return streams.NewChat()
+	case catalog.ProtocolMessages:
+		return streams.NewMessages()
+	default:
+		max := 0
+		if exp.MaxPreviews != nil {
+			max = *exp.MaxPreviews
+		}
+		return streams.NewImages(exp.Protocol, max, n)
+	}
+}
+
+// checkStream reads an event stream to its end, checking each event as it
+// arrives (grammar and schema), then the stream as a whole.
+func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schemas.Set, o Options, started time.Time, res *results.Result) {
+	imagesWanted := 1
+	if exp.Images != nil && exp.Images.Count > 0 {
+		imagesWanted = exp.Images.Count
+	}
+	g := newGrammar(exp, imagesWanted)
+	r := sse.NewReader(body, o.MaxEventBytes)
+	n := 0
+	var readErr error
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+		n++
+		if n == 1 {
+			res.FirstEventMS = time.Since(started).Milliseconds()
+		}
+		where := fmt.Sprintf("event %d", n)
+		typ := eventType(ev)
+		if len(res.EventTypes) < maxEventTypes {
+			res.EventTypes = append(res.EventTypes, typ)
+		}
+		c.addViolations(g.Observe(n, ev), exp.Strict)
+		if name := streams.SchemaFor(exp.Protocol, ev); name != "" {
+			c.checkSchema(set, name, ev.Data, where+" ("+typ+")")
+		}
+		if isImageProtocol(exp.Protocol) && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
+			want := imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
+			if strings.HasSuffix(typ, ".completed") {
+				want.expect = exp.Images
+			} else if exp.Images != nil {
+				// Previews are images of the same request, but the spec states
+				// no size or format for them: only that they decode.
+				want = imageWant{}
+			}
+			if info, ok := c.checkImage(where+" ("+typ+")", gjson.GetBytes(ev.Data, "b64_json"), want, o.Thumbnails); ok {
+				res.Images = append(res.Images, info)
+			}
+		}
+	}
+	res.Events = n
+	var sseErr bool
+	for _, target := range []error{sse.ErrIncomplete, sse.ErrTooLarge} {
+		sseErr = sseErr || errors.Is(readErr, target)
+	}
+	if readErr != nil && !sseErr {
+		c.fail("transport", fmt.Sprintf("after event %d", n), "the stream to its end", readErr.Error(), "reading the stream failed")
+	}
+	c.addViolations(g.Finish(readErr), exp.Strict)
+
+	if exp.StopReason != "" {
+		if m, ok := g.(*streams.Messages); ok && m.StopReason() != exp.StopReason {
+			c.fail("sse", "message_delta.delta.stop_reason", exp.StopReason, m.StopReason(), "the stream's stop_reason differs")
+		}
+	}
+	if exp.MinText > 0 && len([]rune(g.Text())) < exp.MinText {
+		c.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", len([]rune(g.Text())), g.Text()), "the stream carried too little text")
+	}
+}
+
+func (c *checker) addViolations(vs []streams.Violation, strict bool) {
+	for _, v := range vs {
+		if v.Strict && !strict {
+			continue
+		}
+		where := "stream"
+		if v.Event > 0 {
+			where = fmt.Sprintf("event %d", v.Event)
+		}
+		check := "sse"
+		if v.Strict {
+			check = "sse-strict"
+		}
+		c.fail(check, where, v.Expected, v.Actual, "%s (%s)", v.Message, v.Rule)
+	}
+}
+
+// checkSchema validates one JSON document against a named schema.
+func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where string) {
+	vs, err := set.Validate(name, doc)
+	if err != nil {
+		c.fail("schema", where, "JSON matching schema "+name, string(doc), "%v", err)
+		return
+	}
+	for _, v := range vs {
+		at := v.Path
+		if where != "" {
+			at = where + " " + v.Path
+		}
+		c.fail("schema", strings.TrimSpace(at), "schema "+name, "", "%s", v.Message)
+	}
+}
+
+func eventType(ev sse.Event) string {
+	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
+		return t.Str
+	}
+	if strings.TrimSpace(string(ev.Data)) == "[DONE]" {
+		return "[DONE]"
+	}
+	if o := gjson.GetBytes(ev.Data, "object"); o.Type == gjson.String {
+		return o.Str
+	}
+	if ev.Name != "" {
+		return ev.Name
+	}
+	return "data"
+}
+
+func isImageProtocol(p string) bool {
+	return p == catalog.ProtocolImageGeneration || p == catalog.ProtocolImageEdit
+}

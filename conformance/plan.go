@@ -1,0 +1,174 @@
+package conformance
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/results"
+)
+
+// Selection narrows the catalog. Every list holds globs (path.Match syntax);
+// an empty list selects everything.
+type Selection struct {
+	Features []string
+	Models   []string
+	Cases    []string
+	Tiers    []string
+	// Shard, when Count > 0, keeps the calls whose stable hash falls into
+	// shard Index (1-based) of Count.
+	Shard Shard
+	// MaxCalls caps the calls made; planned calls beyond it are skipped.
+	// 0 means no cap.
+	MaxCalls int
+	// ExtraModels adds models to the cases of a key kind's family (probe).
+	ExtraModels map[string]catalog.KeyKind
+}
+
+// Shard is one part of a split run.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if s == "" {
+		return sh, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 1 <= i <= n", s)
+	}
+	return sh, nil
+}
+
+// Call is one case sent for one model. A call with a SkipReason is reported
+// as skipped without any request.
+type Call struct {
+	Case       *catalog.Case
+	Model      string
+	SkipReason string
+}
+
+// ID names the call as the go test subtests do: feature/model/case.
+func (c Call) ID() string { return c.Case.Feature + "/" + c.Model + "/" + c.Case.ID }
+
+// Plan expands the catalog into calls, in catalog order, models in case order.
+// It is deterministic: the same catalog, target and selection give the same plan.
+func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
+	for _, globs := range [][]string{sel.Features, sel.Models, sel.Cases, sel.Tiers} {
+		for _, g := range globs {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("bad filter %q: %w", g, err)
+			}
+		}
+	}
+	var calls []Call
+	made := 0
+	for i := range cat.Cases {
+		cs := &cat.Cases[i]
+		if !matchAny(sel.Features, cs.Feature) || !matchAny(sel.Cases, cs.ID) || !matchAny(sel.Tiers, string(cs.Tier)) {
+			continue
+		}
+		for _, model := range modelsOf(cs, sel.ExtraModels) {
+			if !matchAny(sel.Models, model) {
+				continue
+			}
+			call := Call{Case: cs, Model: model}
+			if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
+				continue
+			}
+			call.SkipReason = skipReason(cs, t)
+			if call.SkipReason == "" {
+				if sel.MaxCalls > 0 && made >= sel.MaxCalls {
+					call.SkipReason = fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)
+				} else {
+					made++
+				}
+			}
+			calls = append(calls, call)
+		}
+	}
+	return calls, nil
+}
+
+// modelsOf is the case's models plus any extra model of the same key family
+// that the case applies to. Extra models join only verified cases of their
+// family's basic features (see probe), so they are added to every case of
+// that key: the probe decides which rows to keep.
+func modelsOf(cs *catalog.Case, extra map[string]catalog.KeyKind) []string {
+	if len(extra) == 0 {
+		return cs.Models
+	}
+	out := append([]string(nil), cs.Models...)
+	for _, id := range sortedKeys(extra) {
+		if extra[id] == cs.Key && !contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func skipReason(cs *catalog.Case, t Target) string {
+	if cs.Request.Auth != catalog.AuthNone && t.Keys[cs.Key] == "" {
+		return fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])
+	}
+	for _, req := range cs.Requires {
+		switch req {
+		case "public_image_url":
+			if t.PublicImageURL == "" {
+				return "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"
+			}
+		}
+	}
+	return ""
+}
+
+// shardOf assigns a call to a shard by a stable hash of its ID, so shards
+// stay balanced and a call keeps its shard when others are added.
+func shardOf(id string, count int) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32()%uint32(count)) + 1
+}
+
+func matchAny(globs []string, s string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, s); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary counts the calls of a plan that will reach the gateway, per key and
+// model, and how many are skipped.
+type Summary struct {
+	Calls   map[catalog.KeyKind]map[string]int
+	Total   int
+	Skipped int
+}
+
+// Summarize counts a plan.
+func Summarize(calls []Call) Summary {
+	s := Summary{Calls: map[catalog.KeyKind]map[string]int{}}
+	for _, c := range calls {
+		if c.SkipReason != "" {
+			s.Skipped++
+			continue
+		}
+		if s.Calls[c.Case.Key] == nil {
+			s.Calls[c.Case.Key] = map[string]int{}
+		}
+		s.Calls[c.Case.Key][c.Model]++
+		s.Total++
+	}
+	return s
+}
+
+// skipped turns a planned skip into its result.
+func skipped(c Call) results.Result {
+	return newResult(c, results.StatusSkip, results.Reason{Check: "plan", Message: c.SkipReason})
+}

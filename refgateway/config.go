@@ -1,0 +1,158 @@
+package refgateway
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Keys holds the bearer key of each key kind. Each kind sees its own model list.
+type Keys struct {
+	Text     string // chat completions and Responses models
+	Messages string // the three msg- models on /v1/messages
+	Image    string // image generation and editing
+	Alt      string // the alternative text model, on /v1/messages
+}
+
+// DefaultKeys returns the documented local keys (DESIGN.md): sk-local-text,
+// sk-local-messages, sk-local-image, sk-local-alt.
+func DefaultKeys() Keys {
+	return Keys{
+		Text:     "sk-local-text",
+		Messages: "sk-local-messages",
+		Image:    "sk-local-image",
+		Alt:      "sk-local-alt",
+	}
+}
+
+// Key kinds, as used by ExtraModel.Kind and --extra-model.
+const (
+	KindText     = "text"
+	KindMessages = "messages"
+	KindImage    = "image"
+	KindAlt      = "alt"
+)
+
+// ExtraModel is a model the catalog does not know, listed for the key of
+// Kind and served as that family serves its models.
+type ExtraModel struct{ Kind, ID string }
+
+// ParseExtraModel parses "KIND:ID" with KIND one of text, messages, image, alt.
+func ParseExtraModel(s string) (ExtraModel, error) {
+	kind, id, ok := strings.Cut(s, ":")
+	kind, id = strings.TrimSpace(kind), strings.TrimSpace(id)
+	if !ok || id == "" {
+		return ExtraModel{}, fmt.Errorf("extra model %q: want KIND:ID", s)
+	}
+	switch kind {
+	case KindText, KindMessages, KindImage, KindAlt:
+	default:
+		return ExtraModel{}, fmt.Errorf("extra model %q: kind %q is not one of text, messages, image, alt", s, kind)
+	}
+	if strings.ContainsAny(id, " \t\r\n") {
+		return ExtraModel{}, fmt.Errorf("extra model %q: id contains white space", s)
+	}
+	return ExtraModel{Kind: kind, ID: id}, nil
+}
+
+// Range is a delay drawn uniformly from [Min, Max]. The zero Range is no delay.
+type Range struct{ Min, Max time.Duration }
+
+// draw picks a delay in the range.
+func (r Range) draw() time.Duration {
+	if r.Max <= r.Min {
+		return r.Min
+	}
+	return r.Min + rand.N(r.Max-r.Min+1)
+}
+
+// Latency holds the artificial delay of each endpoint before it answers, and
+// of Event between two stream events.
+type Latency struct {
+	Models            Range
+	Chat              Range
+	Messages          Range
+	ImagesGenerations Range
+	ImagesEdits       Range
+	Responses         Range
+	Event             Range
+}
+
+// ParseLatency parses "ENDPOINT=DURATION[,...]" where ENDPOINT is one of models,
+// chat, messages, images.generations, images.edits, responses, event and
+// DURATION is a Go duration ("250ms") or a range ("1s-3s"). An empty spec is no delay.
+func ParseLatency(spec string) (Latency, error) {
+	var l Latency
+	if strings.TrimSpace(spec) == "" {
+		return l, nil
+	}
+	for item := range strings.SplitSeq(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, dur, ok := strings.Cut(item, "=")
+		if !ok {
+			return Latency{}, fmt.Errorf("latency %q: want ENDPOINT=DURATION", item)
+		}
+		r, err := parseRange(strings.TrimSpace(dur))
+		if err != nil {
+			return Latency{}, fmt.Errorf("latency %q: %w", item, err)
+		}
+		switch strings.TrimSpace(name) {
+		case "models":
+			l.Models = r
+		case "chat":
+			l.Chat = r
+		case "messages":
+			l.Messages = r
+		case "images.generations":
+			l.ImagesGenerations = r
+		case "images.edits":
+			l.ImagesEdits = r
+		case "responses":
+			l.Responses = r
+		case "event":
+			l.Event = r
+		default:
+			return Latency{}, fmt.Errorf("latency %q: unknown endpoint %q (want models, chat, messages, images.generations, images.edits, responses or event)", item, name)
+		}
+	}
+	return l, nil
+}
+
+func parseRange(s string) (Range, error) {
+	// A negative duration never makes sense here, so "-" can only separate a range.
+	lo, hi, isRange := strings.Cut(s, "-")
+	min, err := time.ParseDuration(strings.TrimSpace(lo))
+	if err != nil {
+		return Range{}, err
+	}
+	max := min
+	if isRange {
+		if max, err = time.ParseDuration(strings.TrimSpace(hi)); err != nil {
+			return Range{}, err
+		}
+	}
+	if min < 0 || max < min {
+		return Range{}, fmt.Errorf("bad range %q: want 0 <= MIN <= MAX", s)
+	}
+	return Range{Min: min, Max: max}, nil
+}
+
+// DefaultMaxBodyBytes is the request body limit when Config.MaxBodyBytes is 0:
+// two 1024x1024 reference PNGs plus a mask as base64 JSON fit with room to spare.
+const DefaultMaxBodyBytes int64 = 64 << 20
+
+// Config configures a Gateway. The zero Config is usable once Keys is set;
+// New fills empty keys with DefaultKeys.
+type Config struct {
+	Keys         Keys
+	Latency      Latency
+	Faults       []string     // active on every request (see Faults)
+	ExtraModels  []ExtraModel // listed and served as their family does
+	HTTPClient   *http.Client // fetches HTTPS image references; nil → a client with a 30 s timeout
+	MaxBodyBytes int64        // 0 → DefaultMaxBodyBytes
+}

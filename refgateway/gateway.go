@@ -1,0 +1,405 @@
+package refgateway
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Gateway is the reference gateway: an http.Handler serving the whole API.
+// It is safe for concurrent use.
+type Gateway struct {
+	cfg      Config
+	faults   faultSet           // from Config.Faults, active on every request
+	byKey    map[string]string  // bearer key → key kind
+	lists    map[string][]model // key kind → model list, in listing order
+	client   *http.Client
+	maxBody  int64
+	requests atomic.Int64
+	panics   atomic.Int64 // recovered panics; tests assert it stays 0
+	cache    *imageCache
+}
+
+// model is one entry of a key's model list.
+type model struct {
+	ID      string
+	OwnedBy string
+	Created int64
+	Family  string // key kind whose behaviour it has
+}
+
+// Built-in model lists per key kind (issue 2; spec sections 1 and 2.1). The
+// first entry of each list is the key's verified model that the model-missing
+// fault leaves out.
+var builtinModels = map[string][]string{
+	KindText:     {"gen-5.5", "gen-5.6-luna", "gen-5.6-sol", "gen-5.6-terra", "gen-6-astra"},
+	KindMessages: {"msg-sonnet-5", "msg-opus-5", "msg-haiku-4-5-20251001"},
+	KindImage:    {"gen-image-2", "gen-image-2.5-flare", "gen-image-2.5-sunburst"},
+	KindAlt:      {"alt-flash", "alt-v4-pro"},
+}
+
+var ownerOf = map[string]string{KindText: "gen", KindMessages: "msg", KindImage: "gen", KindAlt: "alt"}
+
+// modelsCreated is a fixed creation time so that listings are reproducible.
+const modelsCreated = 1767225600 // 2026-01-01T00:00:00Z
+
+// New builds a Gateway. It fails on unknown fault names, duplicate or empty
+// keys, and extra models of an unknown kind.
+func New(cfg Config) (*Gateway, error) {
+	def := DefaultKeys()
+	if cfg.Keys.Text == "" {
+		cfg.Keys.Text = def.Text
+	}
+	if cfg.Keys.Messages == "" {
+		cfg.Keys.Messages = def.Messages
+	}
+	if cfg.Keys.Image == "" {
+		cfg.Keys.Image = def.Image
+	}
+	if cfg.Keys.Alt == "" {
+		cfg.Keys.Alt = def.Alt
+	}
+	fs, err := parseFaultNames(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		cfg:     cfg,
+		faults:  fs,
+		byKey:   map[string]string{},
+		lists:   map[string][]model{},
+		client:  cfg.HTTPClient,
+		maxBody: cfg.MaxBodyBytes,
+		cache:   newImageCache(48 << 20),
+	}
+	if g.client == nil {
+		g.client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if g.maxBody <= 0 {
+		g.maxBody = DefaultMaxBodyBytes
+	}
+	for kind, key := range map[string]string{KindText: cfg.Keys.Text, KindMessages: cfg.Keys.Messages, KindImage: cfg.Keys.Image, KindAlt: cfg.Keys.Alt} {
+		if _, dup := g.byKey[key]; dup {
+			return nil, fmt.Errorf("key %q is given for two key kinds", key)
+		}
+		g.byKey[key] = kind
+	}
+	for kind, ids := range builtinModels {
+		for _, id := range ids {
+			g.lists[kind] = append(g.lists[kind], model{ID: id, OwnedBy: ownerOf[kind], Created: modelsCreated, Family: kind})
+		}
+	}
+	for _, em := range cfg.ExtraModels {
+		if _, ok := builtinModels[em.Kind]; !ok || em.ID == "" {
+			return nil, fmt.Errorf("extra model %q:%q: bad kind or empty id", em.Kind, em.ID)
+		}
+		if slices.ContainsFunc(g.lists[em.Kind], func(m model) bool { return m.ID == em.ID }) {
+			continue
+		}
+		g.lists[em.Kind] = append(g.lists[em.Kind], model{ID: em.ID, OwnedBy: ownerOf[em.Kind], Created: modelsCreated, Family: em.Kind})
+	}
+	return g, nil
+}
+
+// Requests reports how many requests the gateway has received, whatever their
+// path or outcome.
+func (g *Gateway) Requests() int64 { return g.requests.Load() }
+
+// dialect selects the error body shape.
+type dialect int
+
+const (
+	dialectOpenAI dialect = iota
+	dialectAnthropic
+)
+
+// call carries one request through the handlers.
+type call struct {
+	g       *Gateway
+	w       http.ResponseWriter
+	r       *http.Request
+	fs      faultSet
+	kind    string // key kind of the caller
+	dialect dialect
+	wrote   bool
+}
+
+// ServeHTTP routes a request: counting, panic recovery, auth, then the endpoint.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.requests.Add(1)
+	c := &call{g: g, w: w, r: r, dialect: dialectOpenAI}
+	if r.URL.Path == "/v1/messages" {
+		c.dialect = dialectAnthropic
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared by identity, as net/http does
+				panic(v)
+			}
+			// Last resort: a bug must never crash the server. Tests assert this never runs.
+			g.panics.Add(1)
+			log.Printf("refgateway: panic serving %s %s: %v", r.Method, r.URL.Path, v)
+			if !c.wrote {
+				c.fail(http.StatusInternalServerError, "internal error")
+			}
+		}
+	}()
+
+	fs := faultSet{}
+	for k := range g.faults {
+		fs[k] = true
+	}
+	if hv := r.Header.Values(FaultHeader); len(hv) > 0 {
+		extra, err := parseFaultNames(hv)
+		if err != nil {
+			c.fs = faultSet{}
+			c.fail(http.StatusBadRequest, err.Error())
+			return
+		}
+		for k := range extra {
+			fs[k] = true
+		}
+	}
+	c.fs = fs
+
+	kind, ok := g.authenticate(r, c.dialect == dialectAnthropic)
+	if !ok {
+		c.fail(http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
+		return
+	}
+	c.kind = kind
+
+	type route struct {
+		method string
+		h      func(*call)
+		lat    Range
+	}
+	routes := map[string]route{
+		"/v1/models":             {http.MethodGet, (*call).models, g.cfg.Latency.Models},
+		"/v1/chat/completions":   {http.MethodPost, (*call).chat, g.cfg.Latency.Chat},
+		"/v1/messages":           {http.MethodPost, (*call).messages, g.cfg.Latency.Messages},
+		"/v1/images/generations": {http.MethodPost, (*call).imagesGenerations, g.cfg.Latency.ImagesGenerations},
+		"/v1/images/edits":       {http.MethodPost, (*call).imagesEdits, g.cfg.Latency.ImagesEdits},
+		"/v1/responses":          {http.MethodPost, (*call).responses, g.cfg.Latency.Responses},
+	}
+	rt, ok := routes[r.URL.Path]
+	if !ok {
+		c.fail(http.StatusNotFound, fmt.Sprintf("unknown path %s", r.URL.Path))
+		return
+	}
+	if r.Method != rt.method {
+		w.Header().Set("Allow", rt.method)
+		c.fail(http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	if !c.sleep(rt.lat) {
+		return
+	}
+	rt.h(c)
+}
+
+// authenticate maps the bearer key to its kind. On /v1/messages the Anthropic
+// header x-api-key is accepted too, so the official SDK works with its default
+// auth option; the spec's Authorization: Bearer is always accepted.
+func (g *Gateway) authenticate(r *http.Request, anthropic bool) (string, bool) {
+	var key string
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return "", false
+		}
+		key = strings.TrimSpace(tok)
+	} else if anthropic {
+		key = r.Header.Get("X-Api-Key")
+	}
+	if key == "" {
+		return "", false
+	}
+	for k, kind := range g.byKey {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			return kind, true
+		}
+	}
+	return "", false
+}
+
+// sleep waits for a delay from r, or until the client goes away (false).
+func (c *call) sleep(r Range) bool {
+	d := r.draw()
+	if d <= 0 {
+		return c.r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.r.Context().Done():
+		return false
+	}
+}
+
+// lookupModel finds id in the caller's model list.
+func (c *call) lookupModel(id string) (model, bool) {
+	for _, m := range c.g.lists[c.kind] {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return model{}, false
+}
+
+// modelNotFound answers an unknown model with 404 (or 400 under wrong-404).
+func (c *call) modelNotFound(id string) {
+	status := http.StatusNotFound
+	if c.fs.has(fWrong404) {
+		status = http.StatusBadRequest
+	}
+	c.failParam(status, "model", fmt.Sprintf("model %q does not exist or is not available to this key", id))
+}
+
+// errorTypes gives the error type and code for a status, per dialect.
+func errorTypes(d dialect, status int) (typ, code string) {
+	if d == dialectAnthropic {
+		switch status {
+		case http.StatusUnauthorized:
+			return "authentication_error", ""
+		case http.StatusForbidden:
+			return "permission_error", ""
+		case http.StatusNotFound:
+			return "not_found_error", ""
+		case http.StatusRequestEntityTooLarge:
+			return "request_too_large", ""
+		case http.StatusInternalServerError:
+			return "api_error", ""
+		default:
+			return "invalid_request_error", ""
+		}
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		return "invalid_request_error", "invalid_api_key"
+	case http.StatusNotFound:
+		return "invalid_request_error", "model_not_found"
+	case http.StatusRequestEntityTooLarge:
+		return "invalid_request_error", "request_too_large"
+	case http.StatusMethodNotAllowed:
+		return "invalid_request_error", "method_not_allowed"
+	case http.StatusInternalServerError:
+		return "server_error", ""
+	default:
+		return "invalid_request_error", ""
+	}
+}
+
+func (c *call) fail(status int, msg string) { c.failParam(status, "", msg) }
+
+// failParam writes an error body in the dialect of the path (see package doc).
+func (c *call) failParam(status int, param, msg string) {
+	typ, code := errorTypes(c.dialect, status)
+	var body any
+	if c.dialect == dialectAnthropic {
+		body = map[string]any{
+			"type":       "error",
+			"error":      map[string]any{"type": typ, "message": msg},
+			"request_id": "req_" + randHex(12),
+		}
+	} else {
+		e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
+		if param != "" {
+			e["param"] = param
+		}
+		if code != "" {
+			e["code"] = code
+		}
+		body = map[string]any{"error": e}
+	}
+	c.writeJSON(status, body)
+}
+
+// writeJSON writes a JSON body. Under wrong-content-type a 2xx body is labelled text/plain.
+func (c *call) writeJSON(status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only our own values reach here; they always marshal.
+		b = []byte(`{"error":{"message":"encoding failure","type":"server_error","param":null,"code":null}}`)
+		status = http.StatusInternalServerError
+	}
+	ct := "application/json"
+	if status/100 == 2 && c.fs.has(fWrongContentType) {
+		ct = "text/plain; charset=utf-8"
+	}
+	h := c.w.Header()
+	h.Set("Content-Type", ct)
+	h.Set("X-Request-Id", "req_"+randHex(12))
+	c.wrote = true
+	c.w.WriteHeader(status)
+	_, _ = c.w.Write(b)
+}
+
+// readBody reads the whole request body within the size limit. It refuses a
+// declared oversize body before reading any of it, and stops reading an
+// undeclared one at the limit. On failure it has answered and returns false.
+func (c *call) readBody() ([]byte, bool) {
+	if c.r.ContentLength > c.g.maxBody {
+		c.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", c.r.ContentLength, c.g.maxBody))
+		return nil, false
+	}
+	c.r.Body = http.MaxBytesReader(c.w, c.r.Body, c.g.maxBody)
+	b, err := io.ReadAll(c.r.Body)
+	if err != nil {
+		c.bodyError(err)
+		return nil, false
+	}
+	return b, true
+}
+
+// bodyError answers a failed body read: 413 at the limit, 400 otherwise.
+func (c *call) bodyError(err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		c.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds the limit of %d bytes", c.g.maxBody))
+		return
+	}
+	c.fail(http.StatusBadRequest, "could not read request body: "+err.Error())
+}
+
+// decodeJSON parses a JSON object body into v; on failure it answers 400.
+func (c *call) decodeJSON(body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			c.failParam(http.StatusBadRequest, te.Field, fmt.Sprintf("invalid type for %q: expected %s", te.Field, te.Type))
+			return false
+		}
+		c.fail(http.StatusBadRequest, "could not parse the JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newUUID returns a random (version 4) UUID string.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}

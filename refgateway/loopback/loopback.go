@@ -1,0 +1,73 @@
+// Package loopback starts the reference gateway on a loopback port, with a
+// local HTTPS server holding a fixture image that the gateway trusts. It is
+// how `gwconform run` and `go test ./conformance/` work with no key at all:
+// the URL-reference case (spec 4.5, "a public HTTPS URL of a PNG") then runs
+// offline too.
+package loopback
+
+import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/gwconform/gwconform/refgateway"
+)
+
+// PublicImagePath is where the local HTTPS server serves its PNG.
+const PublicImagePath = "/ref-a-1024.png"
+
+// Server is a running reference gateway.
+type Server struct {
+	BaseURL string
+	// PublicImageURL is an HTTPS URL of a PNG that the gateway can fetch.
+	PublicImageURL string
+	Keys           refgateway.Keys
+	Gateway        *refgateway.Gateway
+
+	http  *httptest.Server
+	image *httptest.Server
+}
+
+// Start runs the gateway on 127.0.0.1 with a free port (httptest listens on
+// loopback only). image is the PNG
+// served at PublicImageURL (fixtures hold one). cfg.HTTPClient is replaced by
+// a client that trusts the local HTTPS server.
+func Start(cfg refgateway.Config, fixtures fs.FS) (*Server, error) {
+	png, err := fs.ReadFile(fixtures, PublicImagePath[1:])
+	if err != nil {
+		return nil, fmt.Errorf("public image fixture: %w", err)
+	}
+	img := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != PublicImagePath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(png)
+	}))
+	cfg.HTTPClient = img.Client()
+	if cfg.Keys == (refgateway.Keys{}) {
+		cfg.Keys = refgateway.DefaultKeys()
+	}
+	gw, err := refgateway.New(cfg)
+	if err != nil {
+		img.Close()
+		return nil, err
+	}
+	srv := httptest.NewServer(gw)
+	return &Server{
+		BaseURL:        srv.URL,
+		PublicImageURL: img.URL + PublicImagePath,
+		Keys:           cfg.Keys,
+		Gateway:        gw,
+		http:           srv,
+		image:          img,
+	}, nil
+}
+
+// Close stops both servers.
+func (s *Server) Close() {
+	s.http.Close()
+	s.image.Close()
+}

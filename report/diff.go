@@ -1,0 +1,287 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// Change is one difference between two reports, for a case × model or, when
+// Case is empty, for a whole cell (model × feature).
+type Change struct {
+	Model   string       `json:"model"`
+	Feature string       `json:"feature"`
+	Case    string       `json:"case,omitempty"` // empty: cell-level change
+	Tier    results.Tier `json:"tier,omitempty"`
+	Old     string       `json:"old"` // result or cell status
+	New     string       `json:"new"`
+	Reason  string       `json:"reason,omitempty"` // first reason of the new result, for regressions
+}
+
+// Snapshot names one side of a diff.
+type Snapshot struct {
+	SuiteVersion string    `json:"suiteVersion,omitempty"`
+	Commit       string    `json:"commit,omitempty"`
+	Started      time.Time `json:"started"`
+	Verdict      string    `json:"verdict"`
+}
+
+// Diff is what changed from one report to the next.
+//
+// Regressions are pass → fail/error of results that decide the exit code
+// (verified and negative; strict when the new report ran with --strict), plus
+// cells that went from pass to fail/error with such a result where no case of
+// the cell regressed (e.g. a failing case was added, or renamed). These fail
+// `gwconform diff`. SoftRegressions are the same for results that do not
+// decide the exit code (strict without --strict, explore): shown, not fatal.
+// Fixes are fail/error → pass, again with cell-level entries only where no
+// case-level one explains the cell. Changed lists every other status change of
+// a case present in both (e.g. pass → skip, pass → unsupported).
+type Diff struct {
+	Old, New        Snapshot
+	Regressions     []Change `json:"regressions"`
+	SoftRegressions []Change `json:"softRegressions"`
+	Fixes           []Change `json:"fixes"`
+	Changed         []Change `json:"changed"`
+	NewModels       []string `json:"newModels"`
+	RemovedModels   []string `json:"removedModels"`
+	NewFeatures     []string `json:"newFeatures"`
+	RemovedFeatures []string `json:"removedFeatures"`
+	// NewCases and RemovedCases count case × model results present on one side
+	// only (of models present on both sides).
+	NewCases     int `json:"newCases"`
+	RemovedCases int `json:"removedCases"`
+}
+
+// HasRegressions reports whether the diff should fail: a result or cell that
+// decides the exit code went from pass to fail or error.
+func (d Diff) HasRegressions() bool { return len(d.Regressions) > 0 }
+
+// Empty reports whether nothing changed at all.
+func (d Diff) Empty() bool {
+	return len(d.Regressions)+len(d.SoftRegressions)+len(d.Fixes)+len(d.Changed)+
+		len(d.NewModels)+len(d.RemovedModels)+len(d.NewFeatures)+len(d.RemovedFeatures)+
+		d.NewCases+d.RemovedCases == 0
+}
+
+type caseKey struct{ Case, Model string }
+type cellKey struct{ Model, Feature string }
+
+func isBad(s string) bool { return s == string(results.StatusFail) || s == string(results.StatusError) }
+
+// Compare computes the diff from old to new.
+func Compare(old, new *Report) Diff {
+	d := Diff{
+		Old:             snapshot(old),
+		New:             snapshot(new),
+		NewModels:       minus(new.Models, old.Models),
+		RemovedModels:   minus(old.Models, new.Models),
+		NewFeatures:     minus(new.Features, old.Features),
+		RemovedFeatures: minus(old.Features, new.Features),
+	}
+	strict := new.Metadata.Strict
+	oldR := map[caseKey]results.Result{}
+	for _, r := range old.Results {
+		oldR[caseKey{r.Case, r.Model}] = r
+	}
+	bothModels := map[string]bool{}
+	for _, m := range old.Models {
+		if slices.Contains(new.Models, m) {
+			bothModels[m] = true
+		}
+	}
+
+	coveredReg := map[cellKey]bool{} // cells explained by a case-level regression
+	coveredFix := map[cellKey]bool{}
+	seen := map[caseKey]bool{}
+	for _, nr := range new.Results {
+		k := caseKey{nr.Case, nr.Model}
+		seen[k] = true
+		or, ok := oldR[k]
+		if !ok {
+			if bothModels[nr.Model] {
+				d.NewCases++
+			}
+			continue
+		}
+		if or.Status == nr.Status {
+			continue
+		}
+		ch := Change{Model: nr.Model, Feature: nr.Feature, Case: nr.Case, Tier: nr.Tier, Old: string(or.Status), New: string(nr.Status)}
+		switch {
+		case or.Status == results.StatusPass && nr.Failed():
+			ch.Reason = firstReason(nr)
+			if nr.Counts(strict) {
+				d.Regressions = append(d.Regressions, ch)
+			} else {
+				d.SoftRegressions = append(d.SoftRegressions, ch)
+			}
+			coveredReg[cellKey{nr.Model, nr.Feature}] = true
+		case or.Failed() && nr.Status == results.StatusPass:
+			d.Fixes = append(d.Fixes, ch)
+			coveredFix[cellKey{nr.Model, nr.Feature}] = true
+		default:
+			ch.Reason = firstReason(nr)
+			d.Changed = append(d.Changed, ch)
+		}
+	}
+	for _, or := range old.Results {
+		if !seen[caseKey{or.Case, or.Model}] && bothModels[or.Model] {
+			d.RemovedCases++
+		}
+	}
+
+	// Cell level: catches what no single case shows (a case added failing, a
+	// case renamed), for cells present on both sides.
+	for _, nc := range new.Cells {
+		k := cellKey{nc.Model, nc.Feature}
+		oc, ok := old.Cell(nc.Model, nc.Feature)
+		if !ok || oc.Status == nc.Status {
+			continue
+		}
+		ch := Change{Model: nc.Model, Feature: nc.Feature, Old: oc.Label, New: nc.Label}
+		switch {
+		case oc.Status == CellPass && isBad(string(nc.Status)) && !coveredReg[k]:
+			ch.Reason = firstBadReason(new, nc.Model, nc.Feature, strict)
+			if nc.Blocking {
+				d.Regressions = append(d.Regressions, ch)
+			} else {
+				d.SoftRegressions = append(d.SoftRegressions, ch)
+			}
+		case isBad(string(oc.Status)) && nc.Status == CellPass && !coveredFix[k]:
+			d.Fixes = append(d.Fixes, ch)
+		}
+	}
+
+	for _, l := range [][]Change{d.Regressions, d.SoftRegressions, d.Fixes, d.Changed} {
+		slices.SortStableFunc(l, func(a, b Change) int {
+			return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Feature, b.Feature), cmp.Compare(a.Case, b.Case))
+		})
+	}
+	return d
+}
+
+func snapshot(r *Report) Snapshot {
+	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict}
+}
+
+func firstReason(r results.Result) string {
+	if len(r.Reasons) == 0 {
+		return ""
+	}
+	return r.Reasons[0].String()
+}
+
+// firstBadReason explains a cell regression by its first failing result,
+// preferring one that decides the exit code.
+func firstBadReason(r *Report, model, feature string, strict bool) string {
+	var soft string
+	for _, res := range r.ResultsOf(model, feature) {
+		if !res.Failed() {
+			continue
+		}
+		why := res.Case + ": " + firstReason(res)
+		if res.Counts(strict) {
+			return why
+		}
+		if soft == "" {
+			soft = why
+		}
+	}
+	return soft
+}
+
+// minus returns the elements of a not in b, in a's order, never nil.
+func minus(a, b []string) []string {
+	out := []string{}
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// WriteMarkdown writes the diff for a PR comment or job summary.
+func (d Diff) WriteMarkdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	if d.HasRegressions() {
+		p("## ❌ gwconform diff: %d %s\n\n", len(d.Regressions), plural(len(d.Regressions), "regression", "regressions"))
+	} else {
+		p("## ✅ gwconform diff: no regressions\n\n")
+	}
+	p("%s → %s\n\n", d.Old.describe(), d.New.describe())
+	if d.Empty() {
+		p("No changes.\n")
+		return b.Flush()
+	}
+	table := func(title string, l []Change, withReason bool) {
+		if len(l) == 0 {
+			return
+		}
+		p("### %s (%d)\n\n", title, len(l))
+		if withReason {
+			p("| model | feature | case | tier | was | now | reason |\n|---|---|---|---|---|---|---|\n")
+		} else {
+			p("| model | feature | case | tier | was | now |\n|---|---|---|---|---|---|\n")
+		}
+		for _, c := range l {
+			cs := "_(cell)_"
+			if c.Case != "" {
+				cs = "`" + mdCode(c.Case) + "`"
+			}
+			p("| %s | `%s` | %s | %s | %s | %s |", mdEscape(c.Model), mdCode(c.Feature), cs, mdEscape(string(c.Tier)), mdEscape(c.Old), mdEscape(c.New))
+			if withReason {
+				p(" %s |", mdEscape(truncate(c.Reason, 200)))
+			}
+			p("\n")
+		}
+		p("\n")
+	}
+	table("❌ Regressions", d.Regressions, true)
+	table("🟠 Regressions in strict/explore cases (reported only)", d.SoftRegressions, true)
+	table("✅ Fixes", d.Fixes, false)
+	table("Other status changes", d.Changed, true)
+	list := func(title string, l []string) {
+		if len(l) == 0 {
+			return
+		}
+		p("**%s (%d):**", title, len(l))
+		for i, s := range l {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			p("%s `%s`", sep, mdCode(s))
+		}
+		p("\n\n")
+	}
+	list("New models", d.NewModels)
+	list("Removed models", d.RemovedModels)
+	list("New features", d.NewFeatures)
+	list("Removed features", d.RemovedFeatures)
+	if d.NewCases+d.RemovedCases > 0 {
+		p("Case × model results: %d new, %d removed.\n", d.NewCases, d.RemovedCases)
+	}
+	return b.Flush()
+}
+
+func (s Snapshot) describe() string {
+	out := "run"
+	if !s.Started.IsZero() {
+		out += " of " + s.Started.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	if s.Commit != "" {
+		out += " (`" + mdCode(short(s.Commit, 12)) + "`)"
+	}
+	if s.Verdict != "" {
+		out += " " + s.Verdict
+	}
+	return out
+}

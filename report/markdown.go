@@ -1,0 +1,250 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// Glyphs of the Markdown matrix. Emoji are one column wide in GitHub's
+// renderer and readable without colour, which a job summary does not offer.
+var cellGlyph = map[CellStatus]string{
+	CellPass:        "✅",
+	CellFail:        "❌",
+	CellError:       "💥",
+	CellThrottled:   "⏳",
+	CellUnsupported: "⛔",
+	CellSkip:        "⏭️",
+	CellNone:        "—",
+}
+
+// softFailGlyph marks a failing cell none of whose failures decides the exit
+// code (strict tier without --strict, explore tier).
+const softFailGlyph = "🟠"
+
+// maxMDProblems bounds the failure list of matrix.md: a job summary is a page
+// to read at a glance, report.html has everything.
+const maxMDProblems = 40
+
+// glyph renders a cell for matrix.md: a glyph, "k/n" when some but not all of
+// its cases are of that status, "*" when a pass needed a retry.
+func (c Cell) glyph() string {
+	g := cellGlyph[c.Status]
+	if c.Status == CellFail && !c.Blocking {
+		g = softFailGlyph
+	}
+	switch {
+	case c.Bad > 0:
+		g += fmt.Sprintf(" %d/%d", c.Bad, c.Run)
+	case c.Status == CellPass && c.Counts.Pass < c.Run:
+		g += fmt.Sprintf(" %d/%d", c.Counts.Pass, c.Run)
+	}
+	if c.Counts.Flaky > 0 && c.Status == CellPass {
+		g += "*"
+	}
+	return g
+}
+
+// WriteMarkdown writes matrix.md: verdict, run facts, legend, per-tier totals,
+// the matrix, and the first failures with their first reason.
+//
+// Layout choice: ~30 features do not fit as columns of one table in a job
+// summary, and most cells of such a table would be "—" (image features do not
+// apply to text models). So the matrix is one table per feature group (chat,
+// messages, images.generate, images.edit, ...), transposed: features are rows
+// (long names read well in the first column) and the columns are only the
+// models that have cases in that group (usually a handful), which keeps every
+// table narrow and dense. report.html shows the full models × features grid.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+
+	blocking := 0
+	for _, res := range r.Results {
+		if res.Counts(r.Metadata.Strict) && res.Failed() {
+			blocking++
+		}
+	}
+	if r.Verdict == "pass" {
+		p("## ✅ gwconform: conformance passed\n\n")
+	} else {
+		p("## ❌ gwconform: conformance failed (%d counted %s)\n\n", blocking, plural(blocking, "failure", "failures"))
+	}
+	p("%s\n\n", r.factsLine())
+
+	p("**Legend:** ✅ pass · ❌ fail k/n (k of n cases failed; fails the run) · %s fail in strict/explore cases only (reported) · "+
+		"💥 error (the run broke, not the gateway) · ⏳ throttled · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
+		"`*` passed after a retry\n\n", softFailGlyph)
+
+	p("| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | total | decides exit code |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, t := range r.Totals {
+		c := t.Counts
+		p("| %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(string(t.Tier)), c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Total, yesNo(t.Decides))
+	}
+	c := r.Total
+	p("| **all** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | |\n\n", c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Total)
+
+	if len(r.Results) == 0 {
+		p("_No results._\n")
+		return b.Flush()
+	}
+
+	for _, g := range featureGroups(r.Features) {
+		var models []string
+		for _, m := range r.Models {
+			for _, f := range g.Features {
+				if cell, _ := r.Cell(m, f); cell.Status != CellNone {
+					models = append(models, m)
+					break
+				}
+			}
+		}
+		if len(models) == 0 {
+			continue
+		}
+		p("### %s\n\n| feature |", mdEscape(g.Name))
+		for _, m := range models {
+			p(" %s |", mdEscape(m))
+		}
+		p("\n|---|%s\n", strings.Repeat(":---:|", len(models)))
+		for _, f := range g.Features {
+			p("| `%s` |", mdCode(f))
+			for _, m := range models {
+				cell, _ := r.Cell(m, f)
+				p(" %s |", cell.glyph())
+			}
+			p("\n")
+		}
+		p("\n")
+	}
+
+	// Failures first by weight: those that fail the run, then the rest.
+	var probs []results.Result
+	for _, res := range r.Results {
+		if res.Failed() || res.Status == results.StatusThrottled {
+			probs = append(probs, res)
+		}
+	}
+	slices.SortStableFunc(probs, func(a, b results.Result) int {
+		ka, kb := a.Counts(r.Metadata.Strict) && a.Failed(), b.Counts(r.Metadata.Strict) && b.Failed()
+		switch {
+		case ka && !kb:
+			return -1
+		case kb && !ka:
+			return 1
+		}
+		return 0
+	})
+	if len(probs) > 0 {
+		p("### Failures\n\n")
+		for i, res := range probs {
+			if i == maxMDProblems {
+				p("- … and %d more: see report.html\n", len(probs)-i)
+				break
+			}
+			g := cellGlyph[CellStatus(res.Status)]
+			if res.Status == results.StatusFail && !res.Counts(r.Metadata.Strict) {
+				g = softFailGlyph
+			}
+			why := "no reason recorded"
+			if len(res.Reasons) > 0 {
+				why = res.Reasons[0].String()
+				if len(res.Reasons) > 1 {
+					why += fmt.Sprintf(" (+%d more)", len(res.Reasons)-1)
+				}
+			}
+			p("- %s **%s** · `%s` · `%s` (%s): %s\n", g, mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case), mdEscape(string(res.Tier)), mdEscape(truncate(why, 300)))
+		}
+		p("\n")
+	}
+	return b.Flush()
+}
+
+// factsLine is the one-line summary of the run.
+func (r *Report) factsLine() string {
+	m := r.Metadata
+	var parts []string
+	if m.SuiteVersion != "" {
+		parts = append(parts, "suite "+mdEscape(m.SuiteVersion))
+	}
+	if m.Commit != "" {
+		parts = append(parts, "commit `"+mdCode(short(m.Commit, 12))+"`")
+	}
+	if m.CatalogHash != "" {
+		parts = append(parts, "catalog `"+mdCode(short(m.CatalogHash, 12))+"`")
+	}
+	if m.BaseURL != "" {
+		parts = append(parts, "gateway `"+mdCode(m.BaseURL)+"`")
+	} else {
+		parts = append(parts, "gateway: reference (in-process)")
+	}
+	if !m.Started.IsZero() {
+		s := "started " + m.Started.UTC().Format(time.RFC3339)
+		if m.Finished.After(m.Started) {
+			s += ", took " + m.Finished.Sub(m.Started).Round(time.Second).String()
+		}
+		parts = append(parts, s)
+	}
+	if m.Strict {
+		parts = append(parts, "--strict")
+	}
+	parts = append(parts, fmt.Sprintf("%d models × %d features, %d results", len(r.Models), len(r.Features), r.Total.Total))
+	return strings.Join(parts, " · ")
+}
+
+// mdEscape makes gateway text inert in Markdown: no table breaks, no HTML, no
+// links or emphasis, one line.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '#', '!', '~', '(', ')':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCode makes s safe inside a `code span` in a table: no backticks, pipes or
+// newlines (GitHub splits table cells on | even inside code).
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "|", "¦", "\n", " ", "\r", " ").Replace(s)
+}
+
+func short(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

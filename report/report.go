@@ -1,0 +1,433 @@
+// Package report turns the results of a run (one results.Result per case ×
+// model) into what people and CI read: report.json (the versioned, machine
+// readable record), matrix.md (a GitHub job summary), report.html (one
+// self-contained page), junit.xml; it also compares two reports (Compare) and
+// merges the results of shards (Merge).
+//
+// It is the last stage of the data flow and imports only results: the CLI
+// passes the catalog's feature order in through Meta.Features, so the report
+// never needs the catalog to render (a report.json can be re-rendered or diffed
+// years later, by a binary that no longer has that catalog).
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// APIVersion and Kind identify the report.json format. Bump the version on any
+// change that is not a pure addition; ReadJSON refuses versions it does not know.
+const (
+	APIVersion = "gwconform.dev/v1alpha1"
+	Kind       = "ConformanceReport"
+)
+
+// Meta is what the runner knows about a run beyond its results.
+type Meta struct {
+	SuiteVersion string
+	Commit       string
+	CatalogHash  string
+	BaseURL      string // never carries keys; Build strips userinfo and query anyway
+	Started      time.Time
+	Finished     time.Time
+	Features     []string // column order: catalog.Features
+	Strict       bool
+}
+
+// Metadata is Meta as written in report.json.
+type Metadata struct {
+	SuiteVersion string    `json:"suiteVersion"`
+	Commit       string    `json:"commit,omitempty"`
+	CatalogHash  string    `json:"catalogHash,omitempty"`
+	BaseURL      string    `json:"baseURL,omitempty"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished"`
+	Strict       bool      `json:"strict"`
+}
+
+// Counts holds how many results had each status. Every status is a field (not
+// a map) so report.json always carries all six and the schema can require them.
+type Counts struct {
+	Pass        int `json:"pass"`
+	Fail        int `json:"fail"`
+	Error       int `json:"error"`
+	Skip        int `json:"skip"`
+	Unsupported int `json:"unsupported"`
+	Throttled   int `json:"throttled"`
+	Total       int `json:"total"`
+	Flaky       int `json:"flaky"` // passes that needed a retry
+}
+
+// Add counts one result.
+func (c *Counts) Add(r results.Result) {
+	switch r.Status {
+	case results.StatusPass:
+		c.Pass++
+	case results.StatusFail:
+		c.Fail++
+	case results.StatusError:
+		c.Error++
+	case results.StatusSkip:
+		c.Skip++
+	case results.StatusUnsupported:
+		c.Unsupported++
+	case results.StatusThrottled:
+		c.Throttled++
+	}
+	c.Total++
+	if r.Flaky {
+		c.Flaky++
+	}
+}
+
+// Of returns the count for one status.
+func (c Counts) Of(s results.Status) int {
+	switch s {
+	case results.StatusPass:
+		return c.Pass
+	case results.StatusFail:
+		return c.Fail
+	case results.StatusError:
+		return c.Error
+	case results.StatusSkip:
+		return c.Skip
+	case results.StatusUnsupported:
+		return c.Unsupported
+	case results.StatusThrottled:
+		return c.Throttled
+	}
+	return 0
+}
+
+// CellStatus is the aggregate of one model × feature.
+type CellStatus string
+
+// Cell statuses. They reuse the result status names, plus CellNone for a
+// feature with no case for that model ("—": the feature does not apply).
+const (
+	CellPass        CellStatus = "pass"
+	CellFail        CellStatus = "fail"
+	CellError       CellStatus = "error"
+	CellThrottled   CellStatus = "throttled"
+	CellUnsupported CellStatus = "unsupported"
+	CellSkip        CellStatus = "skip"
+	CellNone        CellStatus = "none"
+)
+
+// CellStatuses lists every cell status in the order legends show them.
+var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellUnsupported, CellSkip, CellNone}
+
+// Cell aggregates one model's cases of one feature.
+type Cell struct {
+	Model   string     `json:"model"`
+	Feature string     `json:"feature"`
+	Status  CellStatus `json:"status"`
+	// Label is the short text of the cell: "pass", "fail 2/5", "skip", "—".
+	Label string `json:"label"`
+	// Bad and Run give the "k/n" of the label: k results of the worst status
+	// (fail counts fail+error) out of n results that ran (everything but skip).
+	Bad int `json:"bad"`
+	Run int `json:"run"`
+	// Blocking is true when a result of the cell fails the run (Result.Counts
+	// and Result.Failed): a strict-tier fail without --strict is red but not
+	// blocking, and reports show the two apart.
+	Blocking bool   `json:"blocking"`
+	Counts   Counts `json:"counts"`
+}
+
+// TierTotal counts the results of one tier.
+type TierTotal struct {
+	Tier   results.Tier `json:"tier"`
+	Counts Counts       `json:"counts"`
+	// Decides says whether this tier's failures decide the exit code.
+	Decides bool `json:"decides"`
+}
+
+// Report is everything the writers render, and the content of report.json.
+type Report struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	// Verdict is "pass" when no result that counts failed (the exit code 0
+	// rule of DESIGN.md), else "fail".
+	Verdict  string           `json:"verdict"`
+	Models   []string         `json:"models"`
+	Features []string         `json:"features"`
+	Cells    []Cell           `json:"cells"` // Models × Features, row-major
+	Totals   []TierTotal      `json:"totals"`
+	Total    Counts           `json:"total"`
+	Results  []results.Result `json:"results"`
+}
+
+// Build aggregates results into a report. It copies and sanitises what it
+// keeps (see sanitize.go), so the caller's slice is not modified.
+//
+// Models are sorted by name. Features are meta.Features in order, followed by
+// any feature that only the results name (sorted), so a result of a case the
+// catalog has since dropped still shows. Cells cover every model × feature.
+func Build(meta Meta, rs []results.Result) *Report {
+	r := &Report{
+		APIVersion: APIVersion,
+		Kind:       Kind,
+		Metadata: Metadata{
+			SuiteVersion: meta.SuiteVersion,
+			Commit:       meta.Commit,
+			CatalogHash:  meta.CatalogHash,
+			BaseURL:      sanitizeBaseURL(meta.BaseURL),
+			Started:      meta.Started,
+			Finished:     meta.Finished,
+			Strict:       meta.Strict,
+		},
+		Verdict: "pass",
+	}
+
+	r.Results = make([]results.Result, len(rs))
+	for i, res := range rs {
+		r.Results[i] = sanitizeResult(res)
+	}
+
+	seenF := map[string]bool{}
+	for _, f := range meta.Features {
+		if !seenF[f] {
+			seenF[f] = true
+			r.Features = append(r.Features, f)
+		}
+	}
+	var extraF []string
+	seenM := map[string]bool{}
+	for _, res := range r.Results {
+		if !seenF[res.Feature] {
+			seenF[res.Feature] = true
+			extraF = append(extraF, res.Feature)
+		}
+		if !seenM[res.Model] {
+			seenM[res.Model] = true
+			r.Models = append(r.Models, res.Model)
+		}
+	}
+	slices.Sort(extraF)
+	r.Features = append(r.Features, extraF...)
+	slices.Sort(r.Models)
+	if r.Models == nil {
+		r.Models = []string{}
+	}
+	if r.Features == nil {
+		r.Features = []string{}
+	}
+
+	fIdx := make(map[string]int, len(r.Features))
+	for i, f := range r.Features {
+		fIdx[f] = i
+	}
+	slices.SortStableFunc(r.Results, func(a, b results.Result) int {
+		return cmp.Or(
+			cmp.Compare(fIdx[a.Feature], fIdx[b.Feature]),
+			cmp.Compare(a.Model, b.Model),
+			cmp.Compare(a.Case, b.Case),
+		)
+	})
+
+	type mf struct{ m, f string }
+	byCell := map[mf][]results.Result{}
+	tiers := map[results.Tier]*Counts{}
+	for _, res := range r.Results {
+		k := mf{res.Model, res.Feature}
+		byCell[k] = append(byCell[k], res)
+		if tiers[res.Tier] == nil {
+			tiers[res.Tier] = &Counts{}
+		}
+		tiers[res.Tier].Add(res)
+		r.Total.Add(res)
+		if res.Counts(meta.Strict) && res.Failed() {
+			r.Verdict = "fail"
+		}
+	}
+
+	r.Cells = make([]Cell, 0, len(r.Models)*len(r.Features))
+	for _, m := range r.Models {
+		for _, f := range r.Features {
+			r.Cells = append(r.Cells, aggregate(m, f, byCell[mf{m, f}], meta.Strict))
+		}
+	}
+
+	// Every known tier gets a row, so the totals table has a stable shape;
+	// an unknown tier (a newer runner) is kept after them rather than lost.
+	r.Totals = []TierTotal{}
+	for _, t := range results.Tiers {
+		c := Counts{}
+		if tiers[t] != nil {
+			c = *tiers[t]
+		}
+		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: c, Decides: results.Result{Tier: t}.Counts(meta.Strict)})
+	}
+	var unknown []results.Tier
+	for t := range tiers {
+		if !t.Valid() {
+			unknown = append(unknown, t)
+		}
+	}
+	slices.Sort(unknown)
+	for _, t := range unknown {
+		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: *tiers[t]})
+	}
+	return r
+}
+
+// aggregate computes one cell. The worst status wins, in this order:
+// fail > error > throttled > pass > unsupported > skip; no results is "none".
+// A cell whose cases passed except for some the gateway declined (explore
+// tier) stays "pass" but says "pass k/n", so a partial capability is visible.
+func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
+	c := Cell{Model: model, Feature: feature}
+	for _, res := range rs {
+		c.Counts.Add(res)
+		if res.Counts(strict) && res.Failed() {
+			c.Blocking = true
+		}
+	}
+	n := c.Counts
+	c.Run = n.Total - n.Skip
+	switch {
+	case n.Total == 0:
+		c.Status, c.Label = CellNone, "—"
+		return c
+	case n.Fail > 0:
+		c.Status, c.Bad = CellFail, n.Fail+n.Error
+	case n.Error > 0:
+		c.Status, c.Bad = CellError, n.Error
+	case n.Throttled > 0:
+		c.Status, c.Bad = CellThrottled, n.Throttled
+	case n.Pass > 0:
+		c.Status = CellPass
+		if n.Pass < c.Run {
+			c.Label = fmt.Sprintf("pass %d/%d", n.Pass, c.Run)
+		}
+	case n.Unsupported > 0:
+		c.Status = CellUnsupported
+	default:
+		c.Status = CellSkip
+	}
+	if c.Label == "" {
+		c.Label = string(c.Status)
+		if c.Bad > 0 {
+			c.Label = fmt.Sprintf("%s %d/%d", c.Status, c.Bad, c.Run)
+		}
+	}
+	return c
+}
+
+// Cell returns the cell of model × feature, and false when the report has no
+// such row or column.
+func (r *Report) Cell(model, feature string) (Cell, bool) {
+	mi := slices.Index(r.Models, model)
+	fi := slices.Index(r.Features, feature)
+	if mi < 0 || fi < 0 || mi*len(r.Features)+fi >= len(r.Cells) {
+		return Cell{}, false
+	}
+	return r.Cells[mi*len(r.Features)+fi], true
+}
+
+// ResultsOf returns the results of one cell, in report order.
+func (r *Report) ResultsOf(model, feature string) []results.Result {
+	var out []results.Result
+	for _, res := range r.Results {
+		if res.Model == model && res.Feature == feature {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// WriteJSON writes report.json, indented for people and diffs.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadJSON parses a report.json written by WriteJSON. It refuses another
+// apiVersion or kind: comparing reports of different formats would silently
+// misread them. Unknown fields are allowed, because v1alpha1 may gain fields.
+func ReadJSON(rd io.Reader) (*Report, error) {
+	var r Report
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("report.json: %w", err)
+	}
+	if r.Kind != Kind {
+		return nil, fmt.Errorf("report.json: kind %q, want %q", r.Kind, Kind)
+	}
+	if r.APIVersion != APIVersion {
+		return nil, fmt.Errorf("report.json: apiVersion %q not supported (this build reads %q)", r.APIVersion, APIVersion)
+	}
+	if len(r.Cells) != len(r.Models)*len(r.Features) {
+		return nil, fmt.Errorf("report.json: %d cells for %d models × %d features", len(r.Cells), len(r.Models), len(r.Features))
+	}
+	return &r, nil
+}
+
+// Span returns the earliest start and the latest end (start + duration) of a
+// set of results: the run's window when only results.jsonl files are at hand,
+// as for merge and re-rendering.
+func Span(rs []results.Result) (started, finished time.Time) {
+	for _, r := range rs {
+		if r.Started.IsZero() {
+			continue
+		}
+		end := r.Started.Add(time.Duration(r.DurationMS) * time.Millisecond)
+		if started.IsZero() || r.Started.Before(started) {
+			started = r.Started
+		}
+		if end.After(finished) {
+			finished = end
+		}
+	}
+	return started, finished
+}
+
+// featureGroups splits features into display groups for the matrices: by their
+// first dot-separated segment, and a group of more than maxGroup features by
+// its first two segments (so "images" becomes "images.generate" and
+// "images.edit"). Order follows the features' order.
+func featureGroups(features []string) []featureGroup {
+	const maxGroup = 8
+	first := func(f string) string { s, _, _ := strings.Cut(f, "."); return s }
+	two := func(f string) string {
+		parts := strings.SplitN(f, ".", 3)
+		if len(parts) < 2 {
+			return parts[0]
+		}
+		return parts[0] + "." + parts[1]
+	}
+	size := map[string]int{}
+	for _, f := range features {
+		size[first(f)]++
+	}
+	var out []featureGroup
+	idx := map[string]int{}
+	for _, f := range features {
+		g := first(f)
+		if size[g] > maxGroup {
+			g = two(f)
+		}
+		i, ok := idx[g]
+		if !ok {
+			i = len(out)
+			idx[g] = i
+			out = append(out, featureGroup{Name: g})
+		}
+		out[i].Features = append(out[i].Features, f)
+	}
+	return out
+}
+
+type featureGroup struct {
+	Name     string   `json:"name"`
+	Features []string `json:"features"`
+}

@@ -1,0 +1,177 @@
+package streams
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/gwconform/gwconform/sse"
+)
+
+// Messages checks a messages stream (spec 6.3): message_start first, then
+// content-block events (text in delta.text), message_delta carrying
+// stop_reason, message_stop last; ping anywhere; an error event fails.
+// Event types the grammar does not know are ignored (before message_stop):
+// the interface this follows announces that new event types may be added and
+// its clients skip them, so a gateway sending one is no failure.
+type Messages struct {
+	phase      msgPhase
+	stopReason string
+	text       strings.Builder
+	events     int
+	once       once
+
+	// strict: content-block indexes
+	nextIndex int
+	open      map[int64]bool
+}
+
+type msgPhase int
+
+const (
+	msgBeforeStart msgPhase = iota
+	msgContent              // after message_start
+	msgDelta                // after a message_delta
+	msgStopped              // after message_stop
+)
+
+// NewMessages returns the messages stream grammar.
+func NewMessages() *Messages { return &Messages{once: once{}, open: map[int64]bool{}} }
+
+// StopReason is the last non-empty delta.stop_reason of a message_delta.
+func (g *Messages) StopReason() string { return g.stopReason }
+
+func (g *Messages) Text() string { return g.text.String() }
+
+func (g *Messages) Observe(n int, ev sse.Event) []Violation {
+	g.events = n
+	doc, typ, vs := typedEvent("messages", n, ev)
+	if typ == "" {
+		return vs
+	}
+	// Strict: the official Anthropic SDKs dispatch on the SSE event name and
+	// drop events that have none, so such a stream is empty to them.
+	if (!ev.Named || ev.Name == "") && g.once.first(RuleMsgNameMissing) {
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgNameMissing, Strict: true,
+			Message:  "event has no event: line (the official Anthropic SDKs drop unnamed events)",
+			Expected: "event: " + typ, Actual: "no event: line"})
+	}
+	if typ == "ping" {
+		return vs
+	}
+	if typ == "error" {
+		return append(vs, Violation{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
+			Expected: "no error event", Actual: snippet(ev.Data)})
+	}
+	if g.phase == msgStopped {
+		if g.once.first(RuleMsgStopLast) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopLast, Message: "an event arrived after message_stop",
+				Expected: "message_stop as the last event", Actual: typ})
+		}
+		return vs
+	}
+	if g.phase == msgBeforeStart && typ != "message_start" {
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgStartFirst, Message: "the first event is not message_start",
+			Expected: "message_start", Actual: typ})
+		g.phase = msgContent // check the rest as if it had come
+	}
+	switch typ {
+	case "message_start":
+		if g.phase != msgBeforeStart {
+			vs = append(vs, g.order(n, typ, "message_start only once, first"))
+		}
+		g.phase = msgContent
+	case "content_block_start", "content_block_delta", "content_block_stop":
+		if g.phase != msgContent {
+			vs = append(vs, g.order(n, typ, "content-block events before message_delta"))
+		}
+		vs = append(vs, g.block(n, typ, doc)...)
+	case "message_delta":
+		g.phase = msgDelta
+		if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
+			g.stopReason = r.Str
+		}
+	case "message_stop":
+		g.phase = msgStopped
+		if g.stopReason == "" {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
+				Message:  "message_stop arrived but no message_delta carried delta.stop_reason",
+				Expected: "a message_delta with delta.stop_reason (e.g. end_turn)", Actual: "none"})
+		}
+	}
+	return vs
+}
+
+func (g *Messages) order(n int, typ, expected string) Violation {
+	return Violation{Event: n, Rule: RuleMsgOrder, Message: typ + " out of order",
+		Expected: expected, Actual: fmt.Sprintf("%s after %s", typ, g.phase)}
+}
+
+func (p msgPhase) String() string {
+	return [...]string{"the start", "message_start", "message_delta", "message_stop"}[p]
+}
+
+// block accumulates text and checks content-block indexes. Indexes are not
+// shown by the spec, so their rules are strict: the official Anthropic
+// accumulator stores blocks by position, so indexes must be dense from 0,
+// and a delta or stop must name a started, unstopped block.
+func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
+	switch typ {
+	case "content_block_start":
+		if b := doc.Get("content_block"); b.Get("type").Str == "text" {
+			g.text.WriteString(b.Get("text").Str)
+		}
+	case "content_block_delta":
+		if t := doc.Get("delta.text"); t.Type == gjson.String {
+			g.text.WriteString(t.Str)
+		}
+	}
+	idx := doc.Get("index")
+	bad := func(actual string) []Violation {
+		if !g.once.first(RuleMsgBlockIndex) {
+			return nil
+		}
+		return []Violation{{Event: n, Rule: RuleMsgBlockIndex, Strict: true,
+			Message:  "content-block index breaks the official Anthropic accumulator (blocks stored by position)",
+			Expected: g.expectedIndex(typ), Actual: actual}}
+	}
+	if idx.Type != gjson.Number || idx.Num != float64(idx.Int()) || idx.Int() < 0 {
+		return bad(typ + " without an integer index")
+	}
+	i := idx.Int()
+	switch typ {
+	case "content_block_start":
+		if i != int64(g.nextIndex) {
+			return bad(fmt.Sprintf("content_block_start index %d", i))
+		}
+		g.nextIndex++
+		g.open[i] = true
+	default:
+		if !g.open[i] {
+			return bad(fmt.Sprintf("%s index %d", typ, i))
+		}
+		if typ == "content_block_stop" {
+			delete(g.open, i)
+		}
+	}
+	return nil
+}
+
+func (g *Messages) expectedIndex(typ string) string {
+	if typ == "content_block_start" {
+		return fmt.Sprintf("content_block_start index %d", g.nextIndex)
+	}
+	return typ + " for a started block"
+}
+
+func (g *Messages) Finish(readErr error) []Violation {
+	if vs := readErrViolations(readErr); vs != nil {
+		return vs
+	}
+	if g.phase != msgStopped {
+		return []Violation{{Rule: RuleMsgStopMissing, Message: "the stream ended without message_stop",
+			Expected: "message_stop as the last event", Actual: "end of stream after " + plural(g.events, "event")}}
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+// Package streams checks SSE streams of the Model-Gateway API (spec section
+// 6) against the grammar of each protocol, event by event as they arrive, so
+// that a failure names the event number that broke the contract.
+//
+// Each grammar reads event fields with gjson and leaves field shapes to the
+// JSON Schemas (SchemaFor names the schema of each event); the grammars check
+// what a schema cannot: order, counts, terminators, and agreement between
+// events. Legal variations real gateways produce (event: lines present or
+// absent, comments, unknown extra fields, role-only or usage-only chat chunks,
+// unknown messages event types, fewer image previews than requested) are
+// never violations.
+//
+// Rules come in two tiers. Spec-stated rules have Strict=false and fail a
+// case. Strict-tier rules (Strict=true) are not stated by the spec but are
+// depended on by the official client libraries, so a gateway breaking them
+// breaks those clients; they are reported apart and count only under --strict.
+package streams
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/gwconform/gwconform/sse"
+)
+
+// Violation is one broken rule.
+type Violation struct {
+	Event    int    // 1-based event number (0 = the stream as a whole)
+	Rule     string // short id, e.g. "chat.done-last"
+	Strict   bool   // true for strict-tier rules (not stated by the spec; from official clients)
+	Message  string
+	Expected string
+	Actual   string
+}
+
+func (v Violation) String() string {
+	where := "stream"
+	if v.Event > 0 {
+		where = fmt.Sprintf("event %d", v.Event)
+	}
+	s := fmt.Sprintf("%s: %s: %s", where, v.Rule, v.Message)
+	if v.Expected != "" || v.Actual != "" {
+		s += fmt.Sprintf(" (expected %s, got %s)", v.Expected, v.Actual)
+	}
+	return s
+}
+
+// Grammar checks one stream. A Grammar is used for one stream only and is
+// not safe for concurrent use.
+type Grammar interface {
+	// Observe checks one event as it arrives. n is 1-based.
+	Observe(n int, ev sse.Event) []Violation
+	// Finish is called once at the end; readErr is the reader's terminal error (nil for clean EOF).
+	Finish(readErr error) []Violation
+	// Text returns the text accumulated so far (chat/messages), "" for images.
+	Text() string
+}
+
+// Rule ids. Spec-stated unless marked strict.
+const (
+	RuleIncomplete = "stream.incomplete" // the stream was cut mid-event
+	RuleTooLarge   = "stream.too-large"  // an event exceeded the reader's cap
+	RuleReadError  = "stream.read-error" // the body could not be read to its end
+
+	RuleChatNotJSON     = "chat.not-json"
+	RuleChatError       = "chat.error" // a chunk carries an error field (spec 7)
+	RuleChatDoneMissing = "chat.done-missing"
+	RuleChatDoneLast    = "chat.done-last"  // events after [DONE]
+	RuleChatIDChanged   = "chat.id-changed" // strict
+
+	RuleMsgNotJSON           = "messages.not-json"
+	RuleMsgTypeMissing       = "messages.type-missing"
+	RuleMsgNameMismatch      = "messages.event-name-mismatch"
+	RuleMsgStartFirst        = "messages.start-first"
+	RuleMsgOrder             = "messages.order"
+	RuleMsgErrorEvent        = "messages.error-event"
+	RuleMsgStopLast          = "messages.stop-last"
+	RuleMsgStopMissing       = "messages.stop-missing"
+	RuleMsgStopReasonMissing = "messages.stop-reason-missing"
+	RuleMsgNameMissing       = "messages.event-name-missing" // strict
+	RuleMsgBlockIndex        = "messages.block-index"        // strict
+
+	RuleImgNotJSON           = "images.not-json"
+	RuleImgTypeMissing       = "images.type-missing"
+	RuleImgNameMismatch      = "images.event-name-mismatch"
+	RuleImgWrongFamily       = "images.wrong-family"
+	RuleImgUnknownEvent      = "images.unknown-event"
+	RuleImgErrorEvent        = "images.error-event"
+	RuleImgIndexMissing      = "images.preview-index-missing"
+	RuleImgTooManyPreviews   = "images.too-many-previews"
+	RuleImgPreviewAfterDone  = "images.preview-after-completed"
+	RuleImgB64Missing        = "images.b64-missing"
+	RuleImgCompletedMissing  = "images.completed-missing"
+	RuleImgCompletedCount    = "images.completed-count"
+	RuleImgPreviewIndexOrder = "images.preview-index-order" // strict
+)
+
+// New returns the grammar of a protocol: chat, messages, image_generation or
+// image_edit (maxPreviews and n are used by the image protocols only).
+func New(protocol string, maxPreviews, n int) (Grammar, error) {
+	switch protocol {
+	case "chat":
+		return NewChat(), nil
+	case "messages":
+		return NewMessages(), nil
+	case "image_generation", "image_edit":
+		return NewImages(protocol, maxPreviews, n), nil
+	}
+	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation or image_edit)", protocol)
+}
+
+// Run reads rd to its end, feeding every event to g (and to onEvent, if not
+// nil, before g sees it), and returns the number of events and every
+// violation in order, Finish's included.
+func Run(rd *sse.Reader, g Grammar, onEvent func(n int, ev sse.Event)) (int, []Violation) {
+	var vs []Violation
+	n := 0
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return n, append(vs, g.Finish(err)...)
+		}
+		n++
+		if onEvent != nil {
+			onEvent(n, ev)
+		}
+		vs = append(vs, g.Observe(n, ev)...)
+	}
+}
+
+// readErrViolations maps the reader's terminal error to a violation. When it
+// returns one, grammars report no "missing terminator" rule as well: the cut
+// is the cause, and one failure should carry one reason.
+func readErrViolations(err error) []Violation {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sse.ErrIncomplete):
+		return []Violation{{Rule: RuleIncomplete, Message: "stream cut mid-event",
+			Expected: "every event ended by a blank line", Actual: err.Error()}}
+	case errors.Is(err, sse.ErrTooLarge):
+		return []Violation{{Rule: RuleTooLarge, Message: "an event exceeded the size cap",
+			Expected: "events within the reader's cap", Actual: err.Error()}}
+	}
+	return []Violation{{Rule: RuleReadError, Message: "the stream could not be read to its end",
+		Expected: "a clean end of stream", Actual: err.Error()}}
+}
+
+// SchemaFor maps an event to the name of the JSON Schema that validates its
+// data; "" when none applies (chat "[DONE]", data that is not JSON, event
+// types without a schema such as a messages "error", or an image event of
+// the other family, which the grammar reports).
+// The JSON type field decides; the event: line is used only when the data
+// has no string type, so the schema can then say that type is missing.
+func SchemaFor(protocol string, ev sse.Event) string {
+	if !gjson.ValidBytes(ev.Data) {
+		return ""
+	}
+	switch protocol {
+	case "chat":
+		if isDone(ev.Data) {
+			return ""
+		}
+		return "chat_chunk"
+	case "messages":
+		switch t := eventType(ev); t {
+		case "message_start", "content_block_start", "content_block_delta",
+			"content_block_stop", "message_delta", "message_stop", "ping":
+			return "messages_" + t
+		}
+	case "image_generation", "image_edit":
+		switch eventType(ev) {
+		case protocol + ".partial_image":
+			return protocol + "_partial_image"
+		case protocol + ".completed":
+			return protocol + "_completed"
+		}
+	}
+	return ""
+}
+
+func eventType(ev sse.Event) string {
+	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
+		return t.Str
+	}
+	if ev.Named {
+		return ev.Name
+	}
+	return ""
+}
+
+// once remembers which rules were reported, for rules that would otherwise
+// repeat on every later event (one reason per cause is enough).
+type once map[string]bool
+
+func (o once) first(rule string) bool {
+	if o[rule] {
+		return false
+	}
+	o[rule] = true
+	return true
+}
+
+// snippet shortens event data for messages: image events carry megabytes.
+func snippet(b []byte) string {
+	const max = 120
+	s := string(b)
+	if len(s) <= max {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+}
+
+// typedEvent is the common front of the messages and image grammars: the
+// data must be JSON with a string type, and an event: line, when present,
+// must agree with it. prefix is the rule prefix ("messages" or "images").
+func typedEvent(prefix string, n int, ev sse.Event) (gjson.Result, string, []Violation) {
+	if !gjson.ValidBytes(ev.Data) {
+		return gjson.Result{}, "", []Violation{{Event: n, Rule: prefix + ".not-json",
+			Message: "event data is not JSON", Expected: "a JSON object", Actual: snippet(ev.Data)}}
+	}
+	doc := gjson.ParseBytes(ev.Data)
+	t := doc.Get("type")
+	if t.Type != gjson.String {
+		return doc, "", []Violation{{Event: n, Rule: prefix + ".type-missing",
+			Message: "event has no string type field", Expected: `a "type" string`, Actual: snippet(ev.Data)}}
+	}
+	var vs []Violation
+	if ev.Named && ev.Name != "" && ev.Name != t.Str {
+		vs = append(vs, Violation{Event: n, Rule: prefix + ".event-name-mismatch",
+			Message:  "the event: line disagrees with the type field",
+			Expected: "event: " + t.Str, Actual: "event: " + ev.Name})
+	}
+	return doc, t.Str, vs
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
