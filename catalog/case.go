@@ -133,4 +133,7 @@ type SSEExpect struct {
 	StopReason  string       `yaml:"stop_reason"`  // messages: expected final stop_reason
 	Images      *ImageExpect `yaml:"images"`       // images: checks on the completed image
 	MinText     int          `yaml:"min_text"`     // chat/messages: at least this many characters of text
+	// Strict also applies the protocol's strict-tier rules (from the official
+	// clients, not the spec); set only on strict-tier cases.
+	Strict bool `yaml:"strict"`
 }

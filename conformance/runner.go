@@ -70,6 +70,21 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	wg.Wait()
 }
 
+// RunOne makes one call now, outside any concurrency limit (go test
+// subtests bring their own), and returns its redacted result.
+func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
+	if call.SkipReason != "" {
+		return skipped(call)
+	}
+	client := r.Target.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	res := r.runCall(ctx, client, r.Options.withDefaults(), call)
+	redact(&res, r.Target.Secrets())
+	return res
+}
+
 // runCall makes one call and checks it.
 func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, call Call) (res results.Result) {
 	cs := call.Case

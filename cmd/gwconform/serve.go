@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gwconform/gwconform/refgateway"
+)
+
+// serveRepeat is a repeatable string flag (--fault, --extra-model).
+type serveRepeat []string
+
+func (r *serveRepeat) String() string     { return strings.Join(*r, ",") }
+func (r *serveRepeat) Set(v string) error { *r = append(*r, v); return nil }
+
+// runServe runs the reference gateway until SIGINT or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serve is runServe with the stop signal as a context, so tests can stop it.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gwconform serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := refgateway.DefaultKeys()
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	textKey := fs.String("text-key", def.Text, "bearer key of the text kind (chat, responses)")
+	msgKey := fs.String("messages-key", def.Messages, "bearer key of the messages kind")
+	imageKey := fs.String("image-key", def.Image, "bearer key of the image kind")
+	altKey := fs.String("alt-key", def.Alt, "bearer key of the alternative text model kind")
+	latency := fs.String("latency", "", "delays: ENDPOINT=DURATION[,...], ENDPOINT one of models, chat, messages, images.generations, images.edits, responses, event; DURATION like 200ms or 1s-3s")
+	var faults, extras serveRepeat
+	fs.Var(&faults, "fault", "switch a fault on for every request (repeatable, or comma-separated; see --list-faults)")
+	fs.Var(&extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
+	listFaults := fs.Bool("list-faults", false, "print the fault switches and the rule each breaks, then exit")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitNotStart
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gwconform serve: unexpected argument %q\n", fs.Arg(0))
+		return exitNotStart
+	}
+	if *listFaults {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for _, f := range refgateway.Faults() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Spec, f.Rule)
+		}
+		_ = tw.Flush()
+		return exitOK
+	}
+	lat, err := refgateway.ParseLatency(*latency)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform serve: --latency:", err)
+		return exitNotStart
+	}
+	cfg := refgateway.Config{
+		Keys:    refgateway.Keys{Text: *textKey, Messages: *msgKey, Image: *imageKey, Alt: *altKey},
+		Latency: lat,
+		Faults:  faults,
+	}
+	for _, e := range extras {
+		em, err := refgateway.ParseExtraModel(e)
+		if err != nil {
+			fmt.Fprintln(stderr, "gwconform serve: --extra-model:", err)
+			return exitNotStart
+		}
+		cfg.ExtraModels = append(cfg.ExtraModels, em)
+	}
+	gw, err := refgateway.New(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform serve:", err)
+		return exitNotStart
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform serve:", err)
+		return exitNotStart
+	}
+	srv := &http.Server{
+		Handler:           gw,
+		ReadHeaderTimeout: 10 * time.Second,
+		// No write timeout: streams and large image requests may take up to
+		// the spec's 600 s (section 8).
+	}
+	fmt.Fprintf(stdout, "gwconform reference gateway listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "  text key:     %s\n  messages key: %s\n  image key:    %s\n  alt key:      %s\n",
+		cfg.Keys.Text, cfg.Keys.Messages, cfg.Keys.Image, cfg.Keys.Alt)
+	if len(faults) > 0 {
+		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(faults, ","))
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "gwconform serve:", err)
+		return exitFailed
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	return exitOK
+}

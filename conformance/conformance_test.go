@@ -1,0 +1,120 @@
+package conformance_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/cases"
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/refgateway/loopback"
+	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/schemas"
+)
+
+// TestConformance runs the catalog as subtests
+// TestConformance/<feature>/<model>/<case-id>: against GWCONFORM_BASE_URL
+// with the GWCONFORM_* keys when set, else against the in-process reference
+// gateway. Set GWCONFORM_STRICT=1 to make strict-tier cases fail the test.
+func TestConformance(t *testing.T) {
+	target := conformance.TargetFromEnv()
+	if target.BaseURL == "" {
+		srv := startLocal(t, refgateway.Config{})
+		target = srv.target
+	}
+	cat, set := loadCatalog(t)
+	calls, err := conformance.Plan(cat, target, conformance.Selection{})
+	require.NoError(t, err)
+	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target}
+	strict := os.Getenv("GWCONFORM_STRICT") != ""
+
+	// Group as feature → model → case, keeping catalog order.
+	type group struct {
+		name  string
+		calls []conformance.Call
+	}
+	var features []*group
+	byFeature := map[string]*group{}
+	for _, c := range calls {
+		g := byFeature[c.Case.Feature]
+		if g == nil {
+			g = &group{name: c.Case.Feature}
+			byFeature[c.Case.Feature] = g
+			features = append(features, g)
+		}
+		g.calls = append(g.calls, c)
+	}
+	for _, fg := range features {
+		t.Run(fg.name, func(t *testing.T) {
+			var models []string
+			byModel := map[string][]conformance.Call{}
+			for _, c := range fg.calls {
+				if byModel[c.Model] == nil {
+					models = append(models, c.Model)
+				}
+				byModel[c.Model] = append(byModel[c.Model], c)
+			}
+			for _, m := range models {
+				t.Run(m, func(t *testing.T) {
+					for _, c := range byModel[m] {
+						t.Run(c.Case.ID, func(t *testing.T) {
+							t.Parallel()
+							assertResult(t, runner.RunOne(context.Background(), c), strict)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// assertResult turns a result into the subtest's outcome.
+func assertResult(t *testing.T, r results.Result, strict bool) {
+	t.Helper()
+	switch {
+	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
+		t.Skipf("%s: %v", r.Status, r.Reasons)
+	case r.Failed() && r.Counts(strict):
+		t.Errorf("%s %s (%s, spec %s): %s", r.Status, r.Case, r.Tier, r.Spec, r.Requirement)
+		for _, reason := range r.Reasons {
+			t.Errorf("  %s", reason)
+		}
+	case r.Failed():
+		t.Logf("%s tier, not counted: %s %v", r.Tier, r.Status, r.Reasons)
+	}
+}
+
+// local is an in-process reference gateway with a target that reaches it.
+type local struct {
+	srv    *loopback.Server
+	target conformance.Target
+}
+
+func startLocal(t testing.TB, cfg refgateway.Config) *local {
+	t.Helper()
+	srv, err := loopback.Start(cfg, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	return &local{srv: srv, target: conformance.Target{
+		BaseURL: srv.BaseURL,
+		Keys: map[catalog.KeyKind]string{
+			catalog.KeyText: srv.Keys.Text, catalog.KeyMessages: srv.Keys.Messages,
+			catalog.KeyImage: srv.Keys.Image, catalog.KeyAlt: srv.Keys.Alt,
+		},
+		PublicImageURL: srv.PublicImageURL,
+	}}
+}
+
+func loadCatalog(t testing.TB) (*catalog.Catalog, *schemas.Set) {
+	t.Helper()
+	set, err := schemas.Load(schemas.FS)
+	require.NoError(t, err)
+	cat, err := catalog.Load(cases.FS, fixtures.FS, set.Names())
+	require.NoError(t, err)
+	return cat, set
+}

@@ -1,0 +1,468 @@
+// gwconform report page. Reads the report from the JSON block and builds the
+// page with createElement/textContent only: every string of the report may
+// come from the gateway, so none is ever parsed as HTML.
+(function () {
+  'use strict';
+
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var R = data.report;
+  var models = R.models || [];
+  var features = R.features || [];
+  var cells = R.cells || [];
+  var resultsAll = R.results || [];
+  var groups = data.groups || [];
+  var decides = data.decides || {};
+  var strict = !!(R.metadata && R.metadata.strict);
+
+  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'unsupported', 'skip', 'none'];
+  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '\u231b', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
+  var DESC = {
+    pass: 'pass: every case held',
+    fail: 'fail k/n: k of n cases failed',
+    soft: 'fail in strict/explore cases only (reported, does not fail the run)',
+    error: 'error: the run broke, not the gateway',
+    throttled: 'throttled: 429 after retries',
+    unsupported: 'unsupported: the gateway declined (explore)',
+    skip: 'skipped: not selected or precondition missing',
+    none: 'no cases for this model'
+  };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function add(parent) {
+    for (var i = 1; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined) continue;
+      parent.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return parent;
+  }
+  function ms(v) {
+    if (v === undefined || v === null) return '\u2013';
+    if (v >= 10000) return (v / 1000).toFixed(1) + ' s';
+    return v + ' ms';
+  }
+  function bytes(n) {
+    if (!n) return '0 B';
+    if (n < 1024) return n + ' B';
+    if (n < 1048576) return (n / 1024).toFixed(1) + ' KiB';
+    return (n / 1048576).toFixed(2) + ' MiB';
+  }
+  function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
+  function decidesExit(res) { return !!decides[res.tier]; }
+  function isFailed(res) { return res.status === 'fail' || res.status === 'error'; }
+  function cellClass(c) { return 'st-' + c.status + (c.status === 'fail' && !c.blocking ? ' soft' : ''); }
+  function cellText(c) {
+    if (c.status === 'none') return GLYPH.none;
+    if (c.bad > 0) return c.bad + '/' + c.run;
+    if (c.status === 'pass' && c.counts.pass < c.run) return GLYPH.pass + ' ' + c.counts.pass + '/' + c.run;
+    return GLYPH[c.status] + (c.status === 'pass' && c.counts.flaky > 0 ? '*' : '');
+  }
+  function cellTitle(c) {
+    var parts = [];
+    ['pass', 'fail', 'error', 'throttled', 'unsupported', 'skip'].forEach(function (s) {
+      if (c.counts[s]) parts.push(c.counts[s] + ' ' + s);
+    });
+    if (c.counts.flaky) parts.push(c.counts.flaky + ' flaky');
+    return c.model + ' \u00d7 ' + c.feature + ': ' + c.label + (parts.length ? ' (' + parts.join(', ') + ')' : '');
+  }
+
+  var byCell = new Map();
+  resultsAll.forEach(function (r, i) {
+    var k = r.model + '\u0000' + r.feature;
+    if (!byCell.has(k)) byCell.set(k, []);
+    byCell.get(k).push(i);
+  });
+
+  // ---- header facts
+  (function facts() {
+    var f = document.getElementById('facts');
+    var m = R.metadata || {};
+    var v = el('span', 'verdict ' + (R.verdict === 'pass' ? 'pass' : 'fail'), R.verdict === 'pass' ? 'PASS' : 'FAIL');
+    document.getElementById('title').prepend(v);
+    function fact(label, value) {
+      if (value === undefined || value === null || value === '') return;
+      add(f, add(el('span'), label + ' ', el('b', null, value)));
+    }
+    fact('suite', m.suiteVersion);
+    fact('commit', m.commit ? m.commit.slice(0, 12) : '');
+    fact('catalog', m.catalogHash ? m.catalogHash.slice(0, 12) : '');
+    fact('gateway', m.baseURL || 'reference (in-process)');
+    if (m.started && !/^0001-/.test(m.started)) {
+      var s = new Date(m.started);
+      fact('started', s.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
+      if (m.finished) {
+        var d = (new Date(m.finished) - s) / 1000;
+        if (d > 0) fact('took', d >= 90 ? Math.round(d / 60) + ' min' : Math.round(d) + ' s');
+      }
+    }
+    fact('mode', strict ? '--strict' : 'default (strict tier reported only)');
+    fact('size', models.length + ' models \u00d7 ' + features.length + ' features, ' + resultsAll.length + ' results');
+  })();
+
+  // ---- totals and legend
+  (function summary() {
+    var s = document.getElementById('summary');
+    var t = el('table', 'totals');
+    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'total'];
+    var hr = el('tr');
+    add(hr, el('th', null, 'tier'));
+    cols.forEach(function (c) { add(hr, el('th', null, c)); });
+    add(hr, el('th', null, 'decides exit'));
+    add(t, add(el('thead'), hr));
+    var tb = el('tbody');
+    function row(name, cnt, dec, cls) {
+      var tr = el('tr', cls);
+      add(tr, el('td', null, name));
+      cols.forEach(function (c) { add(tr, el('td', cnt[c] ? null : 'zero', cnt[c] || 0)); });
+      add(tr, el('td', null, dec === null ? '' : (dec ? 'yes' : 'no')));
+      add(tb, tr);
+    }
+    (R.totals || []).forEach(function (x) { row(x.tier, x.counts, x.decides); });
+    row('all', R.total || {}, null, 'all');
+    add(t, tb);
+    add(s, add(el('div'), el('h2', null, 'Totals per tier'), t));
+
+    var lg = el('div', 'legend');
+    ['pass', 'fail', 'soft', 'error', 'throttled', 'unsupported', 'skip', 'none'].forEach(function (k) {
+      var sw = el('span', 'sw st-' + k, k === 'soft' ? '' : (k === 'fail' ? 'k/n' : GLYPH[k]));
+      add(lg, add(el('div'), sw, DESC[k]));
+    });
+    add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
+    add(s, add(el('div'), el('h2', null, 'Legend'), lg));
+  })();
+
+  // ---- filters
+  var state = { statuses: new Set(), model: '', feature: '' };
+  var shownEl = el('span', 'shown');
+  (function controls() {
+    var c = document.getElementById('controls');
+    var chips = el('span', 'chips');
+    var tally = {};
+    cells.forEach(function (x) { tally[x.status] = (tally[x.status] || 0) + 1; });
+    STATUSES.forEach(function (st) {
+      var b = el('button', 'chip', st === 'none' ? '\u2014 none' : st);
+      b.type = 'button';
+      b.dataset.status = st;
+      b.setAttribute('aria-pressed', 'false');
+      add(b, el('span', 'n', tally[st] || 0));
+      b.addEventListener('click', function () {
+        if (state.statuses.has(st)) state.statuses.delete(st); else state.statuses.add(st);
+        b.setAttribute('aria-pressed', String(state.statuses.has(st)));
+        applyFilters();
+      });
+      add(chips, b);
+    });
+    add(c, add(el('label'), 'status '), chips);
+
+    function search(id, label, list, key) {
+      var dl = el('datalist');
+      dl.id = id + '-list';
+      list.forEach(function (v) { var o = el('option'); o.value = v; add(dl, o); });
+      var inp = el('input');
+      inp.type = 'search';
+      inp.id = id;
+      inp.placeholder = label + ' contains\u2026';
+      inp.setAttribute('list', dl.id);
+      inp.setAttribute('aria-label', 'filter by ' + label);
+      inp.addEventListener('input', function () { state[key] = inp.value.trim().toLowerCase(); applyFilters(); });
+      add(c, add(el('label'), label + ' ', inp, dl));
+    }
+    search('filter-model', 'model', models, 'model');
+    search('filter-feature', 'feature', features, 'feature');
+    var reset = el('button', 'plain', 'reset');
+    reset.type = 'button';
+    reset.addEventListener('click', function () {
+      state.statuses.clear(); state.model = ''; state.feature = '';
+      c.querySelectorAll('button.chip').forEach(function (b) { b.setAttribute('aria-pressed', 'false'); });
+      c.querySelectorAll('input[type=search]').forEach(function (i) { i.value = ''; });
+      applyFilters();
+    });
+    add(c, reset, shownEl);
+  })();
+
+  // ---- matrix
+  var rowEls = [], colEls = [], tdEls = [], groupEls = [];
+  var selected = null;
+  (function matrix() {
+    var wrap = document.getElementById('matrix-wrap');
+    if (!models.length) { add(wrap, el('p', 'empty', 'No results.')); return; }
+    var t = el('table', 'matrix');
+    var thead = el('thead');
+    var r1 = el('tr'), r2 = el('tr');
+    var corner = el('th', 'corner', 'model \\ feature');
+    corner.rowSpan = 2;
+    add(r1, corner);
+    var fi0 = {};
+    features.forEach(function (f, i) { fi0[f] = i; colEls[i] = []; });
+    groups.forEach(function (g) {
+      var th = el('th', 'group', g.name);
+      th.colSpan = g.features.length;
+      add(r1, th);
+      groupEls.push({ th: th, fis: g.features.map(function (f) { return fi0[f]; }) });
+      g.features.forEach(function (f, j) {
+        var fi = fi0[f];
+        var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f;
+        var th2 = el('th', 'feat' + (j === 0 ? ' first' : ''));
+        th2.title = f;
+        th2.dataset.feature = f;
+        add(th2, el('div', null, short));
+        add(r2, th2);
+        colEls[fi].push(th2);
+      });
+    });
+    add(thead, r1, r2);
+    var tbody = el('tbody');
+    var firstOfGroup = {};
+    groups.forEach(function (g) { firstOfGroup[fi0[g.features[0]]] = true; });
+    var order = [];
+    groups.forEach(function (g) { g.features.forEach(function (f) { order.push(fi0[f]); }); });
+    models.forEach(function (m, mi) {
+      var tr = el('tr');
+      var th = el('th', 'model', m);
+      th.scope = 'row';
+      add(tr, th);
+      tdEls[mi] = [];
+      order.forEach(function (fi) {
+        var c = cellAt(mi, fi);
+        var td = el('td', 'cell ' + cellClass(c) + (firstOfGroup[fi] ? ' first' : ''));
+        td.dataset.status = c.status;
+        td.dataset.model = m;
+        td.dataset.feature = c.feature;
+        td.title = cellTitle(c);
+        add(td, el('span', null, cellText(c)));
+        if (c.status !== 'none') {
+          td.tabIndex = 0;
+          td.addEventListener('click', function () { showCell(mi, fi, null); });
+          td.addEventListener('keydown', function (e) {
+            if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); showCell(mi, fi, null); }
+          });
+        }
+        add(tr, td);
+        tdEls[mi][fi] = td;
+        colEls[fi].push(td);
+      });
+      rowEls[mi] = tr;
+      add(tbody, tr);
+    });
+    add(t, thead, tbody);
+    add(wrap, t);
+  })();
+
+  function applyFilters() {
+    var st = state.statuses;
+    function stOK(c) { return st.size === 0 || st.has(c.status); }
+    var featOK = features.map(function (f) { return !state.feature || f.toLowerCase().indexOf(state.feature) >= 0; });
+    var rowOK = models.map(function (m, mi) {
+      if (state.model && m.toLowerCase().indexOf(state.model) < 0) return false;
+      if (st.size === 0) return true;
+      return features.some(function (f, fi) { return featOK[fi] && stOK(cellAt(mi, fi)); });
+    });
+    var colOK = features.map(function (f, fi) {
+      if (!featOK[fi]) return false;
+      if (st.size === 0) return true;
+      return models.some(function (m, mi) { return rowOK[mi] && stOK(cellAt(mi, fi)); });
+    });
+    var nr = 0, nc = 0;
+    rowEls.forEach(function (tr, mi) { tr.classList.toggle('hidden', !rowOK[mi]); if (rowOK[mi]) nr++; });
+    colEls.forEach(function (list, fi) {
+      list.forEach(function (e) { e.classList.toggle('hidden', !colOK[fi]); });
+      if (colOK[fi]) nc++;
+    });
+    tdEls.forEach(function (row, mi) {
+      row.forEach(function (td, fi) { td.classList.toggle('dim', !stOK(cellAt(mi, fi))); });
+    });
+    groupEls.forEach(function (g) {
+      var n = g.fis.filter(function (fi) { return colOK[fi]; }).length;
+      g.th.colSpan = Math.max(n, 1);
+      g.th.classList.toggle('hidden', n === 0);
+    });
+    shownEl.textContent = 'showing ' + nr + ' of ' + models.length + ' models \u00d7 ' + nc + ' of ' + features.length + ' features';
+  }
+
+  // ---- detail panel
+  function badge(cls, text) { return el('span', 'badge ' + cls, text); }
+  function statusBadge(res) {
+    var cls = 'st-' + res.status;
+    if (res.status === 'fail' && !decidesExit(res)) cls = 'st-soft';
+    return badge(cls, res.status);
+  }
+
+  function renderCase(res, idx) {
+    var box = el('article', 'case');
+    box.id = 'case-' + idx;
+    box.dataset.case = res.case;
+    var head = el('div', 'chead');
+    add(head, statusBadge(res), el('code', null, res.case), badge('tier ' + res.tier, res.tier));
+    if (res.flaky) add(head, badge('flaky', 'flaky: passed after ' + res.attempts + ' attempts'));
+    if (isFailed(res) && !decidesExit(res)) add(head, badge('muted', 'reported only, does not fail the run'));
+    if (res.key) add(head, badge('muted', 'key: ' + res.key));
+    add(box, head);
+    if (res.requirement) add(box, el('blockquote', 'req', res.requirement));
+    if (res.spec) add(box, el('div', 'spec', 'spec \u00a7 ' + res.spec));
+
+    // expected vs actual
+    add(box, el('h3', null, isFailed(res) || (res.reasons && res.reasons.length) ? 'Expected vs actual' : 'Checks'));
+    if (res.reasons && res.reasons.length) {
+      var t = el('table', 'reasons');
+      var hr = el('tr');
+      ['check', 'where', 'expected', 'actual', 'message'].forEach(function (h) { add(hr, el('th', null, h)); });
+      add(t, add(el('thead'), hr));
+      var tb = el('tbody');
+      res.reasons.forEach(function (x) {
+        var tr = el('tr', 'reason');
+        add(tr, add(el('td'), el('code', null, x.check || '')), el('td', 'mono', x.where || ''),
+          el('td', 'exp mono', x.expected || ''), el('td', 'act mono', x.actual || ''), el('td', 'msg', x.message || ''));
+        add(tb, tr);
+      });
+      add(box, add(t, tb));
+    } else if (res.status === 'pass') {
+      add(box, el('div', 'ok', '\u2713 every expectation held'));
+    } else {
+      add(box, el('div', 'empty', 'no reason recorded'));
+    }
+
+    // timings
+    add(box, el('h3', null, 'Timings'));
+    var dl = el('dl', 'timings');
+    function t2(k, v) { add(dl, add(el('div'), el('dt', null, k), el('dd', null, v))); }
+    if (res.http_status) t2('HTTP status', res.http_status);
+    t2('first byte', ms(res.ttfb_ms));
+    t2('total', ms(res.duration_ms));
+    if (res.events) { t2('first event', ms(res.first_event_ms)); t2('events', res.events); }
+    t2('attempts', res.attempts || 0);
+    if (res.started && !/^0001-/.test(res.started)) t2('started', new Date(res.started).toISOString().slice(11, 23));
+    add(box, dl);
+
+    // request
+    if (res.request) {
+      add(box, el('h3', null, 'Request (redacted)'));
+      add(box, el('div', 'reqline mono', (res.request.method || '') + ' ' + (res.request.path || '')));
+      if (res.request.body) add(box, el('pre', 'body', res.request.body));
+    }
+
+    // stream preview sequence
+    if (res.event_types && res.event_types.length) {
+      add(box, el('h3', null, 'Stream (' + res.event_types.length + ' events, in order)'));
+      var ol = el('ol', 'events');
+      res.event_types.forEach(function (ty, i) {
+        if (i > 0) add(ol, el('li', 'arrow', '\u2192'));
+        var li = el('li', 'ev');
+        add(li, el('span', 'i', i + 1), ty);
+        add(ol, li);
+      });
+      add(box, ol);
+    }
+
+    // images, in order (stream previews first to last)
+    if (res.images && res.images.length) {
+      add(box, el('h3', null, 'Images (' + res.images.length + ')'));
+      var g = el('div', 'images');
+      res.images.forEach(function (im) {
+        var fig = el('figure', 'img');
+        var ch = el('div', 'checker' + (im.alpha ? '' : ' opaque'));
+        if (im.thumb && /^data:image\/(png|jpeg|gif|webp);base64,/.test(im.thumb)) {
+          var img = el('img');
+          img.alt = (im.where || 'image') + ' thumbnail';
+          img.src = im.thumb;
+          add(ch, img);
+        } else {
+          add(ch, el('span', 'nothumb', 'no thumbnail'));
+        }
+        var cap = el('figcaption');
+        add(cap, el('b', null, im.where || ''), el('br'),
+          (im.format || '?') + ' \u00b7 ' + im.width + '\u00d7' + im.height + ' \u00b7 ' + (im.alpha ? 'alpha' : 'opaque') + ' \u00b7 ' + bytes(im.bytes),
+          el('br'), el('span', 'mono', 'sha256 ' + (im.sha256 || '').slice(0, 16)));
+        add(fig, ch, cap);
+        add(g, fig);
+      });
+      add(box, g);
+    }
+    return box;
+  }
+
+  function showCell(mi, fi, focusIdx) {
+    var c = cellAt(mi, fi);
+    var d = document.getElementById('detail');
+    d.replaceChildren();
+    if (selected) selected.classList.remove('selected');
+    selected = tdEls[mi] && tdEls[mi][fi];
+    if (selected) selected.classList.add('selected');
+    var head = el('div', 'dhead');
+    add(head, el('h2', null, c.model + ' \u00b7 ' + c.feature), badge(cellClass(c).replace('st-fail soft', 'st-soft'), c.label));
+    add(head, el('span', 'spacer'));
+    var close = el('button', 'plain', 'close');
+    close.type = 'button';
+    close.addEventListener('click', function () {
+      d.hidden = true;
+      if (selected) selected.classList.remove('selected');
+      selected = null;
+      history.replaceState(null, '', location.pathname + location.search);
+    });
+    add(head, close);
+    add(d, head);
+    var idxs = byCell.get(c.model + '\u0000' + c.feature) || [];
+    // Failures first: the reason the cell is red is what the reader came for.
+    var rank = { fail: 0, error: 1, throttled: 2, unsupported: 3, pass: 4, skip: 5 };
+    idxs = idxs.slice().sort(function (a, b) { return (rank[resultsAll[a].status] || 0) - (rank[resultsAll[b].status] || 0); });
+    if (!idxs.length) add(d, el('p', 'case empty', 'No cases of this feature for this model.'));
+    idxs.forEach(function (i) { add(d, renderCase(resultsAll[i], i)); });
+    d.hidden = false;
+    try {
+      history.replaceState(null, '', '#cell=' + encodeURIComponent(c.model) + '|' + encodeURIComponent(c.feature));
+    } catch (e) { /* file: URLs in some browsers refuse; the hash is a convenience */ }
+    var target = focusIdx !== null ? document.getElementById('case-' + focusIdx) : d;
+    if (target) {
+      target.scrollIntoView({ block: 'start' });
+      if (focusIdx !== null) target.classList.add('flash');
+    }
+  }
+
+  // ---- failures list
+  (function problems() {
+    var p = document.getElementById('problems');
+    var list = [];
+    resultsAll.forEach(function (r, i) { if (isFailed(r) || r.status === 'throttled') list.push(i); });
+    list.sort(function (a, b) {
+      var ka = isFailed(resultsAll[a]) && decidesExit(resultsAll[a]) ? 0 : 1;
+      var kb = isFailed(resultsAll[b]) && decidesExit(resultsAll[b]) ? 0 : 1;
+      return ka - kb;
+    });
+    add(p, el('h2', null, 'Failures, errors and throttling (' + list.length + ')'));
+    if (!list.length) { add(p, el('p', 'empty', 'None: every case that ran passed, was skipped, or was declined (explore).')); return; }
+    var ul = el('ul');
+    list.forEach(function (i) {
+      var r = resultsAll[i];
+      var li = el('li');
+      li.tabIndex = 0;
+      var why = r.reasons && r.reasons.length ? (r.reasons[0].check + ': ' + r.reasons[0].message) : 'no reason recorded';
+      add(li, statusBadge(r), el('span', 'where', r.model + ' \u00b7 ' + r.feature), el('code', null, r.case), el('span', 'why', why));
+      function open() {
+        var mi = models.indexOf(r.model), fi = features.indexOf(r.feature);
+        if (mi >= 0 && fi >= 0) showCell(mi, fi, i);
+      }
+      li.addEventListener('click', open);
+      li.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
+      add(ul, li);
+    });
+    add(p, ul);
+  })();
+
+  applyFilters();
+
+  // Open the cell named in the URL (#cell=model|feature), for shared links.
+  (function fromHash() {
+    var m = /^#cell=([^|]*)\|(.*)$/.exec(location.hash);
+    if (!m) return;
+    var mi, fi;
+    try {
+      mi = models.indexOf(decodeURIComponent(m[1]));
+      fi = features.indexOf(decodeURIComponent(m[2]));
+    } catch (e) { return; }
+    if (mi >= 0 && fi >= 0) showCell(mi, fi, null);
+  })();
+})();

@@ -1,0 +1,378 @@
+package streams
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/sse"
+)
+
+// strictRules are the rules that must carry Strict=true; all others false.
+var strictRules = map[string]bool{
+	RuleChatIDChanged:        true,
+	RuleMsgNameMissing:       true,
+	RuleMsgBlockIndex:        true,
+	RuleImgPreviewIndexOrder: true,
+}
+
+// check runs text through the real reader into g, the way the engine does,
+// and returns the rule ids in order.
+func check(t *testing.T, g Grammar, text string, maxBytes int) []Violation {
+	t.Helper()
+	_, vs := Run(sse.NewReader(strings.NewReader(text), maxBytes), g, nil)
+	for _, v := range vs {
+		assert.Equal(t, strictRules[v.Rule], v.Strict, "strict flag of %s", v.Rule)
+		assert.NotEmpty(t, v.Message, "message of %s", v.Rule)
+	}
+	return vs
+}
+
+func ruleIDs(vs []Violation) []string {
+	ids := []string{}
+	for _, v := range vs {
+		ids = append(ids, v.Rule)
+	}
+	return ids
+}
+
+// sse builds a stream from events, each a list of lines, ending every event
+// with a blank line.
+func stream(events ...string) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(e)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+func named(name, data string) string { return "event: " + name + "\ndata: " + data }
+func data(d string) string           { return "data: " + d }
+
+type streamCase struct {
+	name  string
+	text  string
+	max   int      // reader cap; 0 = default
+	rules []string // expected rule ids, in order; nil = valid
+	event []int    // optional: expected event numbers of the violations
+}
+
+func runCases(t *testing.T, cases []streamCase, mk func() Grammar) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.rules
+			if want == nil {
+				want = []string{}
+			}
+			vs := check(t, mk(), tc.text, tc.max)
+			assert.Equal(t, want, ruleIDs(vs), "%v", vs)
+			if tc.event != nil {
+				got := []int{}
+				for _, v := range vs {
+					got = append(got, v.Event)
+				}
+				assert.Equal(t, tc.event, got)
+			}
+			// Line ends must not matter.
+			if tc.max == 0 && !strings.Contains(tc.text, "\r") {
+				crlf := strings.ReplaceAll(tc.text, "\n", "\r\n")
+				assert.Equal(t, want, ruleIDs(check(t, mk(), crlf, 0)), "CRLF variant")
+				cr := strings.ReplaceAll(tc.text, "\n", "\r")
+				assert.Equal(t, want, ruleIDs(check(t, mk(), cr, 0)), "CR variant")
+			}
+		})
+	}
+}
+
+const (
+	chatRole  = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{"role":"assistant"}}]}`
+	chatHello = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"Hel"}}]}`
+	chatLo    = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"lo"}}]}`
+	chatStop  = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+	chatUsage = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
+)
+
+func TestChat(t *testing.T) {
+	runCases(t, []streamCase{
+		{name: "canonical", text: stream(data(chatRole), data(chatHello), data(chatLo), data(chatStop), data("[DONE]"))},
+		{name: "role-only first and usage-only last chunk", text: stream(data(chatRole), data(chatHello), data(chatStop), data(chatUsage), data("[DONE]"))},
+		{name: "no role chunk, chunks without content", text: stream(data(chatHello), data(`{"id":"c1","choices":[{"index":0,"delta":{}}]}`), data(chatStop), data("[DONE]"))},
+		{name: "event lines present", text: stream(named("chunk", chatHello), named("chunk", chatLo), named("done", "[DONE]"))},
+		{name: "comments and ping comments", text: ": OPENROUTER PROCESSING\n\n" + stream(": ping", data(chatHello), ":", data("[DONE]")) + ": bye\n"},
+		{name: "data without a space", text: stream("data:"+chatHello, "data:[DONE]")},
+		{name: "unknown extra fields everywhere", text: stream(data(`{"id":"c1","x":1,"system_fingerprint":"fp","choices":[{"index":0,"logprobs":null,"delta":{"content":"a","refusal":null,"y":[1]}}],"z":{}}`), data("[DONE]"))},
+		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]"))},
+		{name: "null error field is no error", text: stream(data(`{"id":"c1","error":null,"choices":[]}`), data("[DONE]"))},
+		{name: "chunks without id", text: stream(data(`{"choices":[{"delta":{"content":"a"}}]}`), data(chatLo), data("[DONE]"))},
+		{name: "retry and id fields", text: "retry: 3000\n\n" + stream("id: 1\n"+data(chatHello), "id: 2\n"+data("[DONE]"))},
+		{name: "BOM", text: "\xEF\xBB\xBF" + stream(data(chatHello), data("[DONE]"))},
+
+		{name: "no DONE", text: stream(data(chatHello), data(chatStop)), rules: []string{RuleChatDoneMissing}, event: []int{0}},
+		{name: "empty stream", text: "", rules: []string{RuleChatDoneMissing}},
+		{name: "event after DONE", text: stream(data(chatHello), data("[DONE]"), data(chatLo), data("[DONE]")), rules: []string{RuleChatDoneLast}, event: []int{3}},
+		{name: "not JSON", text: stream(data(chatHello), data("{oops"), data("[DONE]")), rules: []string{RuleChatNotJSON}, event: []int{2}},
+		{name: "error chunk", text: stream(data(chatHello), data(`{"error":{"message":"overloaded"}}`), data("[DONE]")), rules: []string{RuleChatError}, event: []int{2}},
+		{name: "id changes (strict)", text: stream(data(chatHello), data(strings.Replace(chatLo, `"c1"`, `"c2"`, 1)), data(strings.Replace(chatStop, `"c1"`, `"c3"`, 1)), data("[DONE]")), rules: []string{RuleChatIDChanged}, event: []int{2}},
+		{name: "cut mid-event", text: stream(data(chatHello)) + data(`{"id":"c1","choi`), rules: []string{RuleIncomplete}},
+		{name: "cut after a data line", text: stream(data(chatHello)) + data("[DONE]") + "\n", rules: []string{RuleIncomplete}},
+		{name: "event too large", text: stream(data(chatHello), data(strings.Repeat("x", 300)), data("[DONE]")), max: 200, rules: []string{RuleTooLarge}},
+	}, NewChat)
+}
+
+func TestChatText(t *testing.T) {
+	g := NewChat()
+	check(t, g, stream(data(chatRole), data(chatHello),
+		data(`{"id":"c1","choices":[{"index":1,"delta":{"content":"other choice"}},{"index":0,"delta":{"content":"lo"}}]}`),
+		data(chatUsage), data("[DONE]")), 0)
+	assert.Equal(t, "Hello", g.Text())
+}
+
+const (
+	msgStart   = `{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","model":"msg-sonnet-5","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}`
+	msgPing    = `{"type":"ping"}`
+	msgDelta   = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}`
+	msgMaxTok  = `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":1024}}`
+	msgNoStop  = `{"type":"message_delta","delta":{"stop_reason":null},"usage":{"output_tokens":3}}`
+	msgStopEv  = `{"type":"message_stop"}`
+	msgErrorEv = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+)
+
+func blockStart(i int) string {
+	return fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i)
+}
+func blockDelta(i int, s string) string {
+	return fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%q}}`, i, s)
+}
+func blockStop(i int) string { return fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i) }
+
+// msgEvents names each data payload by its type, as the Anthropic API does.
+func msgEvents(payloads ...string) []string {
+	out := make([]string, len(payloads))
+	for i, p := range payloads {
+		var typ string
+		if j := strings.Index(p, `"type":"`); j >= 0 {
+			typ = p[j+8:]
+			typ = typ[:strings.IndexByte(typ, '"')]
+		}
+		out[i] = named(typ, p)
+	}
+	return out
+}
+
+func TestMessages(t *testing.T) {
+	canonical := []string{msgStart, blockStart(0), msgPing, blockDelta(0, "Hel"), blockDelta(0, "lo"), blockStop(0), msgDelta, msgStopEv}
+	unnamed := func(ps ...string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = data(p)
+		}
+		return out
+	}
+	runCases(t, []streamCase{
+		{name: "canonical", text: stream(msgEvents(canonical...)...)},
+		{name: "two text blocks", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), blockStart(1), blockDelta(1, "b"), blockStop(1), msgDelta, msgStopEv)...)},
+		{name: "max_tokens stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgMaxTok, msgStopEv)...)},
+		{name: "pings anywhere", text: stream(msgEvents(msgPing, msgStart, msgPing, blockStart(0), msgPing, blockDelta(0, "a"), blockStop(0), msgPing, msgDelta, msgPing, msgStopEv, msgPing)...)},
+		{name: "comments, retry and ids", text: ": hi\n\nretry: 100\n\n" + stream(append([]string{": x\nid: 1\n" + named("message_start", msgStart)}, msgEvents(blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...)},
+		{name: "data without a space", text: "event: message_start\ndata:" + msgStart + "\n\n" + stream(msgEvents(msgDelta, msgStopEv)...)},
+		{name: "unknown event type ignored", text: stream(msgEvents(msgStart, `{"type":"message_metadata","x":1}`, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)},
+		{name: "unknown extra fields and thinking blocks", text: stream(msgEvents(msgStart,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""},"extra":true}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}`, blockStop(0),
+			blockStart(1), `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a","new_field":[1]}}`, blockStop(1),
+			msgDelta, msgStopEv)...)},
+		{name: "no content blocks", text: stream(msgEvents(msgStart, msgDelta, msgStopEv)...)},
+		{name: "several message_delta", text: stream(msgEvents(msgStart, msgNoStop, msgDelta, msgStopEv)...)},
+
+		{name: "no event lines (strict)", text: stream(unnamed(canonical...)...), rules: []string{RuleMsgNameMissing}, event: []int{1}},
+		{name: "some events unnamed (strict)", text: stream(append(msgEvents(msgStart, blockStart(0)), unnamed(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMissing}, event: []int{3}},
+		{name: "event line disagrees with type", text: stream(append([]string{named("message_start", msgStart), named("content_block_delta", blockStart(0))}, msgEvents(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMismatch}, event: []int{2}},
+		{name: "first event not message_start", text: stream(msgEvents(blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgStartFirst}, event: []int{1}},
+		{name: "error event", text: stream(msgEvents(msgStart, blockStart(0), msgErrorEv, blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgErrorEvent}, event: []int{3}},
+		{name: "error event ends the stream", text: stream(msgEvents(msgStart, msgErrorEv)...), rules: []string{RuleMsgErrorEvent, RuleMsgStopMissing}},
+		{name: "event after message_stop", text: stream(msgEvents(msgStart, msgDelta, msgStopEv, blockStart(0), msgStopEv)...), rules: []string{RuleMsgStopLast}, event: []int{4}},
+		{name: "no message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta)...), rules: []string{RuleMsgStopMissing}, event: []int{0}},
+		{name: "empty stream", text: ": nothing\n\n", rules: []string{RuleMsgStopMissing}},
+		{name: "stop_reason missing", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, msgStopEv)...), rules: []string{RuleMsgStopReasonMissing}, event: []int{6}},
+		{name: "no message_delta at all", text: stream(msgEvents(msgStart, blockStart(0), blockStop(0), msgStopEv)...), rules: []string{RuleMsgStopReasonMissing}},
+		{name: "content block after message_delta", text: stream(msgEvents(msgStart, msgDelta, blockStart(0), blockStop(0), msgStopEv)...), rules: []string{RuleMsgOrder, RuleMsgOrder}, event: []int{3, 4}},
+		{name: "message_start twice", text: stream(msgEvents(msgStart, msgStart, msgDelta, msgStopEv)...), rules: []string{RuleMsgOrder}, event: []int{2}},
+		{name: "not JSON", text: stream(append(msgEvents(msgStart), named("content_block_start", "{bad"), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgNotJSON}, event: []int{2}},
+		{name: "type missing", text: stream(append(msgEvents(msgStart), named("ping", `{"kind":"ping"}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgTypeMissing}, event: []int{2}},
+		{name: "indexes not from 0 (strict)", text: stream(msgEvents(msgStart, blockStart(1), blockDelta(1, "a"), blockStop(1), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{2}},
+		{name: "indexes with a gap (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockStop(0), blockStart(2), blockStop(2), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{4}},
+		{name: "delta for an unstarted block (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(1, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{3}},
+		{name: "delta after block stop (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockStop(0), blockDelta(0, "a"), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}},
+		{name: "block without index (strict)", text: stream(msgEvents(msgStart, `{"type":"content_block_start","content_block":{"type":"text","text":""}}`, msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}},
+		{name: "cut mid-event", text: stream(msgEvents(msgStart, blockStart(0))...) + "event: content_block_delta\ndata: {\"type\":", rules: []string{RuleIncomplete}},
+		{name: "event too large", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, strings.Repeat("x", 500)), blockStop(0), msgDelta, msgStopEv)...), max: 300, rules: []string{RuleTooLarge}},
+	}, func() Grammar { return NewMessages() })
+}
+
+func TestMessagesTextAndStopReason(t *testing.T) {
+	g := NewMessages()
+	vs := check(t, g, stream(msgEvents(msgStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Pre-"}}`, blockDelta(0, "Hel"), blockStop(0),
+		`{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"not text"}}`, blockStop(1),
+		blockStart(2), blockDelta(2, "lo"), blockStop(2), msgMaxTok, msgStopEv)...), 0)
+	assert.Empty(t, vs)
+	assert.Equal(t, "Pre-Hello", g.Text())
+	assert.Equal(t, "max_tokens", g.StopReason())
+}
+
+func imgEvent(family, kind string, extra string) string {
+	return fmt.Sprintf(`{"type":"%s.%s","b64_json":"iVBORw0KGgo="%s}`, family, kind, extra)
+}
+func preview(family string, i int) string {
+	return named(family+".partial_image", imgEvent(family, "partial_image", fmt.Sprintf(`,"partial_image_index":%d`, i)))
+}
+func completed(family string) string {
+	return named(family+".completed", imgEvent(family, "completed", `,"size":"1024x1024","output_format":"png","usage":{"total_tokens":3}`))
+}
+
+func TestImages(t *testing.T) {
+	const e, gen = "image_edit", "image_generation"
+	type imgCase struct {
+		streamCase
+		family      string
+		maxPreviews int
+		n           int
+	}
+	cases := []imgCase{
+		{streamCase{name: "edit with two previews", text: stream(preview(e, 0), preview(e, 1), completed(e))}, e, 2, 1},
+		{streamCase{name: "fewer previews than requested", text: stream(preview(e, 0), completed(e))}, e, 3, 1},
+		{streamCase{name: "zero previews", text: stream(completed(e))}, e, 2, 1},
+		{streamCase{name: "partial_images 0", text: stream(completed(gen))}, gen, 0, 1},
+		{streamCase{name: "generation family", text: stream(preview(gen, 0), completed(gen))}, gen, 1, 1},
+		{streamCase{name: "no event lines", text: stream(data(imgEvent(e, "partial_image", `,"partial_image_index":0`)), data(imgEvent(e, "completed", "")))}, e, 1, 1},
+		{streamCase{name: "extra fields, comments", text: ": keepalive\n\n" + stream(data(imgEvent(e, "partial_image", `,"partial_image_index":0,"created_at":1,"size":"1024x1024","x":{"y":[]}`)), ": k", completed(e))}, e, 1, 1},
+		{streamCase{name: "two images", text: stream(preview(e, 0), completed(e), preview(e, 0), completed(e))}, e, 1, 2},
+
+		{streamCase{name: "no completed event", text: stream(preview(e, 0), preview(e, 1)), rules: []string{RuleImgCompletedMissing}, event: []int{0}}, e, 2, 1},
+		{streamCase{name: "empty stream", text: "", rules: []string{RuleImgCompletedMissing}}, e, 2, 1},
+		{streamCase{name: "two completed for n 1", text: stream(completed(e), completed(e)), rules: []string{RuleImgCompletedCount}, event: []int{2}}, e, 0, 1},
+		{streamCase{name: "one completed for n 2", text: stream(completed(e)), rules: []string{RuleImgCompletedCount}, event: []int{0}}, e, 0, 2},
+		{streamCase{name: "other family", text: stream(preview(gen, 0), completed(e)), rules: []string{RuleImgWrongFamily}, event: []int{1}}, e, 1, 1},
+		{streamCase{name: "other family completed only", text: stream(completed(e)), rules: []string{RuleImgWrongFamily, RuleImgCompletedMissing}}, gen, 1, 1},
+		{streamCase{name: "preview after completed", text: stream(completed(e), preview(e, 0)), rules: []string{RuleImgPreviewAfterDone}, event: []int{2}}, e, 1, 1},
+		{streamCase{name: "too many previews", text: stream(preview(e, 0), preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgTooManyPreviews}, event: []int{3}}, e, 2, 1},
+		{streamCase{name: "previews with partial_images 0", text: stream(preview(e, 0), completed(e)), rules: []string{RuleImgTooManyPreviews}}, e, 0, 1},
+		{streamCase{name: "unknown event type", text: stream(named("image_edit.progress", `{"type":"image_edit.progress"}`), completed(e)), rules: []string{RuleImgUnknownEvent}}, e, 1, 1},
+		{streamCase{name: "error event", text: stream(preview(e, 0), named("error", `{"type":"error","error":{"message":"moderation"}}`)), rules: []string{RuleImgErrorEvent, RuleImgCompletedMissing}, event: []int{2, 0}}, e, 1, 1},
+		{streamCase{name: "error field in a completed event", text: stream(data(imgEvent(e, "completed", `,"error":{"message":"x"}`))), rules: []string{RuleImgErrorEvent, RuleImgCompletedMissing}}, e, 1, 1},
+		{streamCase{name: "preview without index", text: stream(data(imgEvent(e, "partial_image", "")), completed(e)), rules: []string{RuleImgIndexMissing}}, e, 1, 1},
+		{streamCase{name: "completed without b64_json", text: stream(data(`{"type":"image_edit.completed"}`)), rules: []string{RuleImgB64Missing}}, e, 1, 1},
+		{streamCase{name: "event line disagrees", text: stream(named("image_edit.completed", imgEvent(e, "partial_image", `,"partial_image_index":0`)), completed(e)), rules: []string{RuleImgNameMismatch}}, e, 1, 1},
+		{streamCase{name: "not JSON", text: stream(data("iVBORw0KGgo="), completed(e)), rules: []string{RuleImgNotJSON}}, e, 1, 1},
+		{streamCase{name: "type missing", text: stream(data(`{"b64_json":"iVBORw0KGgo="}`), completed(e)), rules: []string{RuleImgTypeMissing}}, e, 1, 1},
+		{streamCase{name: "index not from 0 (strict)", text: stream(preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{1}}, e, 2, 1},
+		{streamCase{name: "index skips (strict)", text: stream(preview(e, 0), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{2}}, e, 2, 1},
+		{streamCase{name: "cut mid-event", text: stream(preview(e, 0)) + "event: image_edit.completed\ndata: {\"type\":\"image_edit.completed\",\"b64_json\":\"iVBO", rules: []string{RuleIncomplete}}, e, 1, 1},
+		{streamCase{name: "completed too large", text: stream(preview(e, 0), completed(e)), max: 100, rules: []string{RuleTooLarge}}, e, 1, 1},
+	}
+	for _, tc := range cases {
+		runCases(t, []streamCase{tc.streamCase}, func() Grammar { return NewImages(tc.family, tc.maxPreviews, tc.n) })
+	}
+}
+
+func TestImagesAccessors(t *testing.T) {
+	g := NewImages("image_generation", 2, 1)
+	vs := check(t, g, stream(preview("image_generation", 0), preview("image_generation", 1), completed("image_generation")), 0)
+	assert.Empty(t, vs)
+	assert.Equal(t, 2, g.Previews())
+	assert.Equal(t, []CompletedImage{{Event: 3, B64: "iVBORw0KGgo="}}, g.Completed())
+	assert.Equal(t, "", g.Text())
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		rule string
+	}{
+		{fmt.Errorf("%w (event starting at line 3)", sse.ErrIncomplete), RuleIncomplete},
+		{fmt.Errorf("%w of 5 bytes", sse.ErrTooLarge), RuleTooLarge},
+		{errors.New("connection reset by peer"), RuleReadError},
+	} {
+		for _, g := range []Grammar{NewChat(), NewMessages(), NewImages("image_edit", 1, 1)} {
+			vs := g.Finish(tc.err)
+			require.Len(t, vs, 1, "the cut is the only reason reported")
+			assert.Equal(t, tc.rule, vs[0].Rule)
+			assert.Equal(t, 0, vs[0].Event)
+			assert.Contains(t, vs[0].Actual, tc.err.Error())
+		}
+	}
+}
+
+func TestSchemaFor(t *testing.T) {
+	ev := func(name, d string) sse.Event { return sse.Event{Name: name, Named: name != "", Data: []byte(d)} }
+	for _, tc := range []struct {
+		protocol string
+		ev       sse.Event
+		want     string
+	}{
+		{"chat", ev("", chatHello), "chat_chunk"},
+		{"chat", ev("", chatUsage), "chat_chunk"},
+		{"chat", ev("", "[DONE]"), ""},
+		{"chat", ev("", "{bad"), ""},
+		{"messages", ev("message_start", msgStart), "messages_message_start"},
+		{"messages", ev("", blockStart(0)), "messages_content_block_start"},
+		{"messages", ev("", blockDelta(0, "a")), "messages_content_block_delta"},
+		{"messages", ev("", blockStop(0)), "messages_content_block_stop"},
+		{"messages", ev("", msgDelta), "messages_message_delta"},
+		{"messages", ev("", msgStopEv), "messages_message_stop"},
+		{"messages", ev("", msgPing), "messages_ping"},
+		{"messages", ev("ping", msgStopEv), "messages_message_stop"},    // type wins over the name
+		{"messages", ev("message_stop", `{}`), "messages_message_stop"}, // no type: the name decides
+		{"messages", ev("error", msgErrorEv), ""},
+		{"messages", ev("", `{"type":"message_metadata"}`), ""},
+		{"image_generation", ev("", imgEvent("image_generation", "partial_image", "")), "image_generation_partial_image"},
+		{"image_generation", ev("", imgEvent("image_generation", "completed", "")), "image_generation_completed"},
+		{"image_edit", ev("", imgEvent("image_edit", "partial_image", "")), "image_edit_partial_image"},
+		{"image_edit", ev("", imgEvent("image_edit", "completed", "")), "image_edit_completed"},
+		{"image_edit", ev("", imgEvent("image_generation", "completed", "")), ""},
+		{"image_edit", ev("", "not json"), ""},
+		{"nope", ev("", "{}"), ""},
+	} {
+		assert.Equal(t, tc.want, SchemaFor(tc.protocol, tc.ev), "%s %s %s", tc.protocol, tc.ev.Name, tc.ev.Data)
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, p := range []string{"chat", "messages", "image_generation", "image_edit"} {
+		g, err := New(p, 1, 1)
+		require.NoError(t, err)
+		require.NotNil(t, g)
+	}
+	_, err := New("responses", 0, 0)
+	assert.Error(t, err)
+}
+
+// TestRunIntegration drives each grammar from the real reader with an
+// onEvent hook, the way the engine records per-event timing and schemas.
+func TestRunIntegration(t *testing.T) {
+	text := "\xEF\xBB\xBF: hello\r\n\r\n" + strings.ReplaceAll(stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "Hi"), blockStop(0), msgDelta, msgStopEv)...), "\n", "\r\n")
+	g := NewMessages()
+	var schemas []string
+	n, vs := Run(sse.NewReader(strings.NewReader(text), 0), g, func(n int, ev sse.Event) {
+		schemas = append(schemas, SchemaFor("messages", ev))
+	})
+	assert.Equal(t, 6, n)
+	assert.Empty(t, vs)
+	assert.Equal(t, "Hi", g.Text())
+	assert.Equal(t, "end_turn", g.StopReason())
+	assert.Equal(t, []string{"messages_message_start", "messages_content_block_start", "messages_content_block_delta",
+		"messages_content_block_stop", "messages_message_delta", "messages_message_stop"}, schemas)
+}
+
+func TestViolationString(t *testing.T) {
+	v := Violation{Event: 3, Rule: RuleChatDoneLast, Message: "an event arrived after [DONE]", Expected: "[DONE] last", Actual: `"x"`}
+	assert.Equal(t, `event 3: chat.done-last: an event arrived after [DONE] (expected [DONE] last, got "x")`, v.String())
+	assert.Equal(t, "stream: chat.done-missing: m", Violation{Rule: RuleChatDoneMissing, Message: "m"}.String())
+}
