@@ -5,7 +5,14 @@
 // with file:line:col.
 package catalog
 
-import "github.com/gwconform/gwconform/results"
+import (
+	"errors"
+	"reflect"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/gwconform/gwconform/results"
+)
 
 // KeyKind names the capability a key grants (spec section 5).
 type KeyKind string
@@ -66,8 +73,11 @@ type Request struct {
 	Auth    Auth              `yaml:"auth"`
 	// JSON is sent with Content-Type: application/json.
 	JSON any `yaml:"json"`
-	// Multipart fields in order. A value starting with "@" names a fixture
-	// file sent as a file part; a list value repeats the field (image[]).
+	// Multipart fields in order. In YAML, `multipart:` is a mapping of field
+	// name to a string or a list of strings (a list repeats the field, as
+	// image[] does); a value starting with "@" names a fixture file sent as a
+	// file part. The loader decodes it by hand (order matters), hence "-".
+	// Non-nil (possibly empty) when the case gave a multipart body.
 	Multipart []FormField `yaml:"-"`
 	// Raw is sent as is, with Headers' Content-Type (malformed-input cases).
 	Raw string `yaml:"raw"`
@@ -108,6 +118,20 @@ type Matcher struct {
 	Contains string   `yaml:"contains"`
 
 	HasEquals bool `yaml:"-"` // true when Equals was given (it may be null)
+}
+
+// UnmarshalYAML decodes a matcher from a goccy/go-yaml node: a scalar
+// (null included) is equality, a mapping holds operators. The loader uses the
+// same code, so both paths accept and reject the same input.
+func (m *Matcher) UnmarshalYAML(n ast.Node) error {
+	var ds Diagnostics
+	d := newDecoder("", &ds, nil)
+	d.collectAnchors(n)
+	d.decode(n, reflect.ValueOf(m).Elem(), "matcher")
+	if len(ds) > 0 {
+		return errors.New(ds[0].Message)
+	}
+	return nil
 }
 
 // ImageExpect checks decoded images.

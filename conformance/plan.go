@@ -146,14 +146,17 @@ func matchAny(globs []string, s string) bool {
 // Summary counts the calls of a plan that will reach the gateway, per key and
 // model, and how many are skipped.
 type Summary struct {
-	Calls   map[catalog.KeyKind]map[string]int
-	Total   int
-	Skipped int
+	Calls      map[catalog.KeyKind]map[string]int
+	Units      map[catalog.KeyKind]map[string]float64 // estimated cost units (see Cost)
+	Images     int                                    // final images requested in all
+	Total      int
+	Skipped    int
+	TotalUnits float64
 }
 
 // Summarize counts a plan.
 func Summarize(calls []Call) Summary {
-	s := Summary{Calls: map[catalog.KeyKind]map[string]int{}}
+	s := Summary{Calls: map[catalog.KeyKind]map[string]int{}, Units: map[catalog.KeyKind]map[string]float64{}}
 	for _, c := range calls {
 		if c.SkipReason != "" {
 			s.Skipped++
@@ -161,8 +164,13 @@ func Summarize(calls []Call) Summary {
 		}
 		if s.Calls[c.Case.Key] == nil {
 			s.Calls[c.Case.Key] = map[string]int{}
+			s.Units[c.Case.Key] = map[string]float64{}
 		}
+		cost := EstimateCost(c.Case)
 		s.Calls[c.Case.Key][c.Model]++
+		s.Units[c.Case.Key][c.Model] += cost.Units
+		s.TotalUnits += cost.Units
+		s.Images += cost.Images
 		s.Total++
 	}
 	return s

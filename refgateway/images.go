@@ -586,15 +586,17 @@ func decodeImageBlock(b contentBlock) (w, h, tokens int, errMsg string) {
 	return sz.X, sz.Y, max(1, sz.X*sz.Y/750), ""
 }
 
-// hash derives the request's seed from everything that shapes the picture.
+// hash derives the request's seed from what the picture shows: model,
+// prompt, size, reference and mask bytes.
 func (j *imageJob) hash() uint64 {
 	h := fnv.New64a()
 	put := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
 	put(j.model.ID)
 	put(j.prompt)
 	put(j.size)
-	put(j.quality)
-	put(strconv.FormatBool(j.transparent))
+	// Quality, background and format do not enter the seed: they change how
+	// the picture is delivered, not what it shows (and identical pictures
+	// let the cache serve them).
 	for _, r := range j.refs {
 		putBytes(h, r.raw)
 	}

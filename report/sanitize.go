@@ -15,23 +15,34 @@ import (
 // message, or a future runner bug, must not put a key on a public CI page.
 // This is defence in depth, by pattern, not a substitute for the runner's
 // redaction of the exact key values.
-var secretPatterns = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
+var (
+	// key=value, "api_key": "value", x-api-key: value, authorization: value;
+	// an auth scheme word is kept: "Authorization: Bearer [redacted]".
+	namedSecretRE = regexp.MustCompile(`(?i)\b(x-api-key|api[_-]?key|access[_-]?token|authorization|token)(["']?\s*[:=]\s*["']?)((?:bearer|basic)\s+)?([^\s"'&,;}\]]{4,})`)
 	// "Bearer <token>" anywhere (headers echoed in bodies or messages).
-	{regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=\-]{4,}`), "${1}${2}[redacted]"},
-	// key=value, "api_key": "value", x-api-key: value, authorization: value.
-	{regexp.MustCompile(`(?i)\b(x-api-key|api[_-]?key|access[_-]?token|authorization|token)(["']?\s*[:=]\s*["']?)([^\s"'&,;}\]]{4,})`), "${1}${2}[redacted]"},
+	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{4,})`)
 	// Provider-style secret keys: sk-..., sk_live_... (long enough to not be a word).
-	{regexp.MustCompile(`\b(sk[-_])[A-Za-z0-9_\-]{12,}`), "${1}[redacted]"},
-}
+	skRE = regexp.MustCompile(`\b(sk[-_])([A-Za-z0-9_\-]{12,})`)
+)
 
-// redact replaces anything that looks like a credential in s.
+const redacted = "[redacted]"
+
+// redact replaces anything that looks like a credential in s. It is
+// idempotent: text the runner already redacted ("[redacted]") stays as is.
 func redact(s string) string {
-	for _, p := range secretPatterns {
-		s = p.re.ReplaceAllString(s, p.repl)
-	}
+	s = namedSecretRE.ReplaceAllStringFunc(s, func(m string) string {
+		p := namedSecretRE.FindStringSubmatch(m)
+		val := p[4]
+		if strings.HasPrefix(val, "[redacted") {
+			return m
+		}
+		if p[3] == "" && (strings.EqualFold(val, "bearer") || strings.EqualFold(val, "basic")) {
+			return m // a scheme alone, its token is handled by bearerRE
+		}
+		return p[1] + p[2] + p[3] + redacted
+	})
+	s = bearerRE.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = skRE.ReplaceAllString(s, "${1}"+redacted)
 	return s
 }
 

@@ -75,7 +75,7 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 }
 
 func (g *chat) Finish(readErr error) []Violation {
-	if vs := readErrViolations(readErr); vs != nil {
+	if vs, cut := readErrViolations(readErr); cut {
 		return vs
 	}
 	if g.done == 0 {

@@ -28,6 +28,7 @@ type Images struct {
 	lastIndex int64
 	completed []CompletedImage
 	events    int
+	errored   bool // an error arrived: it is the reason no image follows
 	once      once
 }
 
@@ -62,6 +63,7 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 		return vs
 	}
 	if typ == "error" || strings.HasSuffix(typ, ".error") || (doc.Get("error").Exists() && doc.Get("error").Type != gjson.Null) {
+		g.errored = true
 		return append(vs, Violation{Event: n, Rule: RuleImgErrorEvent, Message: "the stream carries an error",
 			Expected: "no error event", Actual: snippet(ev.Data)})
 	}
@@ -128,10 +130,12 @@ func (g *Images) complete(n int, doc gjson.Result) []Violation {
 }
 
 func (g *Images) Finish(readErr error) []Violation {
-	if vs := readErrViolations(readErr); vs != nil {
+	if vs, cut := readErrViolations(readErr); cut {
 		return vs
 	}
 	switch c := len(g.completed); {
+	case g.errored && c < g.n:
+		return nil // the error event already says why
 	case c == 0:
 		return []Violation{{Rule: RuleImgCompletedMissing, Message: "no completed event: the image was never delivered",
 			Expected: g.family + ".completed", Actual: "end of stream after " + plural(g.events, "event")}}

@@ -20,6 +20,7 @@ type Messages struct {
 	stopReason string
 	text       strings.Builder
 	events     int
+	errored    bool // an error event arrived: it is the reason the stream ends early
 	once       once
 
 	// strict: content-block indexes
@@ -61,6 +62,7 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		return vs
 	}
 	if typ == "error" {
+		g.errored = true
 		return append(vs, Violation{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
 			Expected: "no error event", Actual: snippet(ev.Data)})
 	}
@@ -166,10 +168,10 @@ func (g *Messages) expectedIndex(typ string) string {
 }
 
 func (g *Messages) Finish(readErr error) []Violation {
-	if vs := readErrViolations(readErr); vs != nil {
+	if vs, cut := readErrViolations(readErr); cut {
 		return vs
 	}
-	if g.phase != phaseStopped {
+	if g.phase != phaseStopped && !g.errored {
 		return []Violation{{Rule: RuleMsgStopMissing, Message: "the stream ended without message_stop",
 			Expected: "message_stop as the last event", Actual: "end of stream after " + plural(g.events, "event")}}
 	}

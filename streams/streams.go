@@ -64,7 +64,6 @@ type Grammar interface {
 const (
 	RuleIncomplete = "stream.incomplete" // the stream was cut mid-event
 	RuleTooLarge   = "stream.too-large"  // an event exceeded the reader's cap
-	RuleReadError  = "stream.read-error" // the body could not be read to its end
 
 	RuleChatNotJSON     = "chat.not-json"
 	RuleChatError       = "chat.error" // a chunk carries an error field (spec 7)
@@ -135,22 +134,24 @@ func Run(rd *sse.Reader, g Grammar, onEvent func(n int, ev sse.Event)) (int, []V
 	}
 }
 
-// readErrViolations maps the reader's terminal error to a violation. When it
-// returns one, grammars report no "missing terminator" rule as well: the cut
-// is the cause, and one failure should carry one reason.
-func readErrViolations(err error) []Violation {
+// readErrViolations maps the reader's terminal error to violations, and says
+// whether the stream ended abnormally. When it did, grammars report no
+// "missing terminator" rule as well: the cut is the cause, and one failure
+// should carry one reason. Errors other than the reader's own (a reset
+// connection, a timeout) belong to the transport: the caller reports them,
+// so they yield no violation here.
+func readErrViolations(err error) ([]Violation, bool) {
 	switch {
 	case err == nil:
-		return nil
+		return nil, false
 	case errors.Is(err, sse.ErrIncomplete):
 		return []Violation{{Rule: RuleIncomplete, Message: "stream cut mid-event",
-			Expected: "every event ended by a blank line", Actual: err.Error()}}
+			Expected: "every event ended by a blank line", Actual: err.Error()}}, true
 	case errors.Is(err, sse.ErrTooLarge):
 		return []Violation{{Rule: RuleTooLarge, Message: "an event exceeded the size cap",
-			Expected: "events within the reader's cap", Actual: err.Error()}}
+			Expected: "events within the reader's cap", Actual: err.Error()}}, true
 	}
-	return []Violation{{Rule: RuleReadError, Message: "the stream could not be read to its end",
-		Expected: "a clean end of stream", Actual: err.Error()}}
+	return nil, true
 }
 
 // SchemaFor maps an event to the name of the JSON Schema that validates its

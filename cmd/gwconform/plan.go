@@ -49,7 +49,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 func printPlan(w io.Writer, calls []conformance.Call) {
 	sum := conformance.Summarize(calls)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tMODEL\tCALLS")
+	fmt.Fprintln(tw, "KEY\tMODEL\tCALLS\tCOST UNITS")
 	for _, k := range catalog.KeyKinds {
 		models := make([]string, 0, len(sum.Calls[k]))
 		for m := range sum.Calls[k] {
@@ -57,9 +57,10 @@ func printPlan(w io.Writer, calls []conformance.Call) {
 		}
 		sort.Strings(models)
 		for _, m := range models {
-			fmt.Fprintf(tw, "%s\t%s\t%d\n", k, m, sum.Calls[k][m])
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\n", k, m, sum.Calls[k][m], sum.Units[k][m])
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "total: %d calls, %d skipped\n", sum.Total, sum.Skipped)
+	fmt.Fprintf(w, "total: %d calls, %d skipped, %d final images, %.1f cost units\n", sum.Total, sum.Skipped, sum.Images, sum.TotalUnits)
+	fmt.Fprintln(w, "(a cost unit is one text call; a 1024x1024 high-quality image is 10 units, scaled by pixels and quality; a preview 20% of its image)")
 }

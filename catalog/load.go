@@ -1,0 +1,499 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// Catalog is the loaded, validated case catalog. It is immutable after Load
+// and safe for concurrent use.
+type Catalog struct {
+	// Cases in file order, files sorted by name.
+	Cases []Case
+	// Fixtures is the FS the templates and "@name" parts read from.
+	Fixtures fs.FS
+	// Files are the case files as displayed, e.g. "cases/chat.yaml".
+	Files []string
+
+	hash     string
+	fixtures sync.Map // name → fixtureData
+}
+
+// Hash is the sha256 (hex) of the case files' bytes in file order; reports
+// record it so two runs can be told apart by their catalog.
+func (c *Catalog) Hash() string { return c.hash }
+
+// Case returns the case with the given id, or nil.
+func (c *Catalog) Case(id string) *Case {
+	for i := range c.Cases {
+		if c.Cases[i].ID == id {
+			return &c.Cases[i]
+		}
+	}
+	return nil
+}
+
+// Option adjusts Load.
+type Option func(*options)
+
+type options struct{ dir string }
+
+// WithDisplayDir sets the directory shown before file names in diagnostics
+// and Case.Pos (default "cases"; "" shows bare names). Use the --cases
+// directory when loading from disk.
+func WithDisplayDir(dir string) Option { return func(o *options) { o.dir = dir } }
+
+// Load reads every *.yaml (and *.yml) file at the root of cases, in name
+// order, and validates each case against the known features, schema names
+// and fixtures. Problems in the files come back as Diagnostics holding all
+// of them; a nil schemaNames skips the schema-name check.
+func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*Catalog, error) {
+	o := options{dir: "cases"}
+	for _, f := range opts {
+		f(&o)
+	}
+	var names []string
+	for _, pat := range []string{"*.yaml", "*.yml"} {
+		m, err := fs.Glob(cases, pat)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, m...)
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return nil, errors.New("no case files (*.yaml) found")
+	}
+	l := &loader{
+		fixtures: fixtures, firstID: map[string]string{},
+	}
+	if schemaNames != nil {
+		l.schemas = map[string]bool{}
+		for _, s := range schemaNames {
+			l.schemas[s] = true
+		}
+	}
+	cat := &Catalog{Fixtures: fixtures}
+	h := sha256.New()
+	for _, name := range names {
+		data, err := fs.ReadFile(cases, name)
+		if err != nil {
+			return nil, fmt.Errorf("reading case file: %w", err)
+		}
+		h.Write(data)
+		display := name
+		if o.dir != "" {
+			display = path.Join(o.dir, name)
+		}
+		cat.Files = append(cat.Files, display)
+		cat.Cases = append(cat.Cases, l.loadFile(display, data)...)
+	}
+	if len(l.diags) > 0 {
+		return nil, l.diags.sorted()
+	}
+	cat.hash = hex.EncodeToString(h.Sum(nil))
+	return cat, nil
+}
+
+type loader struct {
+	fixtures fs.FS
+	schemas  map[string]bool   // nil: not checked
+	firstID  map[string]string // id → position of its first declaration
+	diags    Diagnostics
+}
+
+// loadFile decodes one file; its problems go to l.diags.
+func (l *loader) loadFile(file string, data []byte) (out []Case) {
+	d := newDecoder(file, &l.diags, l.fixtures)
+	defer func() {
+		// The YAML library is third-party code fed arbitrary bytes; a panic
+		// in it must become a diagnostic, not kill lint.
+		if r := recover(); r != nil {
+			d.errAt(Pos{1, 1}, "YAML parser failed: %v", r)
+			out = nil
+		}
+	}()
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
+			p := ye.GetToken().Position
+			d.errAt(tokenPos(p.Line, p.Column), "%s", ye.GetMessage())
+		} else {
+			d.errAt(Pos{1, 1}, "%v", err)
+		}
+		return nil
+	}
+	var docs []*ast.DocumentNode
+	for _, doc := range f.Docs {
+		if doc != nil && !isNull(doc.Body) {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) == 0 {
+		d.errAt(Pos{1, 1}, "empty file: expected a mapping with feature_group and cases")
+		return nil
+	}
+	if len(docs) > 1 {
+		d.errf(docs[1].Body, "only one YAML document per case file")
+	}
+	root := docs[0].Body
+	d.collectAnchors(root)
+	root = d.resolve(root)
+	m, ok := root.(*ast.MappingNode)
+	if !ok {
+		if root != nil {
+			d.errf(root, "expected a mapping with feature_group and cases, got %s", kindOf(root))
+		}
+		return nil
+	}
+	var group string
+	var casesNode ast.Node
+	for _, p := range d.pairs(m) {
+		switch p.key {
+		case "feature_group":
+			d.decode(p.value, reflect.ValueOf(&group).Elem(), "feature_group")
+			if group != "" && !knownGroup(group) {
+				d.errf(p.value, "feature_group %q is no prefix of a known feature", group)
+			}
+		case "cases":
+			casesNode = p.value
+		default:
+			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}}))
+		}
+	}
+	if casesNode == nil {
+		d.errf(m, "missing field cases")
+		return nil
+	}
+	seq, ok := d.resolve(casesNode).(*ast.SequenceNode)
+	if !ok {
+		if n := d.resolve(casesNode); n != nil {
+			d.errf(n, "cases: expected a list of cases, got %s", kindOf(n))
+		}
+		return nil
+	}
+	if len(seq.Values) == 0 {
+		d.errf(seq, "cases: empty list")
+	}
+	for _, item := range seq.Values {
+		d.pos, d.present, d.usesPublicURL = map[string]Pos{}, map[string]bool{}, false
+		item = d.resolve(item)
+		if item == nil {
+			continue
+		}
+		if _, ok := item.(*ast.MappingNode); !ok {
+			d.errf(item, "a case must be a mapping, got %s", kindOf(item))
+			continue
+		}
+		var c Case
+		at := nodePos(item)
+		d.pos[""] = at
+		d.decode(item, reflect.ValueOf(&c).Elem(), "")
+		c.Pos = fmt.Sprintf("%s:%d:%d", file, at.Line, at.Col)
+		l.validate(d, &c)
+		out = append(out, c)
+	}
+	return out
+}
+
+func knownGroup(g string) bool {
+	for _, f := range Features {
+		if f == g || strings.HasPrefix(f, g+".") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+	sizePattern = regexp.MustCompile(`^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$`)
+)
+
+// at is the position of a field path, falling back to its parents and
+// finally to the case itself.
+func (d *decoder) at(p string) Pos {
+	for {
+		if pos, ok := d.pos[p]; ok && pos.valid() {
+			return pos
+		}
+		if p == "" {
+			return Pos{1, 1}
+		}
+		if i := strings.LastIndexAny(p, ".["); i >= 0 {
+			p = p[:i]
+		} else {
+			p = ""
+		}
+	}
+}
+
+// validate applies the rules that decoding alone cannot express.
+func (l *loader) validate(d *decoder, c *Case) {
+	req := func(p string, ok bool, msg string) {
+		if !ok {
+			d.errAt(d.at(p), "%s", msg)
+		}
+	}
+	// Identity.
+	switch {
+	case c.ID == "":
+		req("", false, "missing field id")
+	case !idPattern.MatchString(c.ID):
+		d.errAt(d.at("id"), "id %q must match %s", c.ID, idPattern)
+	default:
+		here := fmt.Sprintf("%s:%d:%d", d.file, d.at("id").Line, d.at("id").Col)
+		if first, dup := l.firstID[c.ID]; dup {
+			d.errAt(d.at("id"), "duplicate id %q (first declared at %s)", c.ID, first)
+		} else {
+			l.firstID[c.ID] = here
+		}
+	}
+	if c.Feature == "" {
+		req("", false, "missing field feature")
+	} else if !slices.Contains(Features, c.Feature) {
+		d.errAt(d.at("feature"), "unknown feature %q%s", c.Feature, closest(c.Feature, Features))
+	}
+	if c.Tier == "" {
+		req("", false, "missing field tier")
+	} else if !c.Tier.Valid() {
+		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinTiers())
+	}
+	req("", strings.TrimSpace(c.Spec) != "", "missing field spec (the spec section this case checks)")
+	req("", strings.TrimSpace(c.Requirement) != "", "missing field requirement (the sentence of the spec this case checks)")
+	if (c.Tier == results.TierStrict || c.Tier == results.TierExplore) && strings.TrimSpace(c.Why) == "" {
+		req("", false, fmt.Sprintf("a %s case needs why (the reason it matters)", c.Tier))
+	}
+	if c.Key == "" {
+		req("", false, "missing field key")
+	} else if !slices.Contains(KeyKinds, c.Key) {
+		d.errAt(d.at("key"), "key %q is not one of text, messages, image, alt", c.Key)
+	}
+	if len(c.Models) == 0 {
+		req("models", false, "models: at least one model is needed")
+	}
+	for i, m := range c.Models {
+		p := fmt.Sprintf("models[%d]", i)
+		if strings.TrimSpace(m) == "" {
+			d.errAt(d.at(p), "%s: empty model id", p)
+		} else if slices.Index(c.Models, m) < i {
+			d.errAt(d.at(p), "%s: model %q listed twice", p, m)
+		}
+	}
+	for i, r := range c.Requires {
+		if !slices.Contains(Requirements, r) {
+			d.errAt(d.at(fmt.Sprintf("requires[%d]", i)), "unknown requirement %q (known: %s)", r, strings.Join(Requirements, ", "))
+		}
+	}
+	if d.usesPublicURL && !slices.Contains(c.Requires, RequirePublicImageURL) {
+		d.errAt(d.at("request"), "the request uses publicImageURL: add requires: [%s]", RequirePublicImageURL)
+	}
+	l.validateRequest(d, c)
+	l.validateExpect(d, c)
+}
+
+func joinTiers() string {
+	s := make([]string, len(results.Tiers))
+	for i, t := range results.Tiers {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+func closest(s string, known []string) string {
+	best, bestD := "", 4
+	for _, k := range known {
+		if dist := editDistance(s, k); dist < bestD {
+			best, bestD = k, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func (l *loader) validateRequest(d *decoder, c *Case) {
+	r := &c.Request
+	if !d.present["request"] {
+		d.errAt(d.at(""), "missing field request")
+		return
+	}
+	switch r.Method {
+	case "":
+		d.errAt(d.at("request"), "request: missing field method")
+	case "GET", "POST":
+	default:
+		d.errAt(d.at("request.method"), "request.method %q is not GET or POST", r.Method)
+	}
+	if r.Path == "" {
+		d.errAt(d.at("request"), "request: missing field path")
+	} else if !strings.HasPrefix(r.Path, "/v1/") {
+		d.errAt(d.at("request.path"), "request.path %q must start with /v1/", r.Path)
+	}
+	if !slices.Contains(Auths, r.Auth) {
+		d.errAt(d.at("request.auth"), "request.auth %q is not none or invalid (omit it to send the case's key)", r.Auth)
+	}
+	var kinds []string
+	for _, k := range []string{"json", "multipart", "raw"} {
+		if d.present["request."+k] {
+			kinds = append(kinds, k)
+		}
+	}
+	switch {
+	case r.Method == "GET" && len(kinds) > 0:
+		d.errAt(d.at("request."+kinds[0]), "request: a GET request has no body (found %s)", kinds[0])
+	case r.Method == "POST" && len(kinds) == 0:
+		d.errAt(d.at("request"), "request: a POST request needs exactly one of json, multipart, raw")
+	case len(kinds) > 1:
+		d.errAt(d.at("request."+kinds[1]), "request: exactly one of json, multipart, raw (found %s)", strings.Join(kinds, " and "))
+	}
+	for name := range r.Headers {
+		p := "request.headers[" + name + "]"
+		switch {
+		case strings.EqualFold(name, "Authorization"):
+			d.errAt(d.at(p), "request.headers: Authorization is set from the case's key; use auth: none or invalid")
+		case strings.EqualFold(name, "Content-Type") && !d.present["request.raw"]:
+			d.errAt(d.at(p), "request.headers: Content-Type is set by the body kind; only a raw body may set it")
+		case !validHeaderName(name):
+			d.errAt(d.at(p), "request.headers: %q is not a valid header name", name)
+		}
+	}
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 126 || r <= 32 || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// stream reads the request's stream parameter (JSON true or form "true").
+func stream(r *Request) bool {
+	v, ok := r.Param("stream")
+	return ok && (v == true || v == "true")
+}
+
+func (l *loader) validateExpect(d *decoder, c *Case) {
+	e := &c.Expect
+	if !d.present["expect"] {
+		d.errAt(d.at(""), "missing field expect")
+		return
+	}
+	if e.Status == 0 {
+		d.errAt(d.at("expect"), "expect: missing field status")
+	} else if e.Status < 100 || e.Status > 599 {
+		d.errAt(d.at("expect.status"), "expect.status %d is not an HTTP status", e.Status)
+	}
+	if e.Schema != "" && l.schemas != nil && !l.schemas[e.Schema] {
+		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, closest(e.Schema, sortedKeys(l.schemas)))
+	}
+	for p := range e.JSON {
+		if strings.TrimSpace(p) == "" {
+			d.errAt(d.at("expect.json["+p+"]"), "expect.json: empty path")
+		}
+	}
+	if e.Images != nil {
+		l.validateImages(d, "expect.images", e.Images)
+	}
+	success := e.Status >= 200 && e.Status < 300
+	if s := e.SSE; s != nil {
+		switch {
+		case s.Protocol == "":
+			d.errAt(d.at("expect.sse"), "expect.sse: missing field protocol")
+		case !slices.Contains(Protocols, s.Protocol):
+			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %q is not one of %s", s.Protocol, strings.Join(Protocols, ", "))
+		case !isTemplate(c.Request.Path) && c.Request.Path != protocolPaths[s.Protocol]:
+			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %s belongs to %s, not %s", s.Protocol, protocolPaths[s.Protocol], c.Request.Path)
+		}
+		image := s.Protocol == ProtocolImageGeneration || s.Protocol == ProtocolImageEdit
+		text := s.Protocol == ProtocolChat || s.Protocol == ProtocolMessages
+		if s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !image) {
+			d.errAt(d.at("expect.sse.max_previews"), "expect.sse.max_previews must be >= 0 and applies to image protocols only")
+		}
+		if s.Images != nil {
+			if !image {
+				d.errAt(d.at("expect.sse.images"), "expect.sse.images applies to image protocols only")
+			}
+			l.validateImages(d, "expect.sse.images", s.Images)
+		}
+		if s.StopReason != "" && s.Protocol != ProtocolMessages {
+			d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
+		}
+		if s.MinText < 0 || (s.MinText > 0 && !text) {
+			d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat and messages only")
+		}
+		if !success {
+			d.errAt(d.at("expect.sse"), "expect.sse needs a 2xx expect.status")
+		}
+		if !stream(&c.Request) {
+			d.errAt(d.at("expect.sse"), "expect.sse needs stream: true in the request")
+		}
+		if e.Images != nil || e.Schema != "" || len(e.JSON) > 0 {
+			d.errAt(d.at("expect.sse"), "expect.sse checks the stream; images, schema and json apply to JSON bodies (use sse.images)")
+		}
+	} else if success && stream(&c.Request) {
+		d.errAt(d.at("expect"), "a streaming request expecting %d needs expect.sse", e.Status)
+	}
+}
+
+func (l *loader) validateImages(d *decoder, p string, im *ImageExpect) {
+	if im.Format != "" && !slices.Contains(ImageFormats, im.Format) {
+		d.errAt(d.at(p+".format"), "%s.format %q is not one of png, jpeg, webp", p, im.Format)
+	}
+	if im.Size != "" && !sizePattern.MatchString(im.Size) {
+		d.errAt(d.at(p+".size"), "%s.size %q is not WIDTHxHEIGHT (e.g. 1024x1024)", p, im.Size)
+	}
+	if im.Count < 0 {
+		d.errAt(d.at(p+".count"), "%s.count must be >= 1", p)
+	} else if d.present[p+".count"] && im.Count == 0 {
+		d.errAt(d.at(p+".count"), "%s.count must be >= 1 (omit it to skip the check)", p)
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Param returns a top-level request parameter as written (before template
+// rendering): a JSON member, or the first multipart text field of that name.
+// The engine reads stream, n, size and output_format through it.
+func (r *Request) Param(name string) (any, bool) {
+	if m, ok := r.JSON.(map[string]any); ok {
+		v, ok := m[name]
+		return v, ok
+	}
+	for _, f := range r.Multipart {
+		if f.Name == name && f.File == "" {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+

@@ -1,0 +1,482 @@
+package refgateway
+
+// Validators check one response against the spec and name each broken rule
+// by the fault that breaks it. They are the test oracle: with no fault they
+// must find nothing, and with fault F exactly {F} where F applies.
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"regexp"
+	"strings"
+)
+
+type violations map[string]bool
+
+func (v violations) add(name string) { v[name] = true }
+
+func (v violations) names() []string {
+	var out []string
+	for k := range v {
+		out = append(out, k)
+	}
+	return out
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func mediaType(r resp) string {
+	mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
+	return mt
+}
+
+func isNumber(v any) bool { _, ok := v.(float64); return ok }
+
+func words(s string) int { return len(strings.Fields(s)) }
+
+// problem records a failure no fault explains: tests assert on it.
+func (v violations) problem(format string, args ...any) { v.add("PROBLEM: " + fmt.Sprintf(format, args...)) }
+
+func validateModels(r resp, verified string) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d", r.status)
+		return v
+	}
+	if mediaType(r) != "application/json" {
+		v.add(fWrongContentType)
+	}
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		v.problem("not JSON")
+		return v
+	}
+	if m["object"] != "list" {
+		v.add(fMissingField)
+	}
+	data, _ := m["data"].([]any)
+	if len(data) == 0 {
+		v.problem("no data")
+	}
+	found := false
+	for _, e := range data {
+		em, _ := e.(map[string]any)
+		if em["object"] != "model" {
+			v.add(fMissingField)
+		}
+		if _, ok := em["owned_by"].(string); !ok {
+			v.add(fWrongType)
+		}
+		if em["id"] == verified {
+			found = true
+		}
+	}
+	if !found {
+		v.add(fModelMissing)
+	}
+	return v
+}
+
+func validateChatJSON(r resp, maxTokens int) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %s", r.status, r.body)
+		return v
+	}
+	if mediaType(r) != "application/json" {
+		v.add(fWrongContentType)
+	}
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		v.problem("not JSON")
+		return v
+	}
+	if m["object"] != "chat.completion" {
+		v.add(fMissingField)
+	}
+	if _, ok := m["created"].(float64); !ok {
+		v.add(fMissingField)
+	}
+	if idx, _ := field(m, "choices.0.index"); !isNumber(idx) {
+		v.add(fWrongType)
+	}
+	if role, _ := field(m, "choices.0.message.role"); role != "assistant" {
+		v.problem("role %v", role)
+	}
+	content, ok := field(m, "choices.0.message.content")
+	text, isStr := content.(string)
+	if !ok || !isStr {
+		v.add(fMissingField)
+	}
+	fr, _ := field(m, "choices.0.finish_reason")
+	checkLength(v, words(text), maxTokens, fr == "length")
+	return v
+}
+
+// checkLength: at most maxTokens words, and the bound reached is reported as such.
+func checkLength(v violations, n, maxTokens int, saysCut bool) {
+	if maxTokens > 0 && n > maxTokens {
+		v.add(fMaxTokensIgnored)
+		return
+	}
+	if maxTokens > 0 && n == maxTokens && !saysCut {
+		v.add(fMaxTokensIgnored)
+	}
+}
+
+func validateChatStream(r resp, maxTokens int) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %s", r.status, r.body)
+		return v
+	}
+	if mediaType(r) != "text/event-stream" {
+		v.add(fWrongContentType)
+	}
+	events, complete := parseSSE(r.body)
+	if !complete {
+		v.add(fStreamCut)
+	}
+	if len(events) == 0 {
+		v.problem("no events")
+		return v
+	}
+	var text strings.Builder
+	id := ""
+	finish := ""
+	for i, e := range events {
+		if e.data == "[DONE]" {
+			if i != len(events)-1 {
+				v.problem("[DONE] not last")
+			}
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(e.data), &m) != nil {
+			v.problem("event %d not JSON", i)
+			continue
+		}
+		if m["object"] != "chat.completion.chunk" {
+			v.add(fMissingField)
+		}
+		if cid, _ := m["id"].(string); id == "" {
+			id = cid
+		} else if cid != id {
+			v.problem("id changed")
+		}
+		choices, _ := m["choices"].([]any)
+		if len(choices) == 0 {
+			continue
+		}
+		if idx, _ := field(m, "choices.0.index"); !isNumber(idx) {
+			v.add(fWrongType)
+		}
+		if i == 0 {
+			if role, _ := field(m, "choices.0.delta.role"); role != "assistant" {
+				v.problem("no role in first delta")
+			}
+		}
+		if c, ok := field(m, "choices.0.delta.content"); ok {
+			s, _ := c.(string)
+			text.WriteString(s)
+		}
+		if fr, _ := field(m, "choices.0.finish_reason"); fr != nil {
+			finish, _ = fr.(string)
+		}
+	}
+	if complete {
+		if events[len(events)-1].data != "[DONE]" {
+			v.add(fChatNoDone)
+		}
+		if finish == "" {
+			v.problem("no finish_reason")
+		}
+		checkLength(v, words(text.String()), maxTokens, finish == "length")
+	}
+	return v
+}
+
+func validateMessagesJSON(r resp, maxTokens int) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %s", r.status, r.body)
+		return v
+	}
+	if mediaType(r) != "application/json" {
+		v.add(fWrongContentType)
+	}
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		v.problem("not JSON")
+		return v
+	}
+	if m["type"] != "message" {
+		v.add(fMissingField)
+	}
+	if m["role"] != "assistant" {
+		v.problem("role")
+	}
+	for _, f := range []string{"usage.input_tokens", "usage.output_tokens", "usage.cache_creation_input_tokens", "usage.cache_read_input_tokens"} {
+		if x, ok := field(m, f); !ok || !isNumber(x) {
+			v.add(fWrongType)
+		}
+	}
+	text := ""
+	blocks, _ := m["content"].([]any)
+	for _, b := range blocks {
+		bm, _ := b.(map[string]any)
+		if bm["type"] == "text" {
+			s, _ := bm["text"].(string)
+			text += s
+		}
+	}
+	checkLength(v, words(text), maxTokens, m["stop_reason"] == "max_tokens")
+	return v
+}
+
+func validateMessagesStream(r resp, maxTokens int) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %s", r.status, r.body)
+		return v
+	}
+	if mediaType(r) != "text/event-stream" {
+		v.add(fWrongContentType)
+	}
+	events, complete := parseSSE(r.body)
+	if !complete {
+		v.add(fStreamCut)
+	}
+	var names []string
+	var text strings.Builder
+	stop := ""
+	for i, e := range events {
+		var m map[string]any
+		if json.Unmarshal([]byte(e.data), &m) != nil {
+			v.problem("event %d not JSON", i)
+			continue
+		}
+		if m["type"] != e.name {
+			v.add(fMissingField)
+		}
+		if e.name == "ping" {
+			continue
+		}
+		names = append(names, e.name)
+		switch e.name {
+		case "content_block_delta":
+			if s, ok := field(m, "delta.text"); ok {
+				str, _ := s.(string)
+				text.WriteString(str)
+			}
+		case "message_delta":
+			if x, _ := field(m, "usage.output_tokens"); !isNumber(x) {
+				v.add(fWrongType)
+			}
+			sr, _ := field(m, "delta.stop_reason")
+			stop, _ = sr.(string)
+		}
+	}
+	if len(names) == 0 || names[0] != "message_start" {
+		v.problem("first event %v", names)
+		return v
+	}
+	// Order of kinds: message_start, content-block events, message_delta, message_stop.
+	seenDelta := false
+	for _, n := range names[1:] {
+		switch {
+		case strings.HasPrefix(n, "content_block_"):
+			if seenDelta {
+				v.add(fMessagesOutOfOrder)
+			}
+		case n == "message_delta":
+			seenDelta = true
+		}
+	}
+	if complete {
+		if names[len(names)-1] != "message_stop" {
+			v.add(fMessagesNoStop)
+		}
+		if stop == "" {
+			v.problem("no stop_reason")
+		}
+		checkLength(v, words(text.String()), maxTokens, stop == "max_tokens")
+	}
+	return v
+}
+
+// imageExpect is what an image response must hold.
+type imageExpect struct {
+	n           int
+	format      string
+	w, h        int
+	transparent bool
+	family      string // streams: image_generation or image_edit
+	partial     int
+}
+
+// checkImage validates one b64_json value; it returns the decoded image when usable.
+func checkImage(v violations, b64 any, exp imageExpect) *decoded {
+	s, ok := b64.(string)
+	if !ok {
+		v.add(fWrongType)
+		return nil
+	}
+	d, err := decodeB64(s)
+	if err != nil {
+		v.add(fBadBase64)
+		return nil
+	}
+	if d.err != nil {
+		v.add(fUndecodable)
+		return nil
+	}
+	if d.format != exp.format {
+		v.add(fWrongFormat)
+		return &d
+	}
+	if sz := d.img.Bounds().Size(); sz.X != exp.w || sz.Y != exp.h {
+		v.add(fSizeMismatch)
+	}
+	tr, op := alphaKinds(d.img)
+	if exp.transparent && !(tr && op) {
+		v.add(fAlphaDropped)
+	}
+	if !exp.transparent && tr {
+		v.problem("transparent pixels without background transparent")
+	}
+	return &d
+}
+
+func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %.300s", r.status, r.body)
+		return v, nil
+	}
+	if mediaType(r) != "application/json" {
+		v.add(fWrongContentType)
+	}
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		v.problem("not JSON")
+		return v, nil
+	}
+	if _, has := m["error"]; has {
+		v.add(fErrorField)
+	}
+	switch c, ok := m["created"]; {
+	case !ok:
+		v.add(fMissingField)
+	case !isNumber(c):
+		v.add(fWrongType)
+	}
+	if m["output_format"] != exp.format || m["size"] != fmt.Sprintf("%dx%d", exp.w, exp.h) {
+		v.problem("output_format %v size %v", m["output_format"], m["size"])
+	}
+	wantBG := "opaque"
+	if exp.transparent {
+		wantBG = "transparent"
+	}
+	if m["background"] != wantBG {
+		v.problem("background %v", m["background"])
+	}
+	in, _ := field(m, "usage.input_tokens")
+	out, _ := field(m, "usage.output_tokens")
+	tot, _ := field(m, "usage.total_tokens")
+	if !isNumber(in) || !isNumber(out) || !isNumber(tot) || in.(float64)+out.(float64) != tot.(float64) {
+		v.problem("usage %v %v %v", in, out, tot)
+	}
+	data, _ := m["data"].([]any)
+	switch {
+	case len(data) == 0:
+		v.add(fEmptyData)
+	case len(data) < exp.n:
+		v.add(fFewerImages)
+	case len(data) > exp.n:
+		v.problem("%d images for n=%d", len(data), exp.n)
+	}
+	var imgs []*decoded
+	for _, e := range data {
+		em, _ := e.(map[string]any)
+		if id, _ := em["generation_id"].(string); !uuidRE.MatchString(id) {
+			v.problem("generation_id %q", id)
+		}
+		imgs = append(imgs, checkImage(v, em["b64_json"], exp))
+	}
+	return v, imgs
+}
+
+func validateImageStream(r resp, exp imageExpect) violations {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %.300s", r.status, r.body)
+		return v
+	}
+	if mediaType(r) != "text/event-stream" {
+		v.add(fWrongContentType)
+	}
+	events, complete := parseSSE(r.body)
+	if !complete {
+		v.add(fStreamCut)
+	}
+	completed, previews := 0, 0
+	for i, e := range events {
+		var m map[string]any
+		if json.Unmarshal([]byte(e.data), &m) != nil {
+			v.problem("event %d not JSON", i)
+			continue
+		}
+		typ, ok := m["type"].(string)
+		if !ok {
+			v.add(fMissingField)
+			typ = e.name
+		}
+		if typ != e.name {
+			v.problem("type %q under event %q", typ, e.name)
+		}
+		fam, kind, _ := strings.Cut(typ, ".")
+		if fam != exp.family {
+			v.add(fWrongEventFamily)
+		}
+		switch kind {
+		case "partial_image":
+			idx, ok := m["partial_image_index"].(float64)
+			if !ok {
+				v.add(fWrongType)
+			} else if int(idx) != previews {
+				v.problem("partial_image_index %v, want %d", idx, previews)
+			}
+			previews++
+			if previews > exp.partial {
+				v.add(fPreviewOverflow)
+			}
+			if s, ok := m["b64_json"].(string); ok {
+				if d, err := decodeB64(s); err != nil || d.err != nil {
+					v.problem("preview undecodable")
+				}
+			}
+		case "completed":
+			completed++
+			previews = 0
+			checkImage(v, m["b64_json"], exp)
+			if _, ok := field(m, "usage.total_tokens"); !ok {
+				v.problem("completed without usage")
+			}
+		default:
+			v.problem("event type %q", typ)
+		}
+	}
+	if complete {
+		switch {
+		case completed == 0:
+			v.add(fImageNoCompleted)
+		case completed < exp.n:
+			v.add(fFewerImages)
+		case completed > exp.n:
+			v.problem("%d completed events for n=%d", completed, exp.n)
+		}
+	}
+	return v
+}

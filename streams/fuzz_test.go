@@ -1,0 +1,28 @@
+package streams
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gwconform/gwconform/sse"
+)
+
+// FuzzGrammars: no grammar panics on any stream, and every violation names
+// a rule and an event number within the stream.
+func FuzzGrammars(f *testing.F) {
+	f.Add([]byte(stream(data(chatHello), data("[DONE]"))))
+	f.Add([]byte(stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)))
+	f.Add([]byte(stream(preview("image_edit", 0), completed("image_edit"))))
+	f.Add([]byte(stream(named("x", `{"type":"content_block_delta","index":-1}`), data(`{"type":"image_edit.partial_image","partial_image_index":9.5}`))))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, g := range []Grammar{NewChat(), NewMessages(), NewImages("image_edit", 2, 1), NewImages("image_generation", 0, 2)} {
+			n, vs := Run(sse.NewReader(bytes.NewReader(in), 256), g, nil)
+			for _, v := range vs {
+				if v.Rule == "" || v.Message == "" || v.Event < 0 || v.Event > n {
+					t.Fatalf("bad violation %+v (events %d)", v, n)
+				}
+			}
+			_ = g.Text()
+		}
+	})
+}
