@@ -120,9 +120,11 @@ type Matcher struct {
 	HasEquals bool `yaml:"-"` // true when Equals was given (it may be null)
 }
 
-// UnmarshalYAML decodes a matcher from a goccy/go-yaml node: a scalar
-// (null included) is equality, a mapping holds operators. The loader uses the
-// same code, so both paths accept and reject the same input.
+// UnmarshalYAML decodes a matcher from a goccy/go-yaml node: a scalar is
+// equality, a mapping holds operators. The loader uses the same code, so both
+// paths accept and reject the same input; only null differs, because
+// goccy/go-yaml stores the zero value for null without calling this method
+// (the loader gives equality with null).
 func (m *Matcher) UnmarshalYAML(n ast.Node) error {
 	var ds Diagnostics
 	d := newDecoder("", &ds, nil)

@@ -23,29 +23,47 @@ import (
 const maxNodes = 200_000
 
 type decoder struct {
-	file     string
-	diags    *Diagnostics
-	anchors  map[string][]*ast.AnchorNode
-	budget   int
-	fixtures fs.FS
+	file      string
+	diags     *Diagnostics
+	anchors   map[string][]*ast.AnchorNode
+	budget    int
+	fixtures  fs.FS
 	fixtureOK map[string]error
 
-	// Per case: where each field path was given, and whether it was non-null.
+	// Per case: where each field path's value and key were given, whether
+	// it was non-null, and whether decoding it failed (so the semantic checks
+	// do not report the same mistake twice).
 	pos     map[string]Pos
+	keyPos  map[string]Pos
 	present map[string]bool
-	// Per case: true when a template calls publicImageURL.
+	failed  map[string]bool
+	// Per case: true when a template calls publicImageURL, and where.
 	usesPublicURL bool
+	publicURLPos  Pos
 
 	// inTemplate is set while decoding request strings, which are templates.
 	inTemplate bool
 }
 
 func newDecoder(file string, diags *Diagnostics, fixtures fs.FS) *decoder {
-	return &decoder{
+	d := &decoder{
 		file: file, diags: diags, anchors: map[string][]*ast.AnchorNode{}, budget: maxNodes,
 		fixtures: fixtures, fixtureOK: map[string]error{},
-		pos: map[string]Pos{}, present: map[string]bool{},
 	}
+	d.resetCase()
+	return d
+}
+
+// resetCase clears the per-case state.
+func (d *decoder) resetCase() {
+	d.pos, d.keyPos, d.present, d.failed = map[string]Pos{}, map[string]Pos{}, map[string]bool{}, map[string]bool{}
+	d.usesPublicURL = false
+}
+
+// mismatch reports a value of the wrong kind at path.
+func (d *decoder) mismatch(n ast.Node, path, format string, args ...any) {
+	d.failed[path] = true
+	d.errf(n, path+": "+format, args...)
 }
 
 func (d *decoder) errAt(p Pos, format string, args ...any) {
@@ -326,7 +344,7 @@ var nouns = map[reflect.Type]string{
 	reflect.TypeFor[Expect]():      "expect",
 	reflect.TypeFor[ImageExpect](): "images",
 	reflect.TypeFor[SSEExpect]():   "sse",
-	reflect.TypeFor[matcherOps](): "matcher",
+	reflect.TypeFor[matcherOps]():  "matcher",
 }
 
 // templated are the Request fields whose strings are templates.
@@ -365,12 +383,13 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-func (d *decoder) record(path string, n ast.Node) {
+func (d *decoder) record(path string, key, n ast.Node) {
 	if path == "" {
 		return
 	}
 	if _, ok := d.pos[path]; !ok {
 		d.pos[path] = nodePos(n)
+		d.keyPos[path] = nodePos(key)
 	}
 	d.present[path] = !isNull(n)
 }
@@ -408,7 +427,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		s, ok := scalarText(n)
 		if !ok {
-			d.errf(n, "%s: expected a string, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected a string, got %s", kindOf(n))
 			return
 		}
 		if d.inTemplate {
@@ -421,12 +440,12 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		in, ok := n.(*ast.IntegerNode)
 		if !ok {
-			d.errf(n, "%s: expected an integer, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected an integer, got %s", kindOf(n))
 			return
 		}
 		i, ok := intOf(in.Value)
 		if !ok || v.OverflowInt(i) {
-			d.errf(n, "%s: integer %s out of range", path, in.GetToken().Value)
+			d.mismatch(n, path, "integer %s out of range", in.GetToken().Value)
 			return
 		}
 		v.SetInt(i)
@@ -436,7 +455,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		b, ok := n.(*ast.BoolNode)
 		if !ok {
-			d.errf(n, "%s: expected true or false, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected true or false, got %s", kindOf(n))
 			return
 		}
 		v.SetBool(b.Value)
@@ -451,7 +470,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		case *ast.FloatNode:
 			v.SetFloat(t.Value)
 		default:
-			d.errf(n, "%s: expected a number, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected a number, got %s", kindOf(n))
 		}
 	case reflect.Slice:
 		if null {
@@ -459,7 +478,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		seq, ok := n.(*ast.SequenceNode)
 		if !ok {
-			d.errf(n, "%s: expected a list, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected a list, got %s", kindOf(n))
 			return
 		}
 		out := reflect.MakeSlice(v.Type(), len(seq.Values), len(seq.Values))
@@ -473,14 +492,14 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		m, ok := n.(*ast.MappingNode)
 		if !ok {
-			d.errf(n, "%s: expected a mapping, got %s", path, kindOf(n))
+			d.mismatch(n, path, "expected a mapping, got %s", kindOf(n))
 			return
 		}
 		out := reflect.MakeMap(v.Type())
 		for _, p := range d.pairs(m) {
 			ev := reflect.New(v.Type().Elem()).Elem()
 			sub := path + "[" + p.key + "]"
-			d.record(sub, p.value)
+			d.record(sub, p.keyNode, p.value)
 			d.decode(p.value, ev, sub)
 			out.SetMapIndex(reflect.ValueOf(p.key).Convert(v.Type().Key()), ev)
 		}
@@ -523,6 +542,7 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string) {
 		if where == "" {
 			where = noun
 		}
+		d.failed[path] = true
 		d.errf(n, "%s: expected a mapping, got %s", where, kindOf(n))
 		return
 	}
@@ -534,7 +554,7 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string) {
 			continue
 		}
 		sub := join(path, p.key)
-		d.record(sub, p.value)
+		d.record(sub, p.keyNode, p.value)
 		f := fields[i]
 		if f.index < 0 { // Request.multipart
 			d.decodeMultipart(p.value, &v.Addr().Interface().(*Request).Multipart, sub)

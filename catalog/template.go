@@ -130,6 +130,9 @@ func (d *decoder) checkTemplate(n ast.Node, s string) {
 		FuncDataURL: check,
 		FuncBase64:  check,
 		FuncPublicImageURL: func() string {
+			if !d.usesPublicURL {
+				d.publicURLPos = nodePos(n)
+			}
 			d.usesPublicURL = true
 			return "https://example.invalid/image.png"
 		},

@@ -20,22 +20,6 @@ import (
 // millions of events must not grow results.jsonl without bound.
 const maxEventTypes = 200
 
-// newGrammar returns the grammar of a protocol.
-func newGrammar(exp *catalog.SSEExpect, n int) streams.Grammar {
-	switch exp.Protocol {
-	case catalog.ProtocolChat:
-		return streams.NewChat()
-	case catalog.ProtocolMessages:
-		return streams.NewMessages()
-	default:
-		max := 0
-		if exp.MaxPreviews != nil {
-			max = *exp.MaxPreviews
-		}
-		return streams.NewImages(exp.Protocol, max, n)
-	}
-}
-
 // checkStream reads an event stream to its end, checking each event as it
 // arrives (grammar and schema), then the stream as a whole.
 func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schemas.Set, o Options, started time.Time, res *results.Result) {
@@ -43,7 +27,15 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 	if exp.Images != nil && exp.Images.Count > 0 {
 		imagesWanted = exp.Images.Count
 	}
-	g := newGrammar(exp, imagesWanted)
+	maxPreviews := 0
+	if exp.MaxPreviews != nil {
+		maxPreviews = *exp.MaxPreviews
+	}
+	g, err := streams.New(exp.Protocol, maxPreviews, imagesWanted)
+	if err != nil { // the loader validated the protocol; this is a bug
+		c.fail("sse", "", "", "", "%v", err)
+		return
+	}
 	r := sse.NewReader(body, o.MaxEventBytes)
 	n := 0
 	var readErr error

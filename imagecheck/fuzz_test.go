@@ -1,10 +1,13 @@
 package imagecheck
 
 import (
+	"encoding/base64"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +92,37 @@ func TestFuzzSeeds(t *testing.T) {
 		_, err := os.Stat(path)
 		require.NoError(t, err, "missing seed; run with -update-seeds")
 	}
+}
+
+// FuzzDecodeBase64: whatever is accepted is canonical standard base64 of
+// the result, apart from surrounding whitespace.
+func FuzzDecodeBase64(f *testing.F) {
+	for _, s := range []string{"", "AAAA", " QUJD\n", "QUI=", "QUI", "QU-_", "data:image/png;base64,AAAA", "QU\nJD", "AB=="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := DecodeBase64(s)
+		if err != nil {
+			return
+		}
+		if got := base64.StdEncoding.EncodeToString(b); got != strings.TrimSpace(s) {
+			t.Fatalf("accepted %q, canonical form %q", s, got)
+		}
+	})
+}
+
+// FuzzParseSize: whatever is accepted prints back to the same string.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1024x1024", "1x1", "auto", "0x1", "+1x1", "1x", "01x1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, h, err := ParseSize(s)
+		if err != nil {
+			return
+		}
+		if w <= 0 || h <= 0 || fmt.Sprintf("%dx%d", w, h) != s {
+			t.Fatalf("accepted %q as %dx%d", s, w, h)
+		}
+	})
 }

@@ -315,3 +315,30 @@ func field(v any, path string) (any, bool) {
 	}
 	return v, true
 }
+
+// gradientPNG makes a grey ramp from black to white, left to right or top to bottom.
+func gradientPNG(t testing.TB, w, h int, vertical bool) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			v := uint8(x * 255 / (w - 1))
+			if vertical {
+				v = uint8(y * 255 / (h - 1))
+			}
+			img.SetNRGBA(x, y, color.NRGBA{v, v, v, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func rgba(r, g, b uint8) color.NRGBA { return color.NRGBA{r, g, b, 255} }
+
+func ioReadAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+
+func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }

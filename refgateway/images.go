@@ -687,7 +687,7 @@ func (c *call) render(j *imageJob, i, preview int) (string, error) {
 	b, ok := c.g.cache.get(key)
 	if !ok {
 		var err error
-		b, err = imagery.Encode(imagery.Render(s), format, comp)
+		b, err = imagery.Encode(renderScene(s), format, comp)
 		if err != nil {
 			return "", err
 		}
@@ -807,4 +807,25 @@ func (c *call) streamImages(j *imageJob) {
 			return
 		}
 	}
+}
+
+// renderScene renders s. A transparent edit takes its alpha channel from the
+// same scene rendered without references: where the mask keeps the (opaque)
+// reference, the picture would otherwise have no transparent pixel at all,
+// and spec 4.5 asks transparent output to carry a real alpha channel.
+func renderScene(s imagery.Scene) *image.NRGBA {
+	img := imagery.Render(s)
+	if !s.Transparent || len(s.References) == 0 {
+		return img
+	}
+	plain := s
+	plain.References, plain.Mask = nil, nil
+	alpha := imagery.Render(plain)
+	if alpha.Bounds() != img.Bounds() {
+		return img
+	}
+	for i := 3; i < len(img.Pix) && i < len(alpha.Pix); i += 4 {
+		img.Pix[i] = alpha.Pix[i]
+	}
+	return img
 }

@@ -199,7 +199,7 @@ func (r *Report) factsLine() string {
 }
 
 // mdEscape makes gateway text inert in Markdown: no table breaks, no HTML, no
-// links or emphasis, one line.
+// links, mentions or emphasis, one line.
 func mdEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -212,7 +212,10 @@ func mdEscape(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '|', '#', '!', '~', '(', ')':
+		case '\\', '`', '*', '_', '[', ']', '|', '#', '~', '@':
+			// [ ] stop links (so parentheses need nothing), # stops
+			// issue references, @ stops mentions, the rest emphasis,
+			// code and table breaks.
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

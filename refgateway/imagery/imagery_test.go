@@ -2,6 +2,7 @@ package imagery
 
 import (
 	"encoding/binary"
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -242,7 +243,10 @@ func TestRenderTransparent(t *testing.T) {
 }
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	sizes := []image.Point{{64, 48}, {1024, 1024}}
+	// Odd sizes catch chroma-subsampling and row-padding edge cases; the
+	// gateway's large sizes are exercised by the benchmarks, which keeps
+	// this test fast under -race.
+	sizes := []image.Point{{64, 48}, {301, 199}, {1, 1}}
 	formats := []struct {
 		name        string
 		format      string
@@ -262,7 +266,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	for _, sz := range sizes {
 		img := Render(Scene{Prompt: "roundtrip", Width: sz.X, Height: sz.Y, Preview: -1})
 		for _, f := range formats {
-			t.Run(f.name+"/"+image.Rect(0, 0, sz.X, sz.Y).Size().String(), func(t *testing.T) {
+			t.Run(f.name+"/"+sizeName(sz), func(t *testing.T) {
 				b, err := Encode(img, f.format, f.compression)
 				require.NoError(t, err)
 				assert.Equal(t, f.format, Sniff(b))
@@ -423,4 +427,127 @@ func TestRenderEditFromDecodedImages(t *testing.T) {
 		img := Render(Scene{Prompt: "edit", Width: w, Height: h, References: []image.Image{dec}, Preview: -1})
 		assert.Greater(t, correlation(img, ref), 0.5, f.format)
 	}
+}
+
+// TestResampleMatchesAt checks every fast path of the pixel reader against
+// the image's own At, including sub-images with a non-zero origin, because
+// references and masks arrive as whatever type the decoder produced.
+func TestResampleMatchesAt(t *testing.T) {
+	const w, h = 37, 23
+	src := Render(Scene{Prompt: "types", Width: w, Height: h, Transparent: true, Preview: -1})
+	// Give the rim and background some variety of alpha and colour.
+	for i := 3; i < len(src.Pix); i += 28 {
+		src.Pix[i] = uint8(i)
+	}
+	rgba := image.NewRGBA(src.Rect)
+	gray := image.NewGray(src.Rect)
+	pal := image.NewPaletted(src.Rect, color.Palette{color.NRGBA{255, 0, 0, 255}, color.NRGBA{0, 0, 255, 128}, color.Transparent})
+	y420 := image.NewYCbCr(src.Rect, image.YCbCrSubsampleRatio420)
+	y444 := image.NewYCbCr(src.Rect, image.YCbCrSubsampleRatio444)
+	nya := image.NewNYCbCrA(src.Rect, image.YCbCrSubsampleRatio420)
+	rgba64 := image.NewRGBA64(src.Rect)
+	for y := range h {
+		for x := range w {
+			c := src.NRGBAAt(x, y)
+			rgba.Set(x, y, c)
+			gray.Set(x, y, c)
+			pal.Set(x, y, c)
+			rgba64.Set(x, y, c)
+			yy, cb, cr := color.RGBToYCbCr(c.R, c.G, c.B)
+			y420.Y[y420.YOffset(x, y)], y420.Cb[y420.COffset(x, y)], y420.Cr[y420.COffset(x, y)] = yy, cb, cr
+			y444.Y[y444.YOffset(x, y)], y444.Cb[y444.COffset(x, y)], y444.Cr[y444.COffset(x, y)] = yy, cb, cr
+			nya.Y[nya.YOffset(x, y)], nya.Cb[nya.COffset(x, y)], nya.Cr[nya.COffset(x, y)] = yy, cb, cr
+			nya.A[nya.AOffset(x, y)] = c.A
+		}
+	}
+	sub := image.Rect(5, 3, 30, 20)
+	tests := []struct {
+		name      string
+		img       image.Image
+		tolerance uint8
+	}{
+		{"NRGBA", src, 0}, {"RGBA", rgba, 0}, {"Gray", gray, 0}, {"Paletted", pal, 0},
+		{"YCbCr420", y420, 0}, {"YCbCr444", y444, 0}, {"NYCbCrA", nya, 1}, {"RGBA64 (generic)", rgba64, 0},
+		{"NRGBA sub", src.SubImage(sub), 0}, {"RGBA sub", rgba.SubImage(sub), 0}, {"Gray sub", gray.SubImage(sub), 0},
+		{"Paletted sub", pal.SubImage(sub), 0}, {"YCbCr420 sub", y420.SubImage(sub), 0}, {"NYCbCrA sub", nya.SubImage(sub), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.img.Bounds()
+			for _, size := range []image.Point{b.Size(), {b.Dx() * 2, b.Dy() * 3}, {b.Dx()/2 + 1, b.Dy()/3 + 1}} {
+				got := resample(tt.img, size.X, size.Y)
+				for y := range size.Y {
+					for x := range size.X {
+						sx := b.Min.X + (2*x+1)*b.Dx()/(2*size.X)
+						sy := b.Min.Y + (2*y+1)*b.Dy()/(2*size.Y)
+						want := color.NRGBAModel.Convert(tt.img.At(sx, sy)).(color.NRGBA)
+						// At-based conversion of NYCbCrA goes through
+						// premultiplied colour and may round one step off.
+						if g := got.NRGBAAt(x, y); !nearColor(g, want, tt.tolerance) {
+							require.Failf(t, "pixel mismatch", "size %v (%d,%d)←(%d,%d): got %v want %v", size, x, y, sx, sy, g, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEncodeWebPContainer checks which codec each webp path used: the
+// lossless path must be VP8L and the lossy path VP8 with a separate ALPH
+// chunk when the image has transparency.
+func TestEncodeWebPContainer(t *testing.T) {
+	opaque := Render(Scene{Prompt: "w", Width: 64, Height: 64, Preview: -1})
+	transparent := Render(Scene{Prompt: "w", Width: 64, Height: 64, Transparent: true, Preview: -1})
+	tests := []struct {
+		name        string
+		img         image.Image
+		compression *int
+		contains    []string
+		absent      []string
+	}{
+		{"lossless nil", transparent, nil, []string{"VP8L"}, []string{"VP8 "}},
+		{"lossless 100", opaque, ptr(100), []string{"VP8L"}, []string{"VP8 "}},
+		{"lossy alpha", transparent, ptr(50), []string{"VP8X", "ALPH", "VP8 "}, []string{"VP8L"}},
+		{"lossy opaque", opaque, ptr(99), []string{"VP8 "}, []string{"VP8L", "ALPH"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Encode(tt.img, "webp", tt.compression)
+			require.NoError(t, err)
+			for _, c := range tt.contains {
+				assert.Contains(t, string(b), c)
+			}
+			for _, c := range tt.absent {
+				assert.NotContains(t, string(b), c)
+			}
+		})
+	}
+}
+
+// TestConcurrentUse runs renders and encodes in parallel, as the gateway's
+// handlers do; under -race it checks the shared PNG encoder pool.
+func TestConcurrentUse(t *testing.T) {
+	want := map[string][]byte{}
+	img := Render(Scene{Prompt: "c", Width: 96, Height: 64, Transparent: true, Preview: -1})
+	for _, f := range []string{"png", "jpeg", "webp"} {
+		b, err := Encode(img, f, nil)
+		require.NoError(t, err)
+		want[f] = b
+	}
+	for i := range 8 {
+		f := []string{"png", "jpeg", "webp"}[i%3]
+		t.Run(fmt.Sprint(f, i), func(t *testing.T) {
+			t.Parallel()
+			got := Render(Scene{Prompt: "c", Width: 96, Height: 64, Transparent: true, Preview: -1})
+			b, err := Encode(got, f, nil)
+			require.NoError(t, err)
+			assert.Equal(t, want[f], b, "encoders are deterministic")
+		})
+	}
+}
+
+func nearColor(a, b color.NRGBA, tol uint8) bool {
+	d := func(x, y uint8) uint8 { return max(x, y) - min(x, y) }
+	return d(a.R, b.R) <= tol && d(a.G, b.G) <= tol && d(a.B, b.B) <= tol && a.A == b.A
 }

@@ -45,7 +45,12 @@ type Scene struct {
 const editWeight = 160
 
 // Render draws the scene. It never fails: a non-positive size gives an empty
-// image, a Preview outside 0..3 is clamped to the nearest preview level.
+// image, any negative Preview is the final image and a Preview above 3 is
+// treated as 3. The caller bounds the size (the image is allocated whole).
+//
+// Output is identical across runs and processes of one build. Parameters
+// are derived with float64 math, so another CPU architecture (where the
+// compiler may fuse multiply-adds) could in principle round differently.
 func Render(s Scene) *image.NRGBA {
 	w, h := s.Width, s.Height
 	if w <= 0 || h <= 0 {
@@ -444,9 +449,12 @@ func readRow(src image.Image, pal *[256][4]uint8, sy int, xs []int, row []uint8)
 			case 255:
 				px[0], px[1], px[2], px[3] = q[0], q[1], q[2], 255
 			default:
-				px[0] = uint8(uint32(q[0]) * 255 / a)
-				px[1] = uint8(uint32(q[1]) * 255 / a)
-				px[2] = uint8(uint32(q[2]) * 255 / a)
+				// Same 16-bit arithmetic as color.NRGBAModel, so results
+				// match At-based conversion exactly.
+				a16 := a * 0x101
+				px[0] = uint8(uint32(q[0]) * 0x101 * 0xffff / a16 >> 8)
+				px[1] = uint8(uint32(q[1]) * 0x101 * 0xffff / a16 >> 8)
+				px[2] = uint8(uint32(q[2]) * 0x101 * 0xffff / a16 >> 8)
 				px[3] = uint8(a)
 			}
 		}
@@ -473,7 +481,11 @@ func readRow(src image.Image, pal *[256][4]uint8, sy int, xs []int, row []uint8)
 			px[0], px[1], px[2] = uint8(min(max(r, 0), 255)), uint8(min(max(g, 0), 255)), uint8(min(max(b, 0), 255))
 			px[3] = 255
 			if alpha != nil {
-				px[3] = alpha[x-yc.Rect.Min.X]
+				a := alpha[x-yc.Rect.Min.X]
+				px[3] = a
+				if a == 0 {
+					px[0], px[1], px[2] = 0, 0, 0 // as NRGBA conversion does
+				}
 			}
 		}
 	case *image.Gray:

@@ -15,7 +15,7 @@
   var strict = !!(R.metadata && R.metadata.strict);
 
   var STATUSES = ['pass', 'fail', 'error', 'throttled', 'unsupported', 'skip', 'none'];
-  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '\u231b', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
+  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
   var DESC = {
     pass: 'pass: every case held',
     fail: 'fail k/n: k of n cases failed',
@@ -82,8 +82,9 @@
   (function facts() {
     var f = document.getElementById('facts');
     var m = R.metadata || {};
-    var v = el('span', 'verdict ' + (R.verdict === 'pass' ? 'pass' : 'fail'), R.verdict === 'pass' ? 'PASS' : 'FAIL');
-    document.getElementById('title').prepend(v);
+    var h = document.getElementById('title');
+    h.replaceChildren(el('span', 'verdict ' + (R.verdict === 'pass' ? 'pass' : 'fail'), R.verdict === 'pass' ? 'PASS' : 'FAIL'),
+      'Model-Gateway conformance' + (m.suiteVersion ? ' \u00b7 gwconform ' + m.suiteVersion : ''));
     function fact(label, value) {
       if (value === undefined || value === null || value === '') return;
       add(f, add(el('span'), label + ' ', el('b', null, value)));
@@ -129,7 +130,7 @@
 
     var lg = el('div', 'legend');
     ['pass', 'fail', 'soft', 'error', 'throttled', 'unsupported', 'skip', 'none'].forEach(function (k) {
-      var sw = el('span', 'sw st-' + k, k === 'soft' ? '' : (k === 'fail' ? 'k/n' : GLYPH[k]));
+      var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' ? 'k/n' : GLYPH[k]);
       add(lg, add(el('div'), sw, DESC[k]));
     });
     add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
@@ -149,6 +150,7 @@
       b.type = 'button';
       b.dataset.status = st;
       b.setAttribute('aria-pressed', 'false');
+      b.title = 'show only cells that are ' + st + ' (number of cells)';
       add(b, el('span', 'n', tally[st] || 0));
       b.addEventListener('click', function () {
         if (state.statuses.has(st)) state.statuses.delete(st); else state.statuses.add(st);
@@ -206,7 +208,7 @@
       groupEls.push({ th: th, fis: g.features.map(function (f) { return fi0[f]; }) });
       g.features.forEach(function (f, j) {
         var fi = fi0[f];
-        var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f;
+        var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f.split('.').pop();
         var th2 = el('th', 'feat' + (j === 0 ? ' first' : ''));
         th2.title = f;
         th2.dataset.feature = f;

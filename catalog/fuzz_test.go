@@ -1,0 +1,47 @@
+package catalog
+
+import (
+	"errors"
+	"regexp"
+	"testing"
+	"testing/fstest"
+)
+
+var diagLine = regexp.MustCompile(`^cases/f\.yaml:[1-9][0-9]*:[1-9][0-9]*: \S`)
+
+// FuzzLoad feeds arbitrary bytes to the loader as one case file. It must
+// never panic, and every failure must be Diagnostics whose every line says
+// file:line:col: message. Loaded cases must render for their models.
+// Seeds: testdata/fuzz/FuzzLoad/ plus the files below.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(goodFile))
+	f.Add([]byte(oneCase("      method: GET\n      path: /v1/models", "      status: 200")))
+	f.Add([]byte("cases:\n  - &a {id: x}\n  - *a\n  - <<: *a\n"))
+	fixtures := testFixtures()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cat, err := Load(fstest.MapFS{"f.yaml": {Data: data}}, fixtures, testSchemas)
+		if err != nil {
+			var ds Diagnostics
+			if !errors.As(err, &ds) {
+				t.Fatalf("error is %T, not Diagnostics: %v", err, err)
+			}
+			if len(ds) == 0 {
+				t.Fatal("empty Diagnostics returned as an error")
+			}
+			for _, d := range ds {
+				if !diagLine.MatchString(d.String()) {
+					t.Fatalf("diagnostic without file:line:col: %q", d.String())
+				}
+			}
+			return
+		}
+		for i := range cat.Cases {
+			cs := &cat.Cases[i]
+			for _, m := range cs.Models {
+				// Errors are fine (e.g. a template calling printf wrongly);
+				// panics are not.
+				_, _ = cat.Render(cs, m, Env{PublicImageURL: "https://x.example/a.png"})
+			}
+		}
+	})
+}

@@ -1,0 +1,269 @@
+package refgateway
+
+import (
+	"image/color"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// section7Row is one row of the spec's error table (plus the 404 rows of 1 and 9).
+type section7Row struct {
+	name   string
+	method string
+	path   string
+	key    string
+	body   func(t *testing.T) any
+	want   int
+}
+
+var (
+	refOnce sync.Once
+	refA    []byte // 64x64 references: small inputs keep tests fast
+	refB    []byte
+	maskA   []byte
+)
+
+func refs(t testing.TB) ([]byte, []byte, []byte) {
+	refOnce.Do(func() {
+		refA = gradientPNG(t, 64, 64, false)
+		refB = gradientPNG(t, 64, 64, true)
+		maskA = testPNG(t, 64, 64, color.NRGBA{A: 255}, true)
+	})
+	return refA, refB, maskA
+}
+
+func section7Rows() []section7Row {
+	chat := func(m map[string]any) func(*testing.T) any { return func(*testing.T) any { return m } }
+	editJSON := func(extra map[string]any) func(*testing.T) any {
+		return func(t *testing.T) any {
+			a, _, _ := refs(t)
+			m := map[string]any{"model": "gen-image-2.5-flare", "prompt": "make it blue", "size": "1024x1024",
+				"images": []any{map[string]any{"image_url": dataURL(a)}}}
+			for k, v := range extra {
+				if v == nil {
+					delete(m, k)
+				} else {
+					m[k] = v
+				}
+			}
+			return m
+		}
+	}
+	editMultipart := func(fields map[string]string, withImage bool) func(*testing.T) any {
+		return func(t *testing.T) any {
+			a, _, _ := refs(t)
+			f := map[string]string{"model": "gen-image-2.5-flare", "size": "1024x1024"}
+			for k, v := range fields {
+				f[k] = v
+			}
+			if withImage {
+				return makeMultipart(t, f, formFile{"image", a})
+			}
+			return makeMultipart(t, f)
+		}
+	}
+	msgs := []any{map[string]any{"role": "user", "content": "hello"}}
+	return []section7Row{
+		{"chat without model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"messages": msgs}), 400},
+		{"chat without messages", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-5.5"}), 400},
+		{"messages without model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"max_tokens": 16, "messages": msgs}), 400},
+		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-sonnet-4-6", "max_tokens": 16, "messages": msgs}), 404},
+		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-nope-1", "max_tokens": 16, "messages": msgs}), 404},
+		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404},
+		{"edit json without prompt", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"prompt": nil}), 400},
+		{"edit multipart without prompt", "POST", "/v1/images/edits", keys.Image, editMultipart(nil, true), 400},
+		{"edit json without reference", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": nil}), 400},
+		{"edit json empty images", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{}}), 400},
+		{"edit multipart without reference", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x"}, false), 400},
+		{"edit images[].file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{map[string]any{"file_id": "file-abc"}}}), 400},
+		{"edit mask.file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"mask": map[string]any{"file_id": "file-abc"}}), 400},
+		{"edit stream partial_images -1", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": -1}), 400},
+		{"edit stream partial_images 4", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": 4}), 400},
+		{"edit multipart partial_images 4", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x", "stream": "true", "partial_images": "4"}, true), 400},
+		{"generation stream partial_images -1", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": -1}), 400},
+		{"generation stream partial_images 4", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": 4}), 400},
+	}
+}
+
+func TestSection7(t *testing.T) {
+	s := shared(t)
+	for _, row := range section7Rows() {
+		t.Run(row.name, func(t *testing.T) {
+			r := s.do(t, row.method, row.path, row.key, row.body(t))
+			assert.Equal(t, row.want, r.status, "%s", r.body)
+			checkErrorBody(t, r, row.path)
+		})
+	}
+}
+
+// checkErrorBody asserts the documented error shape of the path.
+func checkErrorBody(t *testing.T, r resp, path string) {
+	t.Helper()
+	require.Equal(t, "application/json", mediaType(r))
+	m := r.json(t)
+	if path == "/v1/messages" {
+		assert.Equal(t, "error", m["type"])
+		typ, _ := field(m, "error.type")
+		msg, _ := field(m, "error.message")
+		assert.NotEmpty(t, typ)
+		assert.NotEmpty(t, msg)
+		return
+	}
+	for _, f := range []string{"message", "type"} {
+		x, _ := field(m, "error."+f)
+		assert.NotEmpty(t, x, "error.%s", f)
+	}
+	e, _ := m["error"].(map[string]any)
+	assert.Contains(t, e, "param")
+	assert.Contains(t, e, "code")
+}
+
+// scenario is one request and its validator.
+type scenario struct {
+	name  string
+	shows []string // faults this scenario must reveal
+	run   func(t *testing.T, s *testServer, opts ...reqOpt) violations
+}
+
+const chatPrompt = "Write 20 words about rivers"
+
+func scenarios() []scenario {
+	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType}
+	return []scenario{
+		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				return validateModels(s.do(t, "GET", "/v1/models", keys.Image, nil, o...), "gen-image-2")
+			}},
+		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
+			}},
+		{"chat-stream", []string{fChatNoDone, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
+			}},
+		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "msg-haiku-4-5-20251001", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
+			}},
+		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
+			}},
+		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fFewerImages),
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png"}
+				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
+					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true})
+				return v
+			}},
+		{"edit-stream", []string{fImageNoCompleted, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				a, _, _ := refs(t)
+				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
+				return validateImageStream(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...),
+					imageExpect{n: 1, format: "png", w: 1024, h: 1024, family: "image_edit", partial: 1})
+			}},
+		{"edit-reference", append(slices.Clone(jsonImageFaults), fReferenceIgnored),
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				a, b, _ := refs(t)
+				exp := imageExpect{n: 1, format: "png", w: 1024, h: 1024}
+				edit := func(ref []byte) (violations, []*decoded) {
+					body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "paint it", "size": "1024x1024",
+						"images": []any{map[string]any{"image_url": dataURL(ref)}}}
+					return validateImageJSON(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...), exp)
+				}
+				va, ia := edit(a)
+				_, ib := edit(b)
+				if len(ia) == 1 && len(ib) == 1 && ia[0] != nil && ib[0] != nil && ia[0].img != nil && ib[0].img != nil && ia[0].err == nil && ib[0].err == nil {
+					da, _ := decodeInput(a)
+					db, _ := decodeInput(b)
+					// Each edit must look more like its own reference than like the other one.
+					if correlation(ia[0].img, da)-correlation(ia[0].img, db) < 0.3 || correlation(ib[0].img, db)-correlation(ib[0].img, da) < 0.3 {
+						va.add(fReferenceIgnored)
+					}
+				}
+				return va
+			}},
+		{"section7", []string{fAcceptInvalid, fWrong404},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				v := violations{}
+				for _, row := range section7Rows() {
+					r := s.do(t, row.method, row.path, row.key, row.body(t), o...)
+					switch {
+					case r.status == row.want:
+					case row.want == 400 && r.status == 200:
+						v.add(fAcceptInvalid)
+					case row.want == 404 && r.status == 400:
+						v.add(fWrong404)
+					default:
+						v.problem("%s: status %d", row.name, r.status)
+					}
+				}
+				return v
+			}},
+	}
+}
+
+// TestFaults switches each fault on for every scenario: where the fault
+// applies the validator must find exactly that fault, elsewhere nothing.
+func TestFaults(t *testing.T) {
+	s := shared(t)
+	scs := scenarios()
+	t.Run("baseline", func(t *testing.T) {
+		for _, sc := range scs {
+			assert.Empty(t, sc.run(t, s).names(), sc.name)
+		}
+	})
+	for _, f := range Faults() {
+		t.Run(f.Name, func(t *testing.T) {
+			shown := 0
+			for _, sc := range scs {
+				got := sc.run(t, s, withFault(f.Name)).names()
+				if slices.Contains(sc.shows, f.Name) {
+					shown++
+					assert.Equal(t, []string{f.Name}, got, "scenario %s", sc.name)
+				} else {
+					assert.Empty(t, got, "scenario %s", sc.name)
+				}
+			}
+			assert.Positive(t, shown, "no scenario shows fault %s", f.Name)
+		})
+	}
+}
+
+func TestFaultConfigAndHeader(t *testing.T) {
+	_, err := New(Config{Faults: []string{"no-such-fault"}})
+	require.Error(t, err)
+
+	s := newServer(t, Config{Faults: []string{fModelMissing}})
+	v := validateModels(s.do(t, "GET", "/v1/models", keys.Text, nil), "gen-5.5")
+	assert.Equal(t, []string{fModelMissing}, v.names())
+	// Header faults add to config faults.
+	v = validateModels(s.do(t, "GET", "/v1/models", keys.Text, nil, withFault(fWrongContentType)), "gen-5.5")
+	assert.ElementsMatch(t, []string{fModelMissing, fWrongContentType}, v.names())
+	// An unknown name in the header is refused.
+	r := s.do(t, "GET", "/v1/models", keys.Text, nil, withFault("nope"))
+	assert.Equal(t, http.StatusBadRequest, r.status)
+
+	list := Faults()
+	assert.True(t, slices.IsSortedFunc(list, func(a, b Fault) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	}))
+	for _, f := range list {
+		assert.NotEmpty(t, f.Rule, f.Name)
+		assert.NotEmpty(t, f.Spec, f.Name)
+	}
+}

@@ -1,0 +1,360 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"maps"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// The browser test opens report.html in headless Chromium (Debian's
+// `chromium` package) and checks what only a browser can: the page script
+// runs without errors under the page's CSP, draws the matrix, opens a cell,
+// and every thumbnail decodes. It skips only outside CI when no Chromium is
+// installed; with CI=true a missing browser is a failure.
+
+// findChromium returns the browser binary, or "" when none is installed.
+func findChromium() string {
+	if p := os.Getenv("GWCONFORM_CHROMIUM"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// thumb draws a small PNG (a disc on a gradient, or on transparency) and
+// returns it as a data URL, like the runner's thumbnails.
+func thumb(t *testing.T, hue float64, transparent bool) string {
+	t.Helper()
+	const n = 64
+	img := image.NewNRGBA(image.Rect(0, 0, n, n))
+	for y := range n {
+		for x := range n {
+			dx, dy := float64(x)-n/2, float64(y)-n/2
+			in := math.Hypot(dx, dy) < n*0.36
+			r := uint8(120 + 100*math.Sin(hue+float64(x)/20))
+			g := uint8(120 + 100*math.Sin(hue+2+float64(y)/24))
+			b := uint8(120 + 100*math.Sin(hue+4))
+			c := color.NRGBA{r, g, b, 255}
+			switch {
+			case in:
+				c = color.NRGBA{255 - r, 255 - g, 200, 255}
+			case transparent:
+				c.A = 0
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, img))
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// demoRun is a realistic run over the catalog's features: three model
+// families, mostly passing, with a failing image-edit stream (and its
+// pictures), an error, a throttled case, a strict-tier failure, skips and an
+// unsupported explore case.
+func demoRun(t *testing.T) (Meta, []results.Result) {
+	features := []string{
+		"models.list", "chat.basic", "chat.stream", "chat.errors",
+		"messages.basic", "messages.stream", "messages.max_tokens", "messages.image_input", "messages.errors",
+		"images.generate", "images.generate.quality", "images.generate.default_size", "images.generate.default_model", "images.generate.stream",
+		"images.edit.json", "images.edit.json_two_refs", "images.edit.url_ref", "images.edit.json_mask", "images.edit.multipart",
+		"images.edit.multipart_two_refs", "images.edit.multipart_mask", "images.edit.size", "images.edit.quality", "images.edit.transparent",
+		"images.edit.opaque_jpeg", "images.edit.webp", "images.edit.compression", "images.edit.n", "images.edit.stream", "images.edit.errors",
+		"responses.basic",
+	}
+	family := map[string]string{
+		"gen-text-4": "chat", "gen-text-4-mini": "chat",
+		"msg-sonnet-x":        "messages",
+		"gen-image-2.5-flare": "images", "gen-image-2.5-sunburst": "images", "gen-image-1": "images",
+	}
+	start := time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)
+	var rs []results.Result
+	i := 0
+	add := func(model, feature, id string, tier results.Tier, st results.Status, opts ...func(*results.Result)) {
+		i++
+		r := results.Result{
+			Case: id, Feature: feature, Model: model, Tier: tier, Status: st, Attempts: 1,
+			DurationMS: int64(180 + (i*137)%2400), TTFBMS: int64(60 + (i*53)%400), Reasons: []results.Reason{},
+			Key:  map[string]string{"chat": "text", "messages": "messages", "images": "image"}[family[model]],
+			Spec: "4." + fmt.Sprint(2+i%4), Requirement: "The gateway answers " + feature + " as the spec's table shows",
+			HTTPStatus: 200, Started: start.Add(time.Duration(i) * time.Second),
+			Request: &results.Request{Method: "POST", Path: "/v1/" + strings.ReplaceAll(feature, ".", "/"), Body: `{"model":"` + model + `","prompt":"a red fox"}`},
+		}
+		for _, o := range opts {
+			o(&r)
+		}
+		rs = append(rs, r)
+	}
+	for _, model := range slices.Sorted(maps.Keys(family)) {
+		fam := family[model]
+		add(model, "models.list", "models-list-"+fam, TV, P, func(r *results.Result) { r.Request = &results.Request{Method: "GET", Path: "/v1/models"} })
+		for _, f := range features {
+			if !strings.HasPrefix(f, fam+".") && !(fam == "chat" && f == "responses.basic") {
+				continue
+			}
+			id := strings.ReplaceAll(strings.TrimPrefix(f, fam+"."), "_", "-")
+			switch {
+			case f == "responses.basic":
+				st := U
+				if model == "gen-text-4" {
+					st = P
+				}
+				add(model, f, "responses-basic", TE, st)
+			case strings.HasSuffix(f, ".errors"):
+				add(model, f, id+"-bad-model", TN, P, func(r *results.Result) { r.HTTPStatus = 404 })
+				add(model, f, id+"-no-auth", TN, P, func(r *results.Result) { r.HTTPStatus = 401 })
+			case f == "images.edit.url_ref":
+				add(model, f, "edit-url-ref", TV, S, func(r *results.Result) {
+					r.Reasons = []results.Reason{{Check: "precondition", Message: "GWCONFORM_PUBLIC_IMAGE_URL is not set"}}
+				})
+			default:
+				add(model, f, id, TV, P)
+				add(model, f, id+"-usage", TS, P)
+			}
+		}
+	}
+
+	// The interesting cells.
+	set := func(model, caseID string, f func(*results.Result)) {
+		for k := range rs {
+			if rs[k].Model == model && rs[k].Case == caseID {
+				f(&rs[k])
+				return
+			}
+		}
+		t.Fatalf("no %s/%s", model, caseID)
+	}
+	set("gen-image-2.5-flare", "edit.stream", func(r *results.Result) {
+		r.Status = F
+		r.Requirement = "partial_images=2 streams at most two image_edit.partial_image events, then exactly one image_edit.completed with a decodable image"
+		r.Spec = "4.5 partial_images; 6.1"
+		r.TTFBMS, r.FirstEventMS, r.DurationMS, r.Events = 412, 2310, 9120, 4
+		r.EventTypes = []string{"image_edit.partial_image", "image_edit.partial_image", "image_edit.partial_image", "image_edit.completed"}
+		r.Reasons = []results.Reason{
+			{Check: "sse", Where: "event 3", Expected: "at most 2 partial_image events", Actual: "3", Message: "more previews than partial_images asked for"},
+			{Check: "image", Where: "event 4 (completed)", Expected: "1024x1024 png", Actual: "1024x1536 png", Message: "completed image has the wrong size <script>alert(1)</script>"},
+		}
+		r.Request = &results.Request{Method: "POST", Path: "/v1/images/edits", Body: "--boundary\nmodel=gen-image-2.5-flare\nprompt=Make it blue\nimage=<png 1024x1024 sha256:9f2c…>\nstream=true\npartial_images=2"}
+		r.Images = []results.ImageInfo{
+			{Where: "event 1 (partial 0)", Format: "png", Width: 1024, Height: 1024, Alpha: false, SHA256: "1c0ffee5a1", Bytes: 48211, Thumb: thumb(t, 0.2, false)},
+			{Where: "event 2 (partial 1)", Format: "png", Width: 1024, Height: 1024, Alpha: false, SHA256: "2c0ffee5a1", Bytes: 93112, Thumb: thumb(t, 0.9, false)},
+			{Where: "event 3 (partial 2)", Format: "png", Width: 1024, Height: 1024, Alpha: false, SHA256: "3c0ffee5a1", Bytes: 140233, Thumb: thumb(t, 1.6, false)},
+			{Where: "event 4 (completed)", Format: "png", Width: 1024, Height: 1536, Alpha: true, SHA256: "4c0ffee5a1", Bytes: 1402331, Thumb: thumb(t, 2.3, true)},
+		}
+	})
+	set("gen-image-2.5-flare", "edit.transparent", func(r *results.Result) {
+		r.Images = []results.ImageInfo{{Where: "data[0]", Format: "png", Width: 1024, Height: 1024, Alpha: true, SHA256: "5eed", Bytes: 802113, Thumb: thumb(t, 3.1, true)}}
+	})
+	set("gen-image-1", "edit.webp-usage", func(r *results.Result) {
+		r.Status = F
+		r.Reasons = []results.Reason{{Check: "json", Where: "usage.total_tokens", Expected: "input+output = 1290", Actual: "1289", Message: "total_tokens is not input_tokens + output_tokens"}}
+	})
+	set("gen-text-4-mini", "stream", func(r *results.Result) {
+		r.Status = E
+		r.Reasons = []results.Reason{{Check: "transport", Message: "connection reset by peer after 3 events"}}
+	})
+	set("msg-sonnet-x", "image-input", func(r *results.Result) {
+		r.Status = T
+		r.Attempts = 3
+		r.Reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "429", Message: "rate limited after 3 attempts"}}
+	})
+	set("gen-text-4", "basic", func(r *results.Result) { r.Flaky, r.Attempts = true, 2 })
+
+	return Meta{
+		SuiteVersion: "v0.3.0", Commit: "4f1d2a9c0be7d1e2f3a4", CatalogHash: "sha256:77aa01",
+		BaseURL: "https://gateway.internal.test", Started: start, Finished: start.Add(6*time.Minute + 41*time.Second),
+		Features: features,
+	}, rs
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, parent, dir, "go.mod not found")
+		dir = parent
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium found (/usr/bin/chromium); CI must install Debian's chromium package")
+		}
+		t.Skip("no Chromium found: install Debian's chromium package (apt-get install -y chromium) to run the browser test")
+	}
+
+	meta, rs := demoRun(t)
+	r := Build(meta, rs)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	require.NoError(t, r.WriteHTML(&b))
+	require.NoError(t, os.WriteFile(page, b.Bytes(), 0o644))
+
+	profile, err := os.MkdirTemp("", "gwconform-chromium-")
+	require.NoError(t, err)
+	defer os.RemoveAll(profile)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	defer cancelCtx()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	// Collect console calls, uncaught exceptions and browser log entries (CSP
+	// violations and failed loads land there) from before the page loads.
+	cctx, stopConsole := context.WithCancel(ctx)
+	defer stopConsole()
+	msgs := chromedp.Console(cctx)
+	var (
+		mu       sync.Mutex
+		problems []string
+		wg       sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			switch m.Type {
+			case chromedp.ConsoleError, chromedp.ConsoleException:
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf("%s [%s] %s:%d", m, m.Source, m.URL, m.Line))
+				mu.Unlock()
+			case chromedp.ConsoleWarning:
+				t.Logf("browser warning: %s", m)
+			}
+		}
+	}()
+
+	visibleRows := `Array.from(document.querySelectorAll('table.matrix tbody tr')).filter(tr => !tr.classList.contains('hidden')).length`
+	run := func(a chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, a))
+	}
+	eval := func(js string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		require.NoError(t, err, js)
+		return n
+	}
+
+	run(chromedp.Navigate("file://" + page))
+	run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
+	cells := eval(`document.querySelectorAll('table.matrix td.cell').length`)
+	cellsFail := eval(`document.querySelectorAll('table.matrix td.cell[data-status="fail"]').length`)
+
+	// Open the failing image-edit stream cell.
+	run(chromedp.Click(chromedp.CSS(`td.cell[data-model="gen-image-2.5-flare"][data-feature="images.edit.stream"]`)))
+	run(chromedp.WaitVisible(chromedp.CSS(`#detail .case`)))
+	detail, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#detail`)))
+	require.NoError(t, err)
+	scripts := eval(`document.querySelectorAll('script').length`)
+	widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`Promise.all(Array.from(document.images).map(i => i.complete ? 0 :
+			new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); })))
+		.then(() => Array.from(document.images).map(i => i.naturalWidth))`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+
+	// Filters: the status filter keeps the models with a failing cell, the
+	// model filter the models whose name matches.
+	run(chromedp.Click(chromedp.CSS(`button.chip[data-status="fail"]`)))
+	rowsAfterFilter := eval(visibleRows)
+	run(chromedp.Click(chromedp.CSS(`button.chip[data-status="fail"]`)))
+	run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "sunburst"))
+	rowsAfterModel := eval(visibleRows)
+
+	// A probe proves the console listener works (an empty list must mean
+	// "no errors", not "not listening").
+	eval(`console.error('gwconform-probe'); 1`)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(problems) > 0 && strings.Contains(problems[len(problems)-1], "gwconform-probe")
+	}, 5*time.Second, 20*time.Millisecond, "console listener saw the probe")
+	stopConsole()
+	wg.Wait()
+	problems = problems[:len(problems)-1]
+
+	assert.Equal(t, len(r.Models)*len(r.Features), cells, "one cell per model × feature")
+	assert.Equal(t, 2, cellsFail)
+	// The reasons of the failed case, gateway markup shown as text.
+	assert.Contains(t, detail, "more previews than partial_images asked for")
+	assert.Contains(t, detail, "completed image has the wrong size <script>alert(1)</script>")
+	assert.Contains(t, detail, "image_edit.completed")
+	assert.Contains(t, detail, "4.5 partial_images; 6.1")
+	assert.Equal(t, 2, scripts, "gateway text did not become a script element")
+	// Every thumbnail decoded.
+	require.Len(t, widths, 4, "the cell's four images")
+	for k, w := range widths {
+		assert.Positive(t, w, "image %d naturalWidth", k)
+	}
+	assert.Equal(t, 2, rowsAfterFilter, "status filter keeps the models with a failing cell")
+	assert.Equal(t, 1, rowsAfterModel, "model filter")
+
+	mu.Lock()
+	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
+	mu.Unlock()
+
+	out := filepath.Join(repoRoot(t), "out")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NotEmpty(t, shot)
+	require.NoError(t, os.WriteFile(filepath.Join(out, "report-screenshot.png"), shot, 0o644))
+	// The demo run's reports beside it, to look at by hand.
+	require.NoError(t, WriteAll(filepath.Join(out, "report-demo"), r))
+	t.Logf("screenshot: %s", filepath.Join(out, "report-screenshot.png"))
+}

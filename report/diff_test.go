@@ -1,0 +1,274 @@
+package report
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+// base is the "last night" run the diff tests change one thing of.
+func base() []results.Result {
+	return []results.Result{
+		res("models-list", "models.list", "a", TV, P),
+		res("models-list", "models.list", "b", TV, P),
+		res("chat-basic", "chat.basic", "a", TV, P),
+		res("chat-bad", "chat.basic", "a", TN, F),
+		res("chat-usage", "chat.basic", "a", TS, P),
+		res("chat-stream", "chat.stream", "a", TV, P),
+		res("edit-json", "images.edit.json", "b", TV, P),
+		res("responses", "responses.basic", "a", TE, U),
+	}
+}
+
+func set(rs []results.Result, caseID, model string, st results.Status) []results.Result {
+	out := append([]results.Result(nil), rs...)
+	for i := range out {
+		if out[i].Case == caseID && out[i].Model == model {
+			out[i] = res(out[i].Case, out[i].Feature, out[i].Model, out[i].Tier, st)
+		}
+	}
+	return out
+}
+
+func drop(rs []results.Result, keep func(results.Result) bool) []results.Result {
+	var out []results.Result
+	for _, r := range rs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestCompare(t *testing.T) {
+	allF := []string{"models.list", "chat.basic", "chat.stream", "images.edit.json", "responses.basic"}
+	tests := []struct {
+		name     string
+		oldRS    []results.Result
+		newRS    []results.Result
+		oldF     []string // nil: allF
+		newF     []string
+		check    func(t *testing.T, d Diff)
+		regress  bool
+		emptyOut bool
+	}{
+		{
+			name: "no change", oldRS: base(), newRS: base(), emptyOut: true,
+			check: func(t *testing.T, d Diff) { assert.True(t, d.Empty()) },
+		},
+		{
+			name: "regression pass to fail", oldRS: base(), newRS: set(base(), "chat-basic", "a", F), regress: true,
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.Regressions, 1, "the case only, not its cell too")
+				c := d.Regressions[0]
+				assert.Equal(t, Change{Model: "a", Feature: "chat.basic", Case: "chat-basic", Tier: TV, Old: "pass", New: "fail",
+					Reason: "status: unexpected status (expected 200, got 500)"}, c)
+				assert.Empty(t, d.Fixes)
+			},
+		},
+		{
+			name: "regression pass to error", oldRS: base(), newRS: set(base(), "edit-json", "b", E), regress: true,
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.Regressions, 1)
+				assert.Equal(t, "error", d.Regressions[0].New)
+			},
+		},
+		{
+			name: "strict-tier regression is reported, not fatal", oldRS: base(), newRS: set(base(), "chat-usage", "a", F),
+			check: func(t *testing.T, d Diff) {
+				assert.Empty(t, d.Regressions)
+				require.Len(t, d.SoftRegressions, 1)
+				assert.Equal(t, "chat-usage", d.SoftRegressions[0].Case)
+			},
+		},
+		{
+			name:  "cell-level regression: a failing case added to a passing cell",
+			oldRS: base(), newRS: append(base(), res("chat-stream-2", "chat.stream", "a", TV, F)), regress: true,
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.Regressions, 1)
+				c := d.Regressions[0]
+				assert.Equal(t, "", c.Case)
+				assert.Equal(t, "pass", c.Old)
+				assert.Equal(t, "fail 1/2", c.New)
+				assert.Contains(t, c.Reason, "chat-stream-2: status")
+				assert.Equal(t, 1, d.NewCases)
+			},
+		},
+		{
+			name: "fix fail to pass", oldRS: base(), newRS: set(base(), "chat-bad", "a", P),
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.Fixes, 1, "the case only, not its cell too")
+				assert.Equal(t, Change{Model: "a", Feature: "chat.basic", Case: "chat-bad", Tier: TN, Old: "fail", New: "pass"}, d.Fixes[0])
+				assert.Empty(t, d.Regressions)
+			},
+		},
+		{
+			name: "other change pass to skip", oldRS: base(), newRS: set(base(), "chat-stream", "a", S),
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.Changed, 1)
+				assert.Equal(t, "skip", d.Changed[0].New)
+				assert.Empty(t, d.Regressions)
+			},
+		},
+		{
+			name: "new model", oldRS: base(), newRS: append(base(), res("models-list", "models.list", "c", TV, P), res("chat-basic", "chat.basic", "c", TV, F)),
+			check: func(t *testing.T, d Diff) {
+				assert.Equal(t, []string{"c"}, d.NewModels)
+				assert.Empty(t, d.RemovedModels)
+				assert.Empty(t, d.Regressions, "a new model's failures are not regressions")
+				assert.Zero(t, d.NewCases, "a new model's cases are counted as the model")
+			},
+		},
+		{
+			name: "removed model", oldRS: base(), newRS: drop(base(), func(r results.Result) bool { return r.Model != "b" }),
+			check: func(t *testing.T, d Diff) {
+				assert.Equal(t, []string{"b"}, d.RemovedModels)
+				assert.Empty(t, d.NewModels)
+				assert.Empty(t, d.Regressions)
+				assert.Zero(t, d.RemovedCases)
+			},
+		},
+		{
+			name: "new feature", oldRS: base(), newRS: append(base(), res("edit-webp", "images.edit.webp", "b", TV, P)),
+			newF: append(append([]string{}, allF...), "images.edit.webp"),
+			check: func(t *testing.T, d Diff) {
+				assert.Equal(t, []string{"images.edit.webp"}, d.NewFeatures)
+				assert.Empty(t, d.RemovedFeatures)
+				assert.Equal(t, 1, d.NewCases)
+			},
+		},
+		{
+			name: "removed feature", oldRS: base(), newRS: drop(base(), func(r results.Result) bool { return r.Feature != "responses.basic" }),
+			newF: []string{"models.list", "chat.basic", "chat.stream", "images.edit.json"},
+			check: func(t *testing.T, d Diff) {
+				assert.Equal(t, []string{"responses.basic"}, d.RemovedFeatures)
+				assert.Empty(t, d.NewFeatures)
+				assert.Equal(t, 1, d.RemovedCases)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mo, mn := meta(), meta()
+			mo.Features, mn.Features = allF, allF
+			if tt.oldF != nil {
+				mo.Features = tt.oldF
+			}
+			if tt.newF != nil {
+				mn.Features = tt.newF
+			}
+			// Diff reads reports back from JSON, as `gwconform diff` does.
+			d := Compare(roundTrip(t, Build(mo, tt.oldRS)), roundTrip(t, Build(mn, tt.newRS)))
+			tt.check(t, d)
+			assert.Equal(t, tt.regress, d.HasRegressions())
+			assert.Equal(t, tt.emptyOut, d.Empty())
+
+			var b bytes.Buffer
+			require.NoError(t, d.WriteMarkdown(&b))
+			md := b.String()
+			if tt.regress {
+				assert.Contains(t, md, "## ❌ gwconform diff:")
+				assert.Contains(t, md, "### ❌ Regressions")
+			} else {
+				assert.Contains(t, md, "## ✅ gwconform diff: no regressions")
+			}
+			if tt.emptyOut {
+				assert.Contains(t, md, "No changes.")
+			}
+		})
+	}
+}
+
+func roundTrip(t *testing.T, r *Report) *Report {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, r.WriteJSON(&b))
+	got, err := ReadJSON(&b)
+	require.NoError(t, err)
+	return got
+}
+
+func TestDiffMarkdown(t *testing.T) {
+	newRS := set(base(), "chat-basic", "a", F)
+	newRS = set(newRS, "chat-bad", "a", P)
+	newRS = append(newRS, res("models-list", "models.list", "c", TV, P))
+	for i := range newRS {
+		if newRS[i].Case == "chat-basic" {
+			newRS[i].Reasons = []results.Reason{{Check: "json", Message: "| <b>pipe</b> @team"}}
+		}
+	}
+	d := Compare(Build(meta(), base()), Build(meta(), newRS))
+	var b bytes.Buffer
+	require.NoError(t, d.WriteMarkdown(&b))
+	md := b.String()
+	for _, want := range []string{
+		"## ❌ gwconform diff: 1 regression\n",
+		"run of 2026-03-14 02:00 UTC (`0123456789ab`) fail → run of 2026-03-14 02:00 UTC (`0123456789ab`) fail",
+		"### ❌ Regressions (1)\n\n| model | feature | case | tier | was | now | reason |",
+		"| a | `chat.basic` | `chat-basic` | verified | pass | fail | json: \\| &lt;b&gt;pipe&lt;/b&gt; \\@team |",
+		"### ✅ Fixes (1)",
+		"| a | `chat.basic` | `chat-bad` | negative | fail | pass |",
+		"**New models (1):** `c`",
+	} {
+		assert.Contains(t, md, want)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	all := sample()
+	// Three disjoint shards, in a scrambled order.
+	shards := make([][]results.Result, 3)
+	for i, r := range all {
+		shards[i%3] = append(shards[i%3], r)
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shards), func(i, j int) { shards[i], shards[j] = shards[j], shards[i] })
+
+	whole, err := Merge(all)
+	require.NoError(t, err)
+	merged, err := Merge(shards...)
+	require.NoError(t, err)
+	assert.Equal(t, whole, merged, "disjoint shards merge to the union")
+	assert.Len(t, merged, len(all))
+
+	// ... and render the same report.
+	assert.Equal(t, Build(meta(), all).Cells, Build(meta(), merged).Cells)
+
+	tests := []struct {
+		name    string
+		inputs  [][]results.Result
+		wantLen int
+		wantErr string
+	}{
+		{"identical duplicate is kept once", [][]results.Result{all, all[:2]}, len(all), ""},
+		{"nil reasons equal empty reasons", [][]results.Result{
+			{res("a", "f", "m", TV, P)},
+			{func() results.Result { r := res("a", "f", "m", TV, P); r.Reasons = nil; return r }()},
+		}, 1, ""},
+		{"conflicting duplicate is an error", [][]results.Result{all, {set(all, "models-list", "gen-text-1", F)[0]}}, 0,
+			`case "models-list" × model "gen-text-1" appears in inputs 1 and 2 with different results`},
+		{"same status, other timing still conflicts", [][]results.Result{{res("a", "f", "m", TV, P)}, {func() results.Result {
+			r := res("a", "f", "m", TV, P)
+			r.DurationMS++
+			return r
+		}()}}, 0, "different results (pass vs pass)"},
+		{"nothing", nil, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Merge(tt.inputs...)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, got, tt.wantLen)
+			assert.NotNil(t, got)
+		})
+	}
+}

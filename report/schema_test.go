@@ -1,0 +1,135 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+const schemaPath = "../schemas/report.schema.json"
+
+// compileSchema compiles schemas/report.schema.json. With closed set, every
+// object schema that lists properties also refuses others, except the ones
+// whose $comment starts with "open:" (results may gain fields): the published
+// schema is open for forward compatibility, the test is closed to catch a Go
+// field that the schema does not describe.
+func compileSchema(t *testing.T, closed bool) *jsonschema.Schema {
+	t.Helper()
+	raw, err := os.ReadFile(schemaPath)
+	require.NoError(t, err)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	require.NoError(t, err)
+	if closed {
+		closeObjects(doc)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const url = "https://github.com/gwconform/gwconform/schemas/report.schema.json"
+	require.NoError(t, c.AddResource(url, doc))
+	s, err := c.Compile(url)
+	require.NoError(t, err)
+	return s
+}
+
+func closeObjects(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["properties"]; ok {
+			comment, _ := x["$comment"].(string)
+			if !strings.HasPrefix(comment, "open:") {
+				x["additionalProperties"] = false
+			}
+		}
+		for _, c := range x {
+			closeObjects(c)
+		}
+	case []any:
+		for _, c := range x {
+			closeObjects(c)
+		}
+	}
+}
+
+func instance(t *testing.T, r *Report) any {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, r.WriteJSON(&b))
+	v, err := jsonschema.UnmarshalJSON(&b)
+	require.NoError(t, err)
+	return v
+}
+
+func TestReportValidatesAgainstSchema(t *testing.T) {
+	full := sample()
+	full[0].Request = &results.Request{Method: "GET", Path: "/v1/models"}
+	full[0].HTTPStatus = 200
+	full[0].Events = 3
+	full[0].FirstEventMS = 50
+	full[0].EventTypes = []string{"a", "b", "c"}
+	tests := []struct {
+		name string
+		r    *Report
+	}{
+		{"sample", Build(meta(), full)},
+		{"empty", Build(Meta{SuiteVersion: "dev"}, nil)},
+		{"strict", Build(func() Meta { m := meta(); m.Strict = true; return m }(), full)},
+	}
+	for _, closed := range []bool{false, true} {
+		s := compileSchema(t, closed)
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				assert.NoError(t, s.Validate(instance(t, tt.r)))
+			})
+		}
+	}
+}
+
+func TestSchemaRejects(t *testing.T) {
+	s := compileSchema(t, true)
+	tests := []struct {
+		name   string
+		mutate func(doc map[string]any)
+	}{
+		{"wrong apiVersion", func(d map[string]any) { d["apiVersion"] = "v2" }},
+		{"wrong kind", func(d map[string]any) { d["kind"] = "Report" }},
+		{"bearer token in a reason", func(d map[string]any) {
+			res := d["results"].([]any)[0].(map[string]any)
+			res["reasons"] = []any{map[string]any{"check": "json", "message": "echo: Bearer abcdefgh12345"}}
+		}},
+		{"credentials in base URL", func(d map[string]any) {
+			d["metadata"].(map[string]any)["baseURL"] = "https://u:p@gw.test/"
+		}},
+		{"script thumbnail", func(d map[string]any) {
+			for _, r := range d["results"].([]any) {
+				if imgs, ok := r.(map[string]any)["images"].([]any); ok {
+					imgs[0].(map[string]any)["thumb"] = "javascript:alert(1)"
+				}
+			}
+		}},
+		{"unknown cell status", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["status"] = "green" }},
+		{"unknown field in a cell (closed test schema)", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["colour"] = "red" }},
+		{"missing counts", func(d map[string]any) { delete(d["total"].(map[string]any), "flaky") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, Build(meta(), sample()).WriteJSON(&b))
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+			tt.mutate(doc)
+			raw, err := json.Marshal(doc)
+			require.NoError(t, err)
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			require.NoError(t, err)
+			assert.Error(t, s.Validate(inst))
+		})
+	}
+}

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	stdhtml "html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/results"
+)
+
+const xss = `<script>alert(1)</script>`
+
+func markdown(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, r.WriteMarkdown(&b))
+	return b.String()
+}
+
+func TestMarkdown(t *testing.T) {
+	md := markdown(t, Build(meta(), sample()))
+	for _, want := range []string{
+		"## ❌ gwconform: conformance failed (3 counted failures)", // chat-bad-model, chat-stream (error), edit-json
+		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
+		"**Legend:** ✅ pass",
+		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | total | decides exit code |",
+		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 6 | yes |",
+		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 1 | no |",
+		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **9** | |",
+		// groups, transposed: features are rows, only the group's models are columns
+		"### chat\n\n| feature | gen-text-1 |\n|---|:---:|\n| `chat.basic` | ❌ 1/2 |\n| `chat.stream` | 💥 1/2 |",
+		"### models\n\n| feature | gen-image-2.5-flare | gen-text-1 |",
+		"| `models.list` | ✅ | ✅ |",
+		"### images\n\n| feature | gen-image-2.5-flare |\n|---|:---:|\n| `images.edit.json` | ❌ 1/1 |",
+		"| `responses.basic` | ⛔ |",
+		"### Failures",
+		"- ❌ **gen-text-1** · `chat.basic` · `chat-bad-model` (negative): status: unexpected status (expected 200, got 500)",
+		"- ⏳ **gen-text-1** · `chat.stream` · `chat-stream-usage` (strict)",
+	} {
+		assert.Contains(t, md, want)
+	}
+	// gateway text is inert
+	assert.NotContains(t, md, xss)
+	assert.Contains(t, md, `&lt;script&gt;alert(1)&lt;/script&gt;`)
+	// counted failures come before the rest
+	assert.Less(t, strings.Index(md, "chat-bad-model"), strings.Index(md, "chat-stream-usage"))
+	// a row for every feature of a group with results
+	assert.NotContains(t, md, "### other")
+}
+
+func TestMarkdownCells(t *testing.T) {
+	tests := []struct {
+		name string
+		rs   []results.Result
+		want string
+	}{
+		{"pass", []results.Result{res("a", "chat.basic", "m", TV, P)}, "| `chat.basic` | ✅ |"},
+		{"flaky pass", []results.Result{res("a", "chat.basic", "m", TV, P, flaky)}, "| `chat.basic` | ✅* |"},
+		{"soft fail", []results.Result{res("a", "chat.basic", "m", TS, F), res("b", "chat.basic", "m", TV, P)}, "| `chat.basic` | 🟠 1/2 |"},
+		{"skip", []results.Result{res("a", "chat.basic", "m", TV, S), res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | ⏭️ |"},
+		{"none", []results.Result{res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | — |"},
+		{"partly supported", []results.Result{res("a", "chat.basic", "m", TE, P), res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` | ✅ 1/2 |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Contains(t, markdown(t, Build(meta(), tt.rs)), tt.want)
+		})
+	}
+}
+
+func TestMarkdownPassAndEmpty(t *testing.T) {
+	md := markdown(t, Build(meta(), []results.Result{res("a", "chat.basic", "m", TV, P)}))
+	assert.Contains(t, md, "## ✅ gwconform: conformance passed")
+	assert.NotContains(t, md, "### Failures")
+
+	md = markdown(t, Build(Meta{}, nil))
+	assert.Contains(t, md, "_No results._")
+	assert.Contains(t, md, "gateway: reference (in-process)")
+}
+
+func TestMarkdownCapsFailures(t *testing.T) {
+	var rs []results.Result
+	for i := range maxMDProblems + 5 {
+		rs = append(rs, res("c"+strings.Repeat("x", i), "chat.basic", "m", TV, F))
+	}
+	md := markdown(t, Build(meta(), rs))
+	assert.Contains(t, md, "- … and 5 more: see report.html")
+	assert.Equal(t, maxMDProblems, strings.Count(md, "\n- ❌"))
+}
+
+func TestMdEscape(t *testing.T) {
+	assert.Equal(t, `a \| b &lt;i&gt; \[x\](y) \*z\* \`+"`c\\`", mdEscape("a | b <i> [x](y) *z* `c`"))
+	assert.Equal(t, `\@team \#12`, mdEscape("@team #12"))
+	assert.Equal(t, "one line", mdEscape("one\nline"))
+	assert.Equal(t, "a¦b 'c'", mdCode("a|b `c`"))
+}
+
+func TestJUnitCountsEqualResults(t *testing.T) {
+	rs := sample()
+	r := Build(meta(), rs)
+	var b bytes.Buffer
+	require.NoError(t, r.WriteJUnit(&b))
+	require.True(t, strings.HasPrefix(b.String(), xml.Header))
+
+	var doc JUnitSuites
+	require.NoError(t, xml.Unmarshal(b.Bytes(), &doc))
+
+	// Expected counts straight from the results.
+	type cnt struct{ tests, failures, errors, skipped int }
+	want := map[string]*cnt{}
+	total := cnt{}
+	for _, x := range rs {
+		if want[x.Feature] == nil {
+			want[x.Feature] = &cnt{}
+		}
+		c := want[x.Feature]
+		for _, c := range []*cnt{c, &total} {
+			c.tests++
+			switch x.Status {
+			case results.StatusFail:
+				c.failures++
+			case results.StatusError:
+				c.errors++
+			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled:
+				c.skipped++
+			}
+		}
+	}
+	assert.Equal(t, total, cnt{doc.Tests, doc.Failures, doc.Errors, doc.Skipped})
+	require.Len(t, doc.Suites, len(want), "one testsuite per feature with results")
+
+	names := map[string]bool{}
+	for _, s := range doc.Suites {
+		w := want[s.Name]
+		require.NotNil(t, w, s.Name)
+		assert.Equal(t, *w, cnt{s.Tests, s.Failures, s.Errors, s.Skipped}, s.Name)
+		// the attributes agree with the elements
+		got := cnt{tests: len(s.Cases)}
+		for _, c := range s.Cases {
+			names[c.Name] = true
+			assert.Equal(t, s.Name, c.Classname)
+			if c.Failure != nil {
+				got.failures++
+			}
+			if c.Error != nil {
+				got.errors++
+			}
+			if c.Skipped != nil {
+				got.skipped++
+			}
+			assert.LessOrEqual(t, btoi(c.Failure != nil)+btoi(c.Error != nil)+btoi(c.Skipped != nil), 1, c.Name)
+		}
+		assert.Equal(t, got, cnt{s.Tests, s.Failures, s.Errors, s.Skipped}, s.Name)
+	}
+	for _, x := range rs {
+		assert.True(t, names[x.Model+"/"+x.Case], x.Model+"/"+x.Case)
+	}
+
+	// failure vs error kept apart, with the reason
+	assert.Contains(t, b.String(), `<failure message="status: unexpected status (expected 200, got 500)" type="status">`)
+	assert.Contains(t, b.String(), `<error message="status: unexpected status (expected 200, got 500)" type="status">`)
+	assert.Contains(t, b.String(), `<skipped message="unsupported"></skipped>`)
+	assert.Contains(t, b.String(), `time="0.120"`)
+	assert.NotContains(t, b.String(), xss)
+}
+
+func TestJUnitSoftFailure(t *testing.T) {
+	r := Build(meta(), []results.Result{res("a", "chat.basic", "m", TS, F)})
+	doc := r.JUnit()
+	require.Len(t, doc.Suites, 1)
+	require.NotNil(t, doc.Suites[0].Cases[0].Failure)
+	assert.True(t, strings.HasPrefix(doc.Suites[0].Cases[0].Failure.Message, "[strict tier, reported only] "))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func html(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, r.WriteHTML(&b))
+	return b.String()
+}
+
+var dataBlockRE = regexp.MustCompile(`(?s)<script type="application/json" id="report-data">(.*?)</script>`)
+
+func TestHTMLEscapesGatewayText(t *testing.T) {
+	rs := sample()
+	// Gateway text in every field the page shows.
+	evil := []string{xss, `</script><script>alert(2)</script>`, `"><img src=x onerror=alert(3)>`, "<!--", "\u2028"}
+	for i, e := range evil {
+		rs = append(rs, res("evil-"+string(rune('a'+i)), "chat.basic", "m<b>"+e, TV, F, withReason(e), func(r *results.Result) {
+			r.Requirement = e
+			r.Request = &results.Request{Method: "POST", Path: "/v1/" + e, Body: e}
+			r.EventTypes = []string{e}
+			r.Images = []results.ImageInfo{{Where: e, Format: e}}
+		}))
+	}
+	m := meta()
+	m.SuiteVersion = xss
+	page := html(t, Build(m, rs))
+
+	assert.NotContains(t, page, xss)
+	assert.NotContains(t, page, "alert(2)</script>")
+	assert.NotContains(t, page, "<img src=x")
+	assert.NotContains(t, page, "<b>")
+	assert.Equal(t, 2, strings.Count(page, "<script"), "only the data block and the page script")
+	assert.Equal(t, 2, strings.Count(page, "</script>"))
+
+	// The data block is JSON that decodes back to the report, evil text intact.
+	mm := dataBlockRE.FindStringSubmatch(page)
+	require.Len(t, mm, 2)
+	var got struct {
+		Report Report `json:"report"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mm[1]), &got))
+	assert.Contains(t, got.Report.Models, "m<b>"+xss)
+	assert.Equal(t, xss, got.Report.Metadata.SuiteVersion)
+
+	// The page script builds the DOM with textContent, never innerHTML.
+	assert.NotContains(t, reportJS, "innerHTML")
+	assert.NotContains(t, reportJS, "outerHTML")
+	assert.NotContains(t, reportJS, "insertAdjacentHTML")
+	assert.NotContains(t, reportJS, "document.write")
+	assert.NotContains(t, reportJS, "eval(")
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	page := html(t, Build(meta(), sample()))
+	assert.Regexp(t, `^<!DOCTYPE html>`, page)
+	ext := regexp.MustCompile(`(?i)(src|href|action)\s*=\s*["']?\s*(https?:)?//`)
+	assert.Empty(t, ext.FindAllString(page, -1), "no external src/href")
+	assert.NotRegexp(t, `(?i)@import|url\(\s*["']?https?:`, page, "no external CSS")
+	assert.NotContains(t, reportJS, "fetch(")
+	assert.NotContains(t, reportJS, "XMLHttpRequest")
+	// CSP: no network, scripts and styles pinned by hash.
+	assert.Contains(t, page, `content="default-src &#39;none&#39;; img-src data:; style-src &#39;sha256-`)
+	unescaped := stdhtml.UnescapeString(page)
+	assert.True(t, strings.Contains(unescaped, "script-src "+cspHash(reportJS)+";"), "CSP pins the script")
+	assert.True(t, strings.Contains(unescaped, "style-src "+cspHash(reportCSS)+";"), "CSP pins the style")
+	// the inline blocks are exactly the hashed assets (else the CSP blocks them)
+	assert.True(t, strings.Contains(page, "<script>"+reportJS+"</script>"), "script inlined verbatim")
+	assert.True(t, strings.Contains(page, "<style>"+reportCSS+"</style>"), "style inlined verbatim")
+	assert.True(t, strings.Contains(page, `data:image/png;base64,iVBORw0KGgo=`), "thumbnail kept")
+}
+
+func TestHTMLEmptyReport(t *testing.T) {
+	page := html(t, Build(Meta{}, nil))
+	mm := dataBlockRE.FindStringSubmatch(page)
+	require.Len(t, mm, 2)
+	assert.True(t, json.Valid([]byte(mm[1])))
+}
