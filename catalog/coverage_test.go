@@ -55,8 +55,8 @@ func TestCatalogLoads(t *testing.T) {
 var coverageID = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*)`")
 
 // TestCoverageTable checks the coverage table of cases/README.md: every case
-// id it names exists, every row names at least one, and every case of the
-// verified and negative tiers appears in it.
+// id it names exists, every row names at least one (or says "—" and why),
+// and every case of the verified and negative tiers appears in it.
 func TestCoverageTable(t *testing.T) {
 	cat := loadRealCatalog(t)
 	readme, err := os.ReadFile("../cases/README.md")
@@ -75,6 +75,9 @@ func TestCoverageTable(t *testing.T) {
 		}
 		rows++
 		idCell := cells[len(cells)-2]
+		if strings.HasPrefix(strings.TrimSpace(idCell), "—") {
+			continue // a row no single call can check; the cell says why
+		}
 		ids := coverageID.FindAllStringSubmatch(idCell, -1)
 		if !assert.NotEmpty(t, ids, "coverage row names no case: %s", line) {
 			continue
