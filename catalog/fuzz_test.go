@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"runtime"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 var diagLine = regexp.MustCompile(`^cases/f\.yaml:[1-9][0-9]*:[1-9][0-9]*: \S`)
@@ -19,6 +22,18 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("cases:\n  - &a {id: x}\n  - *a\n  - <<: *a\n"))
 	fixtures := testFixtures()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A hang is a bug too: fail with every goroutine's stack instead of
+		// stalling the fuzzer (which then cannot name the input).
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				buf := make([]byte, 1<<20)
+				panic(fmt.Sprintf("Load/Render hung on %q\n%s", data, buf[:runtime.Stack(buf, true)]))
+			}
+		}()
 		cat, err := Load(fstest.MapFS{"f.yaml": {Data: data}}, fixtures, testSchemas)
 		if err != nil {
 			var ds Diagnostics
