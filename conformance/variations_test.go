@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,7 +88,8 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 	cat, set := loadCatalog(t)
 	for _, v := range variations() {
 		t.Run(v.name, func(t *testing.T) {
-			proxy := httptest.NewServer(v.proxy(t, loc.srv.BaseURL))
+			var changed atomic.Int64
+			proxy := httptest.NewServer(v.proxy(t, loc.srv.BaseURL, &changed))
 			defer proxy.Close()
 			target := loc.target
 			target.BaseURL = proxy.URL
@@ -104,12 +106,14 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 				assert.Equal(t, results.StatusPass, r.Status, "%s/%s: %v", r.Model, r.Case, r.Reasons)
 			})
 			assert.NotZero(t, ran)
+			// The variation must really have been applied, or the test proves nothing.
+			assert.NotZero(t, changed.Load(), "the variation changed no response")
 		})
 	}
 }
 
 // proxy forwards to the gateway and rewrites each answer.
-func (v variation) proxy(t *testing.T, upstream string) http.Handler {
+func (v variation) proxy(t *testing.T, upstream string, changed *atomic.Int64) http.Handler {
 	u, err := url.Parse(upstream)
 	require.NoError(t, err)
 	p := httputil.NewSingleHostReverseProxy(u)
@@ -119,6 +123,7 @@ func (v variation) proxy(t *testing.T, upstream string) http.Handler {
 		if err != nil {
 			return err
 		}
+		original := body
 		ct := resp.Header.Get("Content-Type")
 		gz := v.gzip && strings.Contains(resp.Request.Header.Get("Accept-Encoding"), "gzip")
 		switch {
@@ -138,6 +143,7 @@ func (v variation) proxy(t *testing.T, upstream string) http.Handler {
 		}
 		if v.charset && !strings.Contains(ct, "charset") {
 			resp.Header.Set("Content-Type", ct+"; charset=utf-8")
+			changed.Add(1)
 		}
 		if gz {
 			var buf bytes.Buffer
@@ -146,6 +152,9 @@ func (v variation) proxy(t *testing.T, upstream string) http.Handler {
 			zw.Close()
 			body = buf.Bytes()
 			resp.Header.Set("Content-Encoding", "gzip")
+		}
+		if !bytes.Equal(original, body) {
+			changed.Add(1)
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		resp.ContentLength = int64(len(body))
