@@ -101,11 +101,8 @@ func startLocal(t testing.TB, cfg refgateway.Config) *local {
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	return &local{srv: srv, target: conformance.Target{
-		BaseURL: srv.BaseURL,
-		Keys: map[catalog.KeyKind]string{
-			catalog.KeyText: srv.Keys.Text, catalog.KeyMessages: srv.Keys.Messages,
-			catalog.KeyImage: srv.Keys.Image, catalog.KeyAlt: srv.Keys.Alt,
-		},
+		BaseURL:        srv.BaseURL,
+		Keys:           srv.KeyMap(),
 		PublicImageURL: srv.PublicImageURL,
 	}}
 }

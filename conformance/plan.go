@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/gwconform/gwconform/catalog"
 	"github.com/gwconform/gwconform/results"
@@ -31,14 +33,16 @@ type Shard struct{ Index, Count int }
 
 // ParseShard reads "i/n".
 func ParseShard(s string) (Shard, error) {
-	var sh Shard
 	if s == "" {
-		return sh, nil
+		return Shard{}, nil
 	}
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count {
+	i, n, ok := strings.Cut(s, "/")
+	index, err1 := strconv.Atoi(i)
+	count, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || count < 1 || index < 1 || index > count {
 		return Shard{}, fmt.Errorf("shard %q: want i/n with 1 <= i <= n", s)
 	}
-	return sh, nil
+	return Shard{Index: index, Count: count}, nil
 }
 
 // Call is one case sent for one model. A call with a SkipReason is reported

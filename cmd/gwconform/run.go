@@ -70,25 +70,27 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // useLocalGateway starts the reference gateway in-process when no base URL
-// is set, and fills in its keys and public image URL where none are given.
+// is set. Keys given by flag or variable become the gateway's keys (so a
+// test can run with distinctive ones); the others are its documented defaults.
 func useLocalGateway(t *conformance.Target, stderr io.Writer) (*loopback.Server, error) {
 	if t.BaseURL != "" {
 		return nil, nil
 	}
-	srv, err := loopback.Start(refgateway.Config{}, fixtures.FS)
+	keys := refgateway.DefaultKeys()
+	for kind, key := range map[catalog.KeyKind]*string{
+		catalog.KeyText: &keys.Text, catalog.KeyMessages: &keys.Messages,
+		catalog.KeyImage: &keys.Image, catalog.KeyAlt: &keys.Alt,
+	} {
+		if t.Keys[kind] != "" {
+			*key = t.Keys[kind]
+		}
+	}
+	srv, err := loopback.Start(refgateway.Config{Keys: keys}, fixtures.FS)
 	if err != nil {
 		return nil, err
 	}
 	t.BaseURL = srv.BaseURL
-	local := map[catalog.KeyKind]string{
-		catalog.KeyText: srv.Keys.Text, catalog.KeyMessages: srv.Keys.Messages,
-		catalog.KeyImage: srv.Keys.Image, catalog.KeyAlt: srv.Keys.Alt,
-	}
-	for k, v := range local {
-		if t.Keys[k] == "" {
-			t.Keys[k] = v
-		}
-	}
+	t.Keys = srv.KeyMap()
 	if t.PublicImageURL == "" {
 		t.PublicImageURL = srv.PublicImageURL
 	}

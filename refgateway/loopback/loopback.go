@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/gwconform/gwconform/catalog"
 	"github.com/gwconform/gwconform/refgateway"
 )
 
@@ -64,6 +65,14 @@ func Start(cfg refgateway.Config, fixtures fs.FS) (*Server, error) {
 		http:           srv,
 		image:          img,
 	}, nil
+}
+
+// KeyMap returns the gateway's keys by capability, as the engine takes them.
+func (s *Server) KeyMap() map[catalog.KeyKind]string {
+	return map[catalog.KeyKind]string{
+		catalog.KeyText: s.Keys.Text, catalog.KeyMessages: s.Keys.Messages,
+		catalog.KeyImage: s.Keys.Image, catalog.KeyAlt: s.Keys.Alt,
+	}
 }
 
 // Close stops both servers.

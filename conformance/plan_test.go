@@ -1,0 +1,132 @@
+package conformance_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/results"
+)
+
+// The plan's call count is what a run makes: checked against the reference
+// gateway's own request counter, for the whole catalog and under a budget.
+func TestPlanCountsEqualCallsMade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole catalog")
+	}
+	cat, set := loadCatalog(t)
+	for _, tc := range []struct {
+		name string
+		sel  conformance.Selection
+	}{
+		{"whole catalog", conformance.Selection{}},
+		{"max-calls 7", conformance.Selection{MaxCalls: 7}},
+		{"max-calls 1 of images", conformance.Selection{MaxCalls: 1, Features: []string{"images.*"}}},
+		{"shard 2/3", conformance.Selection{Shard: conformance.Shard{Index: 2, Count: 3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc := startLocal(t, refgateway.Config{})
+			calls, err := conformance.Plan(cat, loc.target, tc.sel)
+			require.NoError(t, err)
+			planned := conformance.Summarize(calls).Total
+			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+			budgetSkips := 0
+			runner.Run(context.Background(), calls, func(r results.Result) {
+				if r.Status == results.StatusSkip {
+					budgetSkips++
+				}
+			})
+			assert.Equal(t, int64(planned), loc.srv.Gateway.Requests(), "planned calls vs requests the gateway saw")
+			if tc.sel.MaxCalls > 0 {
+				assert.LessOrEqual(t, loc.srv.Gateway.Requests(), int64(tc.sel.MaxCalls))
+				assert.Equal(t, len(calls)-tc.sel.MaxCalls, budgetSkips, "calls over the budget are reported as skipped")
+			}
+		})
+	}
+}
+
+func TestPlanSelection(t *testing.T) {
+	cat, _ := loadCatalog(t)
+	all := conformance.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
+	count := func(t *testing.T, target conformance.Target, sel conformance.Selection) (calls, skipped int) {
+		cs, err := conformance.Plan(cat, target, sel)
+		require.NoError(t, err)
+		for _, c := range cs {
+			if c.SkipReason != "" {
+				skipped++
+			}
+		}
+		return len(cs), skipped
+	}
+	total, _ := count(t, all, conformance.Selection{})
+	require.NotZero(t, total)
+
+	t.Run("filters narrow", func(t *testing.T) {
+		n, _ := count(t, all, conformance.Selection{Features: []string{"chat.*"}})
+		assert.Positive(t, n)
+		assert.Less(t, n, total)
+		m, _ := count(t, all, conformance.Selection{Models: []string{"gen-image-2"}, Tiers: []string{"verified"}})
+		assert.Positive(t, m)
+		none, _ := count(t, all, conformance.Selection{Cases: []string{"no-such-case"}})
+		assert.Zero(t, none)
+	})
+	t.Run("a missing key skips with the reason", func(t *testing.T) {
+		noImage := all
+		noImage.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
+		calls, err := conformance.Plan(cat, noImage, conformance.Selection{Features: []string{"images.generate"}})
+		require.NoError(t, err)
+		require.NotEmpty(t, calls)
+		for _, c := range calls {
+			assert.Contains(t, c.SkipReason, "GWCONFORM_IMAGE_KEY")
+		}
+	})
+	t.Run("shards partition the plan", func(t *testing.T) {
+		seen := map[string]int{}
+		for i := 1; i <= 3; i++ {
+			cs, err := conformance.Plan(cat, all, conformance.Selection{Shard: conformance.Shard{Index: i, Count: 3}})
+			require.NoError(t, err)
+			assert.NotEmpty(t, cs, "shard %d is empty", i)
+			for _, c := range cs {
+				seen[c.ID()]++
+			}
+		}
+		assert.Len(t, seen, total)
+		for id, n := range seen {
+			assert.Equal(t, 1, n, "%s in %d shards", id, n)
+		}
+	})
+	t.Run("bad glob", func(t *testing.T) {
+		_, err := conformance.Plan(cat, all, conformance.Selection{Features: []string{"["}})
+		assert.Error(t, err)
+	})
+}
+
+func TestParseShard(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want conformance.Shard
+		err  bool
+	}{
+		{"", conformance.Shard{}, false},
+		{"1/3", conformance.Shard{Index: 1, Count: 3}, false},
+		{"3/3", conformance.Shard{Index: 3, Count: 3}, false},
+		{"0/3", conformance.Shard{}, true},
+		{"4/3", conformance.Shard{}, true},
+		{"1/0", conformance.Shard{}, true},
+		{"x", conformance.Shard{}, true},
+		{"1/3x", conformance.Shard{}, true},
+	} {
+		got, err := conformance.ParseShard(tc.in)
+		if tc.err {
+			assert.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got)
+	}
+}
