@@ -217,6 +217,7 @@ func scenarios() []scenario {
 // TestFaults switches each fault on for every scenario: where the fault
 // applies the validator must find exactly that fault, elsewhere nothing.
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	s := shared(t)
 	scs := scenarios()
 	t.Run("baseline", func(t *testing.T) {
@@ -226,6 +227,7 @@ func TestFaults(t *testing.T) {
 	})
 	for _, f := range Faults() {
 		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
 			shown := 0
 			for _, sc := range scs {
 				got := sc.run(t, s, withFault(f.Name)).names()

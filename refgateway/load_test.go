@@ -47,7 +47,7 @@ func TestLoad(t *testing.T) {
 	}
 	image := rq{"POST", "/v1/images/generations", keys.Image, `{"model":"gen-image-2","prompt":"load","size":"1024x1024"}`}
 
-	const clients, perClient = 64, 40 // 2560 requests
+	const clients, perClient = 64, 32 // 2048 requests
 	var fivexx, done atomic.Int64
 	var failures sync.Map
 	var wg sync.WaitGroup
