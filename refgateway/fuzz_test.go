@@ -90,4 +90,6 @@ func FuzzImagesEditMultipart(f *testing.F) {
 // failTransport keeps fuzzing off the network.
 type failTransport struct{}
 
-func (failTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, http.ErrNotSupported }
+func (failTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, http.ErrNotSupported
+}

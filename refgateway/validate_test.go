@@ -36,7 +36,9 @@ func isNumber(v any) bool { _, ok := v.(float64); return ok }
 func words(s string) int { return len(strings.Fields(s)) }
 
 // problem records a failure no fault explains: tests assert on it.
-func (v violations) problem(format string, args ...any) { v.add("PROBLEM: " + fmt.Sprintf(format, args...)) }
+func (v violations) problem(format string, args ...any) {
+	v.add("PROBLEM: " + fmt.Sprintf(format, args...))
+}
 
 func validateModels(r resp, verified string) violations {
 	v := violations{}
