@@ -24,8 +24,6 @@ type Selection struct {
 	// MaxCalls caps the calls made; planned calls beyond it are skipped.
 	// 0 means no cap.
 	MaxCalls int
-	// ExtraModels adds models to the cases of a key kind's family (probe).
-	ExtraModels map[string]catalog.KeyKind
 }
 
 // Shard is one part of a split run.
@@ -73,7 +71,7 @@ func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 		if !matchAny(sel.Features, cs.Feature) || !matchAny(sel.Cases, cs.ID) || !matchAny(sel.Tiers, string(cs.Tier)) {
 			continue
 		}
-		for _, model := range modelsOf(cs, sel.ExtraModels) {
+		for _, model := range cs.Models {
 			if !matchAny(sel.Models, model) {
 				continue
 			}
@@ -93,23 +91,6 @@ func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 		}
 	}
 	return calls, nil
-}
-
-// modelsOf is the case's models plus any extra model of the same key family
-// that the case applies to. Extra models join only verified cases of their
-// family's basic features (see probe), so they are added to every case of
-// that key: the probe decides which rows to keep.
-func modelsOf(cs *catalog.Case, extra map[string]catalog.KeyKind) []string {
-	if len(extra) == 0 {
-		return cs.Models
-	}
-	out := append([]string(nil), cs.Models...)
-	for _, id := range sortedKeys(extra) {
-		if extra[id] == cs.Key && !contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 func skipReason(cs *catalog.Case, t Target) string {
