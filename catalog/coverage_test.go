@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,6 +47,16 @@ func TestCatalogLoads(t *testing.T) {
 			assert.NoError(t, err, "%s for %s", cs.ID, m)
 		}
 	}
+	// Render is safe for concurrent use (the engine renders from many
+	// goroutines; -race checks the shared fixture cache).
+	var wg sync.WaitGroup
+	for i := range cat.Cases {
+		wg.Go(func() {
+			_, err := cat.Render(&cat.Cases[i], cat.Cases[i].Models[0], Env{PublicImageURL: "https://images.example/ref.png"})
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
 	// The disk copy and the embedded copy are the same files.
 	disk, err := Load(os.DirFS("../cases"), os.DirFS("../fixtures"), schemaNames(t))
 	require.NoError(t, err)

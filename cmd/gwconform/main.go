@@ -28,6 +28,7 @@ func commands() []command {
 	return []command{
 		{"run", "plan and execute the catalog; write results and reports", runRun},
 		{"plan", "print the calls run would make, per key and model", runPlan},
+		{"probe", "find and probe models the catalog does not know", runProbe},
 		{"serve", "run the reference gateway", runServe},
 		{"lint", "validate case files and schemas", runLint},
 		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/report"
+	"github.com/gwconform/gwconform/results"
+)
+
+// runProbe finds the models each key lists that the catalog does not know,
+// runs their family's cases, prints a capability row per model and the YAML
+// that adds each model to the cases it passed.
+func runProbe(args []string, stdout, stderr io.Writer) int {
+	f := newEngineFlags("probe", stderr)
+	model := f.fs.String("model-id", "", "probe this model only (with --family), even if the catalog knows it")
+	family := f.fs.String("family", "", "the family of --model-id: text, messages, image or alt")
+	if err := f.fs.Parse(args); err != nil {
+		return exitNotStart
+	}
+	s, err := f.resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitNotStart
+	}
+	if f.fs.Lookup("out").Value.String() == f.fs.Lookup("out").DefValue {
+		s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
+	}
+	if (*model == "") != (*family == "") || (*family != "" && !validKind(*family)) {
+		fmt.Fprintln(stderr, "gwconform probe: --model-id and --family go together; family is text, messages, image or alt")
+		return exitNotStart
+	}
+	cat, set, err := loadCatalog(s.casesDir)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitNotStart
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	local, err := useLocalGateway(&s.target, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitNotStart
+	}
+	if local != nil {
+		defer local.Close()
+	}
+
+	var models []conformance.NewModel
+	if *model != "" {
+		models = []conformance.NewModel{{ID: *model, Key: catalog.KeyKind(*family)}}
+	} else if models, err = conformance.FindNewModels(ctx, cat, s.target); err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitFailed
+	}
+	if len(models) == 0 {
+		fmt.Fprintln(stdout, "no new models: every model the keys list is in the catalog")
+		return exitOK
+	}
+	for _, m := range models {
+		fmt.Fprintf(stdout, "new model %s (%s key)\n", m.ID, m.Key)
+	}
+	calls, err := conformance.PlanProbe(cat, s.target, models, s.selection)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitNotStart
+	}
+	rs, err := execute(ctx, cat, set, s, calls, io.Discard)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitFailed
+	}
+	if err := writeReports(s, cat, rs); err != nil {
+		fmt.Fprintln(stderr, "gwconform probe: writing reports:", err)
+		return exitFailed
+	}
+	printCapabilities(stdout, models, rs)
+	fmt.Fprintln(stdout)
+	passed := map[string][]string{}
+	for _, r := range rs {
+		if r.Status == results.StatusPass {
+			passed[r.Model] = append(passed[r.Model], r.Case)
+		}
+	}
+	conformance.WriteAdditions(stdout, passed)
+	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(s.out))
+	return exitOK
+}
+
+// printCapabilities prints one row per model: each feature's cell, with the
+// matrix's semantics.
+func printCapabilities(w io.Writer, models []conformance.NewModel, rs []results.Result) {
+	rep := report.Build(report.Meta{Features: catalog.Features}, rs)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nMODEL\tFEATURE\tCELL")
+	for _, m := range models {
+		for _, feature := range rep.Features {
+			if c, ok := rep.Cell(m.ID, feature); ok && c.Status != "none" {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", m.ID, feature, c.Label)
+			}
+		}
+	}
+	tw.Flush()
+}
+
+func validKind(s string) bool {
+	for _, k := range catalog.KeyKinds {
+		if string(k) == s {
+			return true
+		}
+	}
+	return false
+}
