@@ -103,6 +103,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 		cat.Files = append(cat.Files, display)
 		cat.Cases = append(cat.Cases, l.loadFile(display, data)...)
 	}
+	l.applyAdditions(cat.Cases)
 	if len(l.diags) > 0 {
 		return nil, l.diags.sorted()
 	}
@@ -115,6 +116,8 @@ type loader struct {
 	schemas  map[string]bool   // nil: not checked
 	firstID  map[string]string // id → position of its first declaration
 	diags    Diagnostics
+	// additions are applied once every file is read (see additions.go).
+	additions []modelAddition
 }
 
 // loadFile decodes one file; its problems go to l.diags.
@@ -156,6 +159,7 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 	}
 	var group string
 	var casesNode ast.Node
+	hasAdditions := false
 	for _, p := range d.pairs(m) {
 		switch p.key {
 		case "feature_group":
@@ -165,12 +169,17 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 			}
 		case "cases":
 			casesNode = p.value
+		case "model_additions":
+			l.decodeAdditions(d, p.value)
+			hasAdditions = true
 		default:
-			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}}))
+			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}, {name: "model_additions"}}))
 		}
 	}
 	if casesNode == nil {
-		d.errf(m, "missing field cases")
+		if !hasAdditions {
+			d.errf(m, "missing field cases")
+		}
 		return nil
 	}
 	seq, ok := d.resolve(casesNode).(*ast.SequenceNode)

@@ -238,3 +238,48 @@ func TestLoadBad(t *testing.T) {
 		})
 	}
 }
+
+func TestModelAdditions(t *testing.T) {
+	base := `feature_group: chat
+cases:
+  - id: chat-a
+    feature: chat.basic
+    tier: verified
+    spec: "4.2"
+    requirement: "r"
+    key: text
+    models: [gen-5.5]
+    request:
+      method: POST
+      path: /v1/chat/completions
+      json: {model: "{{ .Model }}", messages: [{role: user, content: hi}]}
+    expect: {status: 200}
+`
+	t.Run("adds the model to the named cases", func(t *testing.T) {
+		fsys := fstest.MapFS{
+			"chat.yaml":  {Data: []byte(base)},
+			"added.yaml": {Data: []byte("model_additions:\n  - model: gen-9\n    cases: [chat-a]\n")},
+		}
+		cat, err := Load(fsys, fstest.MapFS{}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"gen-5.5", "gen-9"}, cat.Case("chat-a").Models)
+	})
+	t.Run("an unknown case id is reported at its position", func(t *testing.T) {
+		fsys := fstest.MapFS{
+			"chat.yaml":  {Data: []byte(base)},
+			"added.yaml": {Data: []byte("model_additions:\n  - model: gen-9\n    cases: [chat-a, chat-zz]\n")},
+		}
+		_, err := Load(fsys, fstest.MapFS{}, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `cases/added.yaml:3:21: model_additions: no case with id "chat-zz"`)
+	})
+	t.Run("missing fields", func(t *testing.T) {
+		fsys := fstest.MapFS{
+			"chat.yaml":  {Data: []byte(base)},
+			"added.yaml": {Data: []byte("model_additions:\n  - cases: [chat-a]\n")},
+		}
+		_, err := Load(fsys, fstest.MapFS{}, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "missing field model")
+	})
+}

@@ -160,10 +160,12 @@ func loadCatalog(dir string) (*catalog.Catalog, *schemas.Set, error) {
 		return nil, nil, err
 	}
 	var casesFS fs.FS = cases.FS
+	var opts []catalog.Option
 	if dir != "" {
 		casesFS = os.DirFS(dir)
+		opts = append(opts, catalog.WithDisplayDir(dir))
 	}
-	cat, err := catalog.Load(casesFS, fixtures.FS, set.Names())
+	cat, err := catalog.Load(casesFS, fixtures.FS, set.Names(), opts...)
 	if err != nil {
 		return nil, nil, err
 	}
