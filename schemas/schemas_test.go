@@ -23,6 +23,9 @@ var wantNames = []string{
 	"messages_content_block_delta", "messages_content_block_start", "messages_content_block_stop",
 	"messages_message_delta", "messages_message_start", "messages_message_stop", "messages_ping",
 	"model_list",
+	"response",
+	"responses_completed",
+	"responses_event",
 }
 
 const uuid = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -43,6 +46,35 @@ type fault struct {
 }
 
 var cases = map[string]schemaCase{
+	"response": {
+		minimal: `{"object":"response","id":"resp_1","status":"completed","output":[]}`,
+		rich: `{"object":"response","id":"resp_1","status":"completed","created_at":1,"model":"gen-5.5","x":{"y":1},
+			"output":[{"type":"reasoning","summary":[]},{"type":"message","id":"m","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}],
+			"output_text":"Hi","usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}`,
+		faults: []fault{
+			{"wrong object", `{"object":"chat.completion","id":"r","status":"completed","output":[]}`, "/object"},
+			{"missing output", `{"object":"response","id":"r","status":"completed"}`, "/output"},
+			{"item without type", `{"object":"response","id":"r","status":"completed","output":[{}]}`, "/output/0/type"},
+			{"text not string", `{"object":"response","id":"r","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":1}]}]}`, "/output/0/content/0/text"},
+		},
+	},
+	"responses_event": {
+		minimal: `{"type":"response.in_progress"}`,
+		rich:    `{"type":"response.output_text.delta","delta":"Hi","item_id":"m","output_index":0,"content_index":0,"sequence_number":4,"x":[1]}`,
+		faults: []fault{
+			{"missing type", `{"delta":"x"}`, "/type"},
+			{"delta missing", `{"type":"response.output_text.delta"}`, "/delta"},
+			{"delta not string", `{"type":"response.output_text.delta","delta":5}`, "/delta"},
+		},
+	},
+	"responses_completed": {
+		minimal: `{"type":"response.completed","response":{"object":"response","id":"r","status":"completed","output":[]}}`,
+		rich:    `{"type":"response.completed","sequence_number":9,"response":{"object":"response","id":"r","status":"completed","output":[],"usage":{}}}`,
+		faults: []fault{
+			{"missing response", `{"type":"response.completed"}`, "/response"},
+			{"bad response", `{"type":"response.completed","response":{"object":"response","id":"r","status":"completed"}}`, "/response/output"},
+		},
+	},
 	"model_list": {
 		minimal: `{"object":"list","data":[]}`,
 		rich: `{"object":"list","data":[

@@ -98,8 +98,8 @@ const (
 	RuleImgPreviewIndexOrder = "images.preview-index-order" // strict
 )
 
-// New returns the grammar of a protocol: chat, messages, image_generation or
-// image_edit (maxPreviews and n are used by the image protocols only).
+// New returns the grammar of a protocol: chat, messages, image_generation,
+// image_edit or responses (maxPreviews and n are used by the image protocols only).
 func New(protocol string, maxPreviews, n int) (Grammar, error) {
 	switch protocol {
 	case "chat":
@@ -108,8 +108,10 @@ func New(protocol string, maxPreviews, n int) (Grammar, error) {
 		return NewMessages(), nil
 	case "image_generation", "image_edit":
 		return NewImages(protocol, maxPreviews, n), nil
+	case "responses":
+		return NewResponses(), nil
 	}
-	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation or image_edit)", protocol)
+	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation, image_edit or responses)", protocol)
 }
 
 // Run reads rd to its end, feeding every event to g (and to onEvent, if not
@@ -183,6 +185,11 @@ func SchemaFor(protocol string, ev sse.Event) string {
 		case protocol + ".completed":
 			return protocol + "_completed"
 		}
+	case "responses":
+		if eventType(ev) == "response.completed" {
+			return "responses_completed"
+		}
+		return "responses_event"
 	}
 	return ""
 }

@@ -349,12 +349,12 @@ func TestSchemaFor(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	for _, p := range []string{"chat", "messages", "image_generation", "image_edit"} {
+	for _, p := range []string{"chat", "messages", "image_generation", "image_edit", "responses"} {
 		g, err := New(p, 1, 1)
 		require.NoError(t, err)
 		require.NotNil(t, g)
 	}
-	_, err := New("responses", 0, 0)
+	_, err := New("nope", 0, 0)
 	assert.Error(t, err)
 }
 
