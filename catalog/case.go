@@ -51,7 +51,12 @@ type Case struct {
 	Expect   Expect   `yaml:"expect"`
 
 	// Where the case was declared, for messages: "cases/chat.yaml:12:5".
+	// A case generated from an explore domain has the domain's position.
 	Pos string `yaml:"-"`
+	// Params is the row of an explore domain this case was generated from:
+	// parameter → value as written, omitted parameters absent (reports build
+	// a capability map from it). Nil for a case written out.
+	Params map[string]string `yaml:"-"`
 }
 
 // Auth selects how the request authenticates.

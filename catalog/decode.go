@@ -338,13 +338,14 @@ var (
 
 // nouns name the structs in "unknown field" messages.
 var nouns = map[reflect.Type]string{
-	reflect.TypeFor[File]():        "file",
-	reflect.TypeFor[Case]():        "case",
-	requestType:                    "request",
-	reflect.TypeFor[Expect]():      "expect",
-	reflect.TypeFor[ImageExpect](): "images",
-	reflect.TypeFor[SSEExpect]():   "sse",
-	reflect.TypeFor[matcherOps]():  "matcher",
+	reflect.TypeFor[File]():         "file",
+	reflect.TypeFor[Case]():         "case",
+	requestType:                     "request",
+	reflect.TypeFor[Expect]():       "expect",
+	reflect.TypeFor[ImageExpect]():  "images",
+	reflect.TypeFor[SSEExpect]():    "sse",
+	reflect.TypeFor[matcherOps]():   "matcher",
+	reflect.TypeFor[exploreEntry](): "explore domain",
 }
 
 // templated are the Request fields whose strings are templates.

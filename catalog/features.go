@@ -13,6 +13,7 @@ var Features = []string{
 	"images.edit.size", "images.edit.quality", "images.edit.transparent", "images.edit.opaque_jpeg",
 	"images.edit.webp", "images.edit.compression", "images.edit.n", "images.edit.stream",
 	"images.edit.errors",
+	"images.generate.explore", "images.edit.explore",
 	"responses.basic",
 }
 

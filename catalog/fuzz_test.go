@@ -20,6 +20,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(goodFile))
 	f.Add([]byte(oneCase("      method: GET\n      path: /v1/models", "      status: 200")))
 	f.Add([]byte("cases:\n  - &a {id: x}\n  - *a\n  - <<: *a\n"))
+	f.Add([]byte(exploreFile))
+	f.Add([]byte("explore:\n  - {id: e, feature: images.edit.explore, spec: s, requirement: r, why: w, key: image, models: [m],\n     request: {method: POST, path: /v1/images/edits, multipart: {image: \"@ref-a-1024.png\"}},\n     parameters: {n: [1, 2], stream: [false, true], partial_images: [omit, 1]},\n     constraints: [{if: {stream: false}, then: {partial_images: [omit]}}]}\n"))
 	fixtures := testFixtures()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// A hang is a bug too: fail with every goroutine's stack instead of

@@ -158,7 +158,7 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 		return nil
 	}
 	var group string
-	var casesNode ast.Node
+	var casesNode, exploreNode ast.Node
 	hasAdditions := false
 	for _, p := range d.pairs(m) {
 		switch p.key {
@@ -169,19 +169,30 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 			}
 		case "cases":
 			casesNode = p.value
+		case "explore":
+			exploreNode = p.value
 		case "model_additions":
 			l.decodeAdditions(d, p.value)
 			hasAdditions = true
 		default:
-			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}, {name: "model_additions"}}))
+			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}, {name: "explore"}, {name: "model_additions"}}))
 		}
 	}
 	if casesNode == nil {
-		if !hasAdditions {
+		if !hasAdditions && exploreNode == nil {
 			d.errf(m, "missing field cases")
 		}
-		return nil
+	} else {
+		out = l.decodeCases(d, file, casesNode)
 	}
+	if exploreNode != nil {
+		out = append(out, l.decodeExplore(d, exploreNode)...)
+	}
+	return out
+}
+
+// decodeCases reads a cases list.
+func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out []Case) {
 	seq, ok := d.resolve(casesNode).(*ast.SequenceNode)
 	if !ok {
 		if n := d.resolve(casesNode); n != nil {

@@ -223,7 +223,7 @@ func TestLoadBad(t *testing.T) {
 		{"multipart nested", `n: 1`, `n: {a: 1}`,
 			[]string{f + `17:12: request.multipart.n: expected a string or a list of strings, got a mapping`}},
 		{"unknown top-level key", "feature_group: images.edit\n", "feature_group: images.edit\nversion: 2\n",
-			[]string{f + `2:1: unknown field "version" in file; known fields: feature_group, cases`}},
+			[]string{f + `2:1: unknown field "version" in file; known fields: feature_group, cases, explore, model_additions`}},
 		{"YAML tag", "tier: verified", "tier: !!binary dmVyaWZpZWQ=",
 			[]string{f + `5:11: YAML tag !!binary is not supported (only !!str)`}},
 	}
