@@ -155,6 +155,9 @@ const (
 	ProtocolMessages        = "messages"
 	ProtocolImageGeneration = "image_generation"
 	ProtocolImageEdit       = "image_edit"
+	// ProtocolResponses is the public Responses stream shape; spec 4.6 does
+	// not show it, so only explore-tier cases use it.
+	ProtocolResponses = "responses"
 )
 
 // SSEExpect checks an event stream.

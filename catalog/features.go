@@ -25,7 +25,7 @@ const RequirePublicImageURL = "public_image_url"
 var Requirements = []string{RequirePublicImageURL}
 
 // Protocols lists the SSE protocols a case may expect.
-var Protocols = []string{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit}
+var Protocols = []string{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit, ProtocolResponses}
 
 // protocolPaths is the endpoint each protocol belongs to; lint rejects a
 // stream expectation on the wrong endpoint.
@@ -34,6 +34,7 @@ var protocolPaths = map[string]string{
 	ProtocolMessages:        "/v1/messages",
 	ProtocolImageGeneration: "/v1/images/generations",
 	ProtocolImageEdit:       "/v1/images/edits",
+	ProtocolResponses:       "/v1/responses",
 }
 
 // ImageFormats are the output formats of the spec (2.2).

@@ -477,7 +477,7 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 		}
 		// With an unknown protocol the checks below would only repeat it.
 		image := !knownProtocol || s.Protocol == ProtocolImageGeneration || s.Protocol == ProtocolImageEdit
-		text := !knownProtocol || s.Protocol == ProtocolChat || s.Protocol == ProtocolMessages
+		text := !knownProtocol || s.Protocol == ProtocolChat || s.Protocol == ProtocolMessages || s.Protocol == ProtocolResponses
 		if s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !image) {
 			d.errAt(d.at("expect.sse.max_previews"), "expect.sse.max_previews must be >= 0 and applies to image protocols only")
 		}
@@ -491,7 +491,7 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 			d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
 		}
 		if s.MinText < 0 || (s.MinText > 0 && !text) {
-			d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat and messages only")
+			d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat, messages and responses only")
 		}
 		if !success && e.Status != 0 {
 			d.errAt(d.keyAt("expect.sse"), "expect.sse needs a 2xx expect.status")

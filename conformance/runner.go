@@ -190,7 +190,7 @@ func newResult(c Call, st results.Status, reasons ...results.Reason) results.Res
 	return results.Result{
 		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, Tier: c.Case.Tier, Status: st,
 		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,
-		Reasons: reasons, Started: time.Now().UTC(),
+		Reasons: reasons, Started: time.Now().UTC(), Params: c.Case.Params,
 	}
 }
 

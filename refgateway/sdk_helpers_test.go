@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io/fs"
+	"os"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -36,7 +37,7 @@ var sdkKeys = refgateway.DefaultKeys()
 // httptest server, closed when the test ends.
 func sdkServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	g, err := refgateway.New(refgateway.Config{})
+	g, err := refgateway.New(refgateway.Config{Faults: strings.Fields(os.Getenv("SDK_FAULTS"))})
 	require.NoError(t, err)
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)

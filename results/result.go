@@ -113,8 +113,11 @@ type Result struct {
 	Events       int         `json:"events,omitempty"`
 	EventTypes   []string    `json:"event_types,omitempty"` // in arrival order, e.g. image_edit.partial_image
 	Images       []ImageInfo `json:"images,omitempty"`
-	Request      *Request    `json:"request,omitempty"`
-	Started      time.Time   `json:"started"`
+	// Params is the parameter assignment of a generated explore case
+	// (pairwise row), for the capability map; omitted parameters are absent.
+	Params  map[string]string `json:"params,omitempty"`
+	Request *Request          `json:"request,omitempty"`
+	Started time.Time         `json:"started"`
 }
 
 // Counts returns true when the result decides the exit code: verified and
