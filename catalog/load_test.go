@@ -199,7 +199,7 @@ func TestLoadBad(t *testing.T) {
 		{"unknown schema", "schema: image_result", "schema: image_results",
 			[]string{f + `21:15: unknown schema "image_results"; did you mean "image_result"?`}},
 		{"bad protocol", "protocol: messages", "protocol: message",
-			[]string{f + `49:23: expect.sse.protocol "message" is not one of chat, messages, image_generation, image_edit`}},
+			[]string{f + `49:23: expect.sse.protocol "message" is not one of chat, messages, image_generation, image_edit, responses`}},
 		{"stream without sse", "      sse: {protocol: messages, stop_reason: end_turn, min_text: 1}\n", "",
 			[]string{f + `48:7: a streaming request expecting 200 needs expect.sse`}},
 		{"strict without why", "    why: because\n", "",
