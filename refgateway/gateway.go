@@ -132,12 +132,14 @@ type call struct {
 	kind    string // key kind of the caller
 	dialect dialect
 	wrote   bool
+	// requestID names this call in headers and Anthropic error bodies.
+	requestID string
 }
 
 // ServeHTTP routes a request: counting, panic recovery, auth, then the endpoint.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.requests.Add(1)
-	c := &call{g: g, w: w, r: r, dialect: dialectOpenAI}
+	c := &call{g: g, w: w, r: r, dialect: dialectOpenAI, requestID: "req_" + randHex(12)}
 	if r.URL.Path == "/v1/messages" {
 		c.dialect = dialectAnthropic
 	}
@@ -312,7 +314,7 @@ func (c *call) failParam(status int, param, msg string) {
 		body = map[string]any{
 			"type":       "error",
 			"error":      map[string]any{"type": typ, "message": msg},
-			"request_id": "req_" + randHex(12),
+			"request_id": c.requestID,
 		}
 	} else {
 		e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
@@ -341,10 +343,18 @@ func (c *call) writeJSON(status int, v any) {
 	}
 	h := c.w.Header()
 	h.Set("Content-Type", ct)
-	h.Set("X-Request-Id", "req_"+randHex(12))
+	c.setRequestID(h)
 	c.wrote = true
 	c.w.WriteHeader(status)
 	_, _ = c.w.Write(b)
+}
+
+// setRequestID labels the answer with the call's id, under both names in
+// use: X-Request-Id, and request-id, which the official Anthropic SDK reads
+// into its errors. Anthropic error bodies carry the same value.
+func (c *call) setRequestID(h http.Header) {
+	h.Set("X-Request-Id", c.requestID)
+	h.Set("Request-Id", c.requestID)
 }
 
 // readBody reads the whole request body within the size limit. It refuses a

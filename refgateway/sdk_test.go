@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"image/png"
 	"io"
 	"net/http"
 	"strings"
@@ -60,6 +61,7 @@ func TestSDKModelsList(t *testing.T) {
 				ids = append(ids, m.ID)
 				assert.Equal(t, "model", string(m.Object), "object of %s", m.ID)
 				assert.NotEmpty(t, m.OwnedBy, "owned_by of %s", m.ID)
+				assertStrings(t, map[string]jsonField{"data[].id": m.JSON.ID, "data[].object": m.JSON.Object, "data[].owned_by": m.JSON.OwnedBy})
 			}
 			assert.ElementsMatch(t, tc.want, ids)
 
@@ -81,6 +83,7 @@ func TestSDKModelsList(t *testing.T) {
 			iter := client.Models.ListAutoPaging(ctx, anthropic.ModelListParams{})
 			for iter.Next() {
 				ids = append(ids, iter.Current().ID)
+				assertStrings(t, map[string]jsonField{"data[].id": iter.Current().JSON.ID})
 			}
 			require.NoError(t, iter.Err())
 			assert.ElementsMatch(t, tc.want, ids)
@@ -127,6 +130,12 @@ func TestSDKChat(t *testing.T) {
 		assert.Equal(t, "assistant", string(ch.Message.Role))
 		assert.NotEmpty(t, strings.TrimSpace(ch.Message.Content))
 		assert.Equal(t, "stop", ch.FinishReason)
+		assertStrings(t, map[string]jsonField{
+			"object": c.JSON.Object, "model": c.JSON.Model,
+			"choices[].finish_reason": ch.JSON.FinishReason, "choices[].message.role": ch.Message.JSON.Role,
+			"choices[].message.content": ch.Message.JSON.Content,
+		})
+		assertInts(t, map[string]jsonField{"choices[].index": ch.JSON.Index, "usage.completion_tokens": c.Usage.JSON.CompletionTokens})
 		assert.Positive(t, c.Usage.CompletionTokens)
 		assert.Equal(t, c.Usage.PromptTokens+c.Usage.CompletionTokens, c.Usage.TotalTokens)
 	})
@@ -175,6 +184,8 @@ func TestSDKChat(t *testing.T) {
 				require.True(t, acc.AddChunk(chunk), "accumulator refused chunk %d: %s", chunks, chunk.RawJSON())
 				assert.Equal(t, "chat.completion.chunk", string(chunk.Object))
 				for _, c := range chunk.Choices {
+					assertInts(t, map[string]jsonField{"choices[].index": c.JSON.Index})
+					assertPresent(t, map[string]jsonField{"choices[].delta": c.JSON.Delta})
 					if c.Delta.Role != "" && role == "" {
 						role = c.Delta.Role
 						assert.Equal(t, 1, chunks, "role arrives after the first chunk")
@@ -242,6 +253,7 @@ func TestSDKMessages(t *testing.T) {
 				})
 				require.NoError(t, err)
 				checkMessage(t, m, model, anthropic.StopReasonEndTurn)
+				assertStrings(t, map[string]jsonField{"stop_reason": m.JSON.StopReason})
 				assert.Less(t, m.Usage.OutputTokens, int64(256))
 			})
 			t.Run(model+"/"+auth+"/stream", func(t *testing.T) {
@@ -276,6 +288,9 @@ func TestSDKMessages(t *testing.T) {
 }
 
 // checkMessage checks a message (2.4) as the SDK returned or accumulated it.
+// The field records checked are those of message_start for an accumulated
+// message (Message.Accumulate updates the values, not the records); the
+// stream's later events are checked in streamMessage.
 func checkMessage(t *testing.T, m *anthropic.Message, model string, stop anthropic.StopReason) {
 	t.Helper()
 	assert.Equal(t, "message", string(m.Type))
@@ -290,8 +305,13 @@ func checkMessage(t *testing.T, m *anthropic.Message, model string, stop anthrop
 	assert.Equal(t, stop, m.StopReason)
 	assert.Positive(t, m.Usage.InputTokens)
 	assert.Positive(t, m.Usage.OutputTokens)
-	assert.True(t, m.Usage.JSON.CacheCreationInputTokens.Valid(), "usage.cache_creation_input_tokens missing: %s", m.Usage.RawJSON())
-	assert.True(t, m.Usage.JSON.CacheReadInputTokens.Valid(), "usage.cache_read_input_tokens missing: %s", m.Usage.RawJSON())
+	assertStrings(t, map[string]jsonField{"type": m.JSON.Type, "role": m.JSON.Role, "model": m.JSON.Model})
+	assertPresent(t, map[string]jsonField{"content": m.JSON.Content})
+	assertInts(t, map[string]jsonField{
+		"usage.input_tokens": m.Usage.JSON.InputTokens, "usage.output_tokens": m.Usage.JSON.OutputTokens,
+		"usage.cache_creation_input_tokens": m.Usage.JSON.CacheCreationInputTokens,
+		"usage.cache_read_input_tokens":     m.Usage.JSON.CacheReadInputTokens,
+	})
 }
 
 // streamMessage streams a message, accumulating it with Message.Accumulate,
@@ -309,10 +329,18 @@ func streamMessage(t *testing.T, client anthropic.Client, p anthropic.MessageNew
 		ev := stream.Current()
 		require.NoError(t, m.Accumulate(ev), "accumulate %s", ev.Type)
 		kinds = append(kinds, ev.Type)
-		if d, ok := ev.AsAny().(anthropic.ContentBlockDeltaEvent); ok {
-			if td, ok := d.Delta.AsAny().(anthropic.TextDelta); ok {
+		switch e := ev.AsAny().(type) {
+		case anthropic.ContentBlockDeltaEvent:
+			assertInts(t, map[string]jsonField{"index": e.JSON.Index})
+			assertStrings(t, map[string]jsonField{"delta.type": e.Delta.JSON.Type})
+			if td, ok := e.Delta.AsAny().(anthropic.TextDelta); ok {
+				assertStrings(t, map[string]jsonField{"delta.text": td.JSON.Text})
 				deltas.WriteString(td.Text)
 			}
+		case anthropic.MessageDeltaEvent:
+			assertStrings(t, map[string]jsonField{"delta.stop_reason": e.Delta.JSON.StopReason})
+			assertInts(t, map[string]jsonField{"usage.output_tokens": e.Usage.JSON.OutputTokens})
+			assert.Equal(t, e.Usage.OutputTokens, int64(words(textOf(&m))), "message_delta usage.output_tokens")
 		}
 	}
 	require.NoError(t, stream.Err())
@@ -481,11 +509,14 @@ func TestSDKImageGenerate(t *testing.T) {
 			switch e := ev.AsAny().(type) {
 			case openai.ImageGenPartialImageEvent:
 				require.Zero(t, completed, "preview after the completed event")
+				assertStrings(t, map[string]jsonField{"type": e.JSON.Type, "b64_json": e.JSON.B64JSON})
+				assertInts(t, map[string]jsonField{"partial_image_index": e.JSON.PartialImageIndex})
 				assert.Equal(t, int64(previews), e.PartialImageIndex)
 				d := decodeB64(t, e.B64JSON, "png", 1024, 1024)
 				assertNotFlat(t, d.img)
 				previews++
 			case openai.ImageGenCompletedEvent:
+				assertStrings(t, map[string]jsonField{"type": e.JSON.Type, "b64_json": e.JSON.B64JSON})
 				d := decodeB64(t, e.B64JSON, "png", 1024, 1024)
 				assertOpaque(t, d.img)
 				assertNotFlat(t, d.img)
@@ -522,7 +553,13 @@ func checkImagesResponse(t *testing.T, res *openai.ImagesResponse, format, quali
 	assert.Equal(t, res.Usage.InputTokens+res.Usage.OutputTokens, res.Usage.TotalTokens)
 	assert.True(t, res.Usage.InputTokensDetails.JSON.ImageTokens.Valid(), "usage.input_tokens_details.image_tokens")
 	assert.True(t, res.Usage.InputTokensDetails.JSON.TextTokens.Valid(), "usage.input_tokens_details.text_tokens")
+	assertInts(t, map[string]jsonField{"created": res.JSON.Created, "usage.total_tokens": res.Usage.JSON.TotalTokens})
+	assertStrings(t, map[string]jsonField{
+		"output_format": res.JSON.OutputFormat, "quality": res.JSON.Quality, "size": res.JSON.Size, "background": res.JSON.Background,
+	})
+	assertPresent(t, map[string]jsonField{"data": res.JSON.Data, "usage": res.JSON.Usage})
 	for i, img := range res.Data {
+		assertStrings(t, map[string]jsonField{"data[].b64_json": img.JSON.B64JSON})
 		assert.Regexp(t, uuidRE, generationID(t, img), "data[%d].generation_id", i)
 	}
 }
@@ -673,10 +710,13 @@ func TestSDKImageEdit(t *testing.T) {
 			switch e := ev.AsAny().(type) {
 			case openai.ImageEditPartialImageEvent:
 				require.Zero(t, completed, "preview after the completed event")
+				assertStrings(t, map[string]jsonField{"type": e.JSON.Type, "b64_json": e.JSON.B64JSON})
+				assertInts(t, map[string]jsonField{"partial_image_index": e.JSON.PartialImageIndex})
 				assert.Equal(t, int64(previews), e.PartialImageIndex)
 				decodeB64(t, e.B64JSON, "png", 1024, 1024)
 				previews++
 			case openai.ImageEditCompletedEvent:
+				assertStrings(t, map[string]jsonField{"type": e.JSON.Type, "b64_json": e.JSON.B64JSON})
 				d := decodeB64(t, e.B64JSON, "png", 1024, 1024)
 				assertOpaque(t, d.img)
 				assertNotFlat(t, d.img)
@@ -697,9 +737,10 @@ func TestSDKImageEdit(t *testing.T) {
 
 	t.Run("second reference and mask are used", func(t *testing.T) {
 		t.Parallel()
-		// The same prompt with one reference, then with two and a mask: an
-		// edit that ignored the second reference or the mask would give the
-		// same pixels (images are deterministic).
+		// The same prompt with reference A, with reference B, and with both
+		// and a mask: images are deterministic, so an edit that ignored its
+		// references (A = B) or the second reference and mask (A = A+B+mask)
+		// shows as equal pixels.
 		base := openai.ImageEditParams{
 			Model: "gen-image-2.5-flare", Prompt: "Merge the pictures.",
 			Size: "1024x1024", Quality: "low", OutputFormat: "png",
@@ -707,16 +748,31 @@ func TestSDKImageEdit(t *testing.T) {
 		p1 := base
 		p1.Image = single(refA, "ref-a.png")
 		p2 := base
-		p2.Image = pair(refA, refB)
-		p2.Mask = openai.File(bytes.NewReader(mask), "mask.png", "image/png")
-		var got [2]decoded
-		for i, p := range []openai.ImageEditParams{p1, p2} {
+		p2.Image = single(refB, "ref-b.png")
+		p3 := base
+		p3.Image = pair(refA, refB)
+		p3.Mask = openai.File(bytes.NewReader(mask), "mask.png", "image/png")
+		var got [3]decoded
+		for i, p := range []openai.ImageEditParams{p1, p2, p3} {
 			res, err := client.Images.Edit(sdkCtx(t), p)
 			require.NoError(t, err)
 			checkImagesResponse(t, res, "png", "low", 1024, 1024, 1)
 			got[i] = decodeB64(t, res.Data[0].B64JSON, "png", 1024, 1024)
 		}
-		assert.NotEqual(t, sha256.Sum256(got[0].raw), sha256.Sum256(got[1].raw), "two references and a mask gave the same image as one reference")
+		assert.NotEqual(t, sha256.Sum256(got[0].raw), sha256.Sum256(got[1].raw), "references A and B gave the same image")
+		assert.NotEqual(t, sha256.Sum256(got[0].raw), sha256.Sum256(got[2].raw), "two references and a mask gave the same image as one reference")
+		// Each one-reference edit looks more like its own reference than like
+		// the other (the pixels, not only the seed, come from the reference).
+		imgA, err := png.Decode(bytes.NewReader(refA))
+		require.NoError(t, err)
+		imgB, err := png.Decode(bytes.NewReader(refB))
+		require.NoError(t, err)
+		aa, ab := likeness(got[0].img, imgA), likeness(got[0].img, imgB)
+		ba, bb := likeness(got[1].img, imgA), likeness(got[1].img, imgB)
+		ma, mb := likeness(got[2].img, imgA), likeness(got[2].img, imgB)
+		t.Logf("likeness to A, B: edit(A) %.2f %.2f; edit(B) %.2f %.2f; edit(A+B+mask) %.2f %.2f", aa, ab, ba, bb, ma, mb)
+		assert.GreaterOrEqual(t, aa-ab, 0.3, "edit of A is not like A")
+		assert.GreaterOrEqual(t, bb-ba, 0.3, "edit of B is not like B")
 	})
 
 	t.Run("no prompt is a 400 *openai.Error", func(t *testing.T) {

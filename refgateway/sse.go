@@ -27,7 +27,7 @@ func (c *call) startSSE() *sseWriter {
 	h.Set("Content-Type", ct)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
-	h.Set("X-Request-Id", "req_"+randHex(12))
+	c.setRequestID(h)
 	c.wrote = true
 	c.w.WriteHeader(http.StatusOK)
 	s := &sseWriter{c: c, rc: http.NewResponseController(c.w), cutNext: c.fs.has(fStreamCut)}

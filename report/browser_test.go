@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -78,8 +79,9 @@ func thumb(t *testing.T, hue float64, transparent bool) string {
 
 // demoRun is a realistic run over the catalog's features: three model
 // families, mostly passing, with a failing image-edit stream (and its
-// pictures), an error, a throttled case, a strict-tier failure, skips and an
-// unsupported explore case.
+// pictures), an error, a throttled case, a strict-tier failure, skips, an
+// unsupported explore case and parameterised explore edits for the
+// capability map (exploreRows).
 func demoRun(t *testing.T) (Meta, []results.Result) {
 	features := []string{
 		"models.list", "chat.basic", "chat.stream", "chat.errors",
@@ -88,12 +90,12 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 		"images.edit.json", "images.edit.json_two_refs", "images.edit.url_ref", "images.edit.json_mask", "images.edit.multipart",
 		"images.edit.multipart_two_refs", "images.edit.multipart_mask", "images.edit.size", "images.edit.quality", "images.edit.transparent",
 		"images.edit.opaque_jpeg", "images.edit.webp", "images.edit.compression", "images.edit.n", "images.edit.stream", "images.edit.errors",
-		"responses.basic",
+		"images.edit.explore", "responses.basic",
 	}
 	family := map[string]string{
 		"gen-text-4": "chat", "gen-text-4-mini": "chat",
 		"msg-sonnet-x":        "messages",
-		"gen-image-2.5-flare": "images", "gen-image-2.5-sunburst": "images", "gen-image-1": "images",
+		"gen-image-2.5-flare": "images", "gen-image-2.5-sunburst": "images", "gen-image-2": "images",
 	}
 	start := time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)
 	var rs []results.Result
@@ -122,6 +124,8 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 			}
 			id := strings.ReplaceAll(strings.TrimPrefix(f, fam+"."), "_", "-")
 			switch {
+			case f == "images.edit.explore":
+				exploreRows(model, add)
 			case f == "responses.basic":
 				st := U
 				if model == "gen-text-4" {
@@ -173,7 +177,7 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 	set("gen-image-2.5-flare", "edit.transparent", func(r *results.Result) {
 		r.Images = []results.ImageInfo{{Where: "data[0]", Format: "png", Width: 1024, Height: 1024, Alpha: true, SHA256: "5eed", Bytes: 802113, Thumb: thumb(t, 3.1, true)}}
 	})
-	set("gen-image-1", "edit.webp-usage", func(r *results.Result) {
+	set("gen-image-2", "edit.webp-usage", func(r *results.Result) {
 		r.Status = F
 		r.Reasons = []results.Reason{{Check: "json", Where: "usage.total_tokens", Expected: "input+output = 1290", Actual: "1289", Message: "total_tokens is not input_tokens + output_tokens"}}
 	})
@@ -193,6 +197,56 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 		BaseURL: "https://gateway.internal.test", Started: start, Finished: start.Add(6*time.Minute + 41*time.Second),
 		Features: features,
 	}, rs
+}
+
+// exploreRows adds 16 parameterised explore edits of one image model, in the
+// shape of the catalog's all-pairs rows (cases/explore_images.yaml): every
+// value of every parameter is sent, n=2 with stream=true four times.
+// gen-image-2 declines quality xhigh and max, sunburst declines n=2 together
+// with stream=true, and flare breaks one stream with partial_images=3.
+func exploreRows(model string, add func(model, feature, id string, tier results.Tier, st results.Status, opts ...func(*results.Result))) {
+	sizes := []string{"1024x1024", "1536x1024", "1024x1536", "auto"}
+	qualities := []string{"low", "medium", "high", "xhigh", "max", "auto"}
+	bgFormat := [][2]string{{"transparent", "png"}, {"transparent", "webp"}, {"opaque", "jpeg"}, {"auto", "webp"}}
+	for i := range 16 {
+		p := map[string]string{
+			"size": sizes[i%4], "quality": qualities[(i*5)%6],
+			"background": bgFormat[(i+i/2)%4][0], "output_format": bgFormat[(i+i/2)%4][1],
+			"n": []string{"1", "2"}[(i/3)%2], "stream": []string{"false", "true"}[(i/2)%2],
+		}
+		switch p["output_format"] {
+		case "jpeg":
+			p["output_compression"] = []string{"0", "100"}[i%2]
+		case "webp":
+			p["output_compression"] = "50"
+		}
+		if p["stream"] == "true" {
+			p["partial_images"] = fmt.Sprint(i % 4)
+		}
+		st, reasons := P, []results.Reason{}
+		declined := func(msg string) {
+			st = U
+			reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "400", Message: "declined: " + msg}}
+		}
+		switch {
+		case model == "gen-image-2" && (p["quality"] == "xhigh" || p["quality"] == "max"):
+			declined("quality " + p["quality"] + " is not supported by gen-image-2")
+		case model == "gen-image-2.5-sunburst" && p["n"] == "2" && p["stream"] == "true":
+			declined("n > 1 cannot be streamed")
+		case model == "gen-image-2.5-flare" && i == 7:
+			st = F
+			reasons = []results.Reason{{Check: "sse", Where: "event 5", Expected: "at most 3 partial_image events", Actual: "4", Message: "more previews than partial_images asked for"}}
+		}
+		body, _ := json.Marshal(p)
+		add(model, "images.edit.explore", fmt.Sprintf("explore-edit-%02d", i+1), TE, st, func(r *results.Result) {
+			r.Params, r.Reasons = p, reasons
+			r.Spec, r.Requirement = "4.5 rule 4; 6.1; 8", "Combinations of parameters beyond the verified rows are not guaranteed; stacking them creates new combinations to verify before use."
+			r.Request = &results.Request{Method: "POST", Path: "/v1/images/edits", Body: string(body)}
+			if st == U {
+				r.HTTPStatus = 400
+			}
+		})
+	}
 }
 
 func repoRoot(t *testing.T) string {
@@ -310,6 +364,32 @@ func TestBrowser(t *testing.T) {
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 
+	// The capability map: drawn, only the values some model does not fully
+	// support until the toggle shows all; a cell opens its declined call.
+	capVisibleRows := `Array.from(document.querySelectorAll('table.capmap tbody tr')).filter(tr => !tr.classList.contains('hidden') && tr.offsetParent !== null).length`
+	run(chromedp.ScrollIntoView(chromedp.CSS(`#capabilities`)))
+	capShown := eval(`document.getElementById('capabilities').hidden || !document.getElementById('capabilities').offsetHeight ? 0 : 1`)
+	capRows := eval(capVisibleRows)
+	capText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#capabilities`)))
+	require.NoError(t, err)
+	verdictOf := func(model, value string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+			`(document.querySelector('td.capcell[data-model=%q][data-value=%q]') || {dataset: {verdict: 'missing'}}).dataset.verdict`, model, value)))
+		require.NoError(t, err)
+		return v
+	}
+	xhigh, pairN2, flareFail := verdictOf("gen-image-2", "quality=xhigh"), verdictOf("gen-image-2.5-sunburst", "n=2"), verdictOf("gen-image-2.5-flare", "partial_images=3")
+	capShot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`#capabilities`)))
+	require.NoError(t, err)
+	run(chromedp.Click(chromedp.CSS(`#cap-attention`)))
+	capRowsAll := eval(capVisibleRows)
+	run(chromedp.Click(chromedp.CSS(`#cap-attention`)))
+	run(chromedp.Click(chromedp.CSS(`td.capcell[data-model="gen-image-2.5-sunburst"][data-value="n=2"]`)))
+	run(chromedp.WaitVisible(chromedp.CSS(`#detail .case.flash`)))
+	capDetail, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#detail .case.flash`)))
+	require.NoError(t, err)
+
 	// Filters: the status filter keeps the models with a failing cell, the
 	// model filter the models whose name matches.
 	run(chromedp.Click(chromedp.CSS(`button.chip[data-status="fail"]`)))
@@ -331,7 +411,7 @@ func TestBrowser(t *testing.T) {
 	problems = problems[:len(problems)-1]
 
 	assert.Equal(t, len(r.Models)*len(r.Features), cells, "one cell per model × feature")
-	assert.Equal(t, 2, cellsFail)
+	assert.Equal(t, 3, cellsFail, "two failing cells and flare's explore edits (reported)")
 	// The reasons of the failed case, gateway markup shown as text.
 	assert.Contains(t, detail, "more previews than partial_images asked for")
 	assert.Contains(t, detail, "completed image has the wrong size <script>alert(1)</script>")
@@ -344,6 +424,24 @@ func TestBrowser(t *testing.T) {
 		assert.Positive(t, w, "image %d naturalWidth", k)
 	}
 	assert.Equal(t, 2, rowsAfterFilter, "status filter keeps the models with a failing cell")
+
+	require.Len(t, r.Capabilities, 1)
+	attentionRows := 0
+	for _, row := range r.Capabilities[0].Rows {
+		attentionRows += btoi(row.Attention)
+	}
+	assert.Equal(t, 1, capShown, "capability map shown")
+	assert.Positive(t, capRows)
+	assert.Equal(t, attentionRows, capRows, "by default only values some model does not fully support")
+	assert.Equal(t, len(r.Capabilities[0].Rows), capRowsAll, "the toggle shows every value")
+	assert.Equal(t, "unsupported", xhigh)
+	assert.Equal(t, "mixed", pairN2)
+	assert.Equal(t, "failed", flareFail)
+	assert.Contains(t, capText, "Capability map (explore)")
+	assert.Contains(t, capText, "declines quality=max, quality=xhigh")
+	assert.Contains(t, capText, "declines n=2 together with stream=true")
+	assert.Contains(t, capText, "values supported by every model")
+	assert.Contains(t, capDetail, "n > 1 cannot be streamed", "the cell opens its first declined call")
 	assert.Equal(t, 1, rowsAfterModel, "model filter")
 
 	mu.Lock()
@@ -354,6 +452,7 @@ func TestBrowser(t *testing.T) {
 	require.NoError(t, os.MkdirAll(out, 0o755))
 	require.NotEmpty(t, shot)
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report-screenshot.png"), shot, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "report-capabilities.png"), capShot, 0o644))
 	// The demo run's reports beside it, to look at by hand.
 	require.NoError(t, WriteAll(filepath.Join(out, "report-demo"), r))
 	t.Logf("screenshot: %s", filepath.Join(out, "report-screenshot.png"))

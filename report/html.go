@@ -51,6 +51,7 @@ var htmlTmpl = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
 <section id="controls" class="controls" aria-label="Filters"></section>
 <section id="matrix-wrap" class="matrix-wrap" aria-label="Capability matrix"></section>
 <section id="detail" class="detail" aria-live="polite" hidden></section>
+<section id="capabilities" class="capabilities" aria-label="Capability map (explore)" hidden></section>
 <section id="problems" class="problems" aria-label="Failures"></section>
 </main>
 <script type="application/json" id="report-data">{{.Data}}</script>

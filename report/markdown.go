@@ -124,6 +124,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 
+	r.writeCapabilitiesMD(p)
+
 	// Failures first by weight: those that fail the run, then the rest.
 	var probs []results.Result
 	for _, res := range r.Results {

@@ -157,13 +157,17 @@ type Report struct {
 	Metadata   Metadata `json:"metadata"`
 	// Verdict is "pass" when no result that counts failed (the exit code 0
 	// rule of DESIGN.md), else "fail".
-	Verdict  string           `json:"verdict"`
-	Models   []string         `json:"models"`
-	Features []string         `json:"features"`
-	Cells    []Cell           `json:"cells"` // Models × Features, row-major
-	Totals   []TierTotal      `json:"totals"`
-	Total    Counts           `json:"total"`
-	Results  []results.Result `json:"results"`
+	Verdict  string      `json:"verdict"`
+	Models   []string    `json:"models"`
+	Features []string    `json:"features"`
+	Cells    []Cell      `json:"cells"` // Models × Features, row-major
+	Totals   []TierTotal `json:"totals"`
+	Total    Counts      `json:"total"`
+	// Capabilities is the capability map of the explore tier: per explore
+	// feature with parameterised cases, each model's verdict on each
+	// parameter value (capabilities.go). Empty when no result carries Params.
+	Capabilities []Capability     `json:"capabilities"`
+	Results      []results.Result `json:"results"`
 }
 
 // Build aggregates results into a report. It copies and sanitises what it
@@ -277,6 +281,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 	for _, t := range unknown {
 		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: *tiers[t]})
 	}
+	r.Capabilities = buildCapabilities(r.Features, r.Results)
 	return r
 }
 

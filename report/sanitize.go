@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"net/url"
 	"regexp"
 	"strings"
@@ -103,6 +104,9 @@ func sanitizeResult(r results.Result) results.Result {
 	}
 	if r.EventTypes != nil {
 		r.EventTypes = append([]string(nil), r.EventTypes...)
+	}
+	if r.Params != nil {
+		r.Params = maps.Clone(r.Params)
 	}
 	return r
 }

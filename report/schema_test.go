@@ -81,6 +81,10 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 		{"sample", Build(meta(), full)},
 		{"empty", Build(Meta{SuiteVersion: "dev"}, nil)},
 		{"strict", Build(func() Meta { m := meta(); m.Strict = true; return m }(), full)},
+		{"capability map", Build(meta(), append(append(full, declineRun()...),
+			call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
+			call("gen-image-2.5-sunburst", "e-7", E, "partial_images=2", "stream=true"),
+			call("gen-image-2.5-sunburst", "e-8", S, "partial_images=1", "stream=true")))},
 	}
 	for _, closed := range []bool{false, true} {
 		s := compileSchema(t, closed)
@@ -117,11 +121,23 @@ func TestSchemaRejects(t *testing.T) {
 		{"unknown cell status", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["status"] = "green" }},
 		{"unknown field in a cell (closed test schema)", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["colour"] = "red" }},
 		{"missing counts", func(d map[string]any) { delete(d["total"].(map[string]any), "flaky") }},
+		{"unknown capability verdict", func(d map[string]any) { capCellDoc(d)["verdict"] = "partly" }},
+		{"unknown field in a capability cell (closed test schema)", func(d map[string]any) { capCellDoc(d)["colour"] = "red" }},
+		{"capability value not param=value", func(d map[string]any) {
+			d["capabilities"].([]any)[0].(map[string]any)["summary"].([]any)[0].(map[string]any)["unsupported"] = []any{"xhigh"}
+		}},
+		{"non-string parameter", func(d map[string]any) {
+			for _, r := range d["results"].([]any) {
+				if p, ok := r.(map[string]any)["params"].(map[string]any); ok {
+					p["n"] = 2
+				}
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, Build(meta(), sample()).WriteJSON(&b))
+			require.NoError(t, Build(meta(), append(sample(), declineRun()...)).WriteJSON(&b))
 			var doc map[string]any
 			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 			tt.mutate(doc)
@@ -132,4 +148,10 @@ func TestSchemaRejects(t *testing.T) {
 			assert.Error(t, s.Validate(inst))
 		})
 	}
+}
+
+// capCellDoc returns the first cell of the first capability row of a decoded report.json.
+func capCellDoc(d map[string]any) map[string]any {
+	c := d["capabilities"].([]any)[0].(map[string]any)
+	return c["rows"].([]any)[0].(map[string]any)["cells"].([]any)[0].(map[string]any)
 }

@@ -454,6 +454,162 @@
     add(p, ul);
   })();
 
+  // ---- capability map (explore): per feature, rows param=value, columns models
+  (function capabilities() {
+    var caps = R.capabilities || [];
+    var sec = document.getElementById('capabilities');
+    if (!caps.length) return;
+    sec.hidden = false;
+    var CAPTEXT = { supported: GLYPH.pass, unsupported: GLYPH.unsupported, inconclusive: GLYPH.error, skip: GLYPH.skip, none: GLYPH.none };
+    var CAPCLASS = { supported: 'st-pass', unsupported: 'st-unsupported', mixed: 'st-mixed', failed: 'st-fail soft', inconclusive: 'st-error', skip: 'st-skip', none: 'st-none' };
+    var caseIdx = new Map();
+    resultsAll.forEach(function (r, i) { caseIdx.set(r.model + '\u0000' + r.feature + '\u0000' + r.case, i); });
+    function run(n) { return (n.total || 0) - (n.skip || 0); }
+    function capText(c) {
+      var n = c.counts;
+      if (c.verdict === 'mixed') return (c.explained ? GLYPH.pass : '\u25d0') + ' ' + n.pass + '/' + run(n);
+      if (c.verdict === 'failed') return GLYPH.fail + ' ' + ((n.fail || 0) + (n.error || 0)) + '/' + run(n);
+      return CAPTEXT[c.verdict] || c.verdict;
+    }
+    function paramText(m) {
+      return Object.keys(m || {}).sort().map(function (k) { return k + '=' + m[k]; }).join(' ');
+    }
+    function capTitle(feature, row, c) {
+      var n = c.counts, parts = [];
+      ['pass', 'unsupported', 'fail', 'error', 'throttled', 'skip'].forEach(function (s) { if (n[s]) parts.push(n[s] + ' ' + (s === 'unsupported' ? 'declined' : s)); });
+      var lines = [c.model + ' \u00b7 ' + row.param + '=' + row.value + ': ' + c.verdict + (parts.length ? ' (' + parts.join(', ') + ')' : '')];
+      if (c.verdict === 'mixed' && c.explained) lines.push('declined only together with a value this model declines in every call');
+      if (c.declinedWith && c.declinedWith.length) lines.push('declined always with ' + c.declinedWith.join(', '));
+      (c.declined || []).forEach(function (d) {
+        lines.push('declined: ' + d.case + ' (' + paramText(d.params) + ')' + (d.because && d.because.length ? ' \u2190 ' + d.because.join(', ') : ''));
+      });
+      (c.failed || []).forEach(function (d) { lines.push('failed: ' + d.case + ' (' + paramText(d.params) + ')'); });
+      return lines.join('\n');
+    }
+
+    add(sec, el('h2', null, 'Capability map (explore)'));
+    add(sec, el('p', 'capnote', 'Each explore call sends one combination of parameters (all-pairs), so each call tells something about each of its values. ' +
+      'Per value and model: every call passed, declined in every call, passed in k of n calls (declined in other combinations), or failed. ' +
+      'A light green k/n was declined only together with a value (or a pair of values) that model declines everywhere. The explore tier never fails a run; click a cell for its calls.'));
+    var lg = el('div', 'legend caplegend');
+    [['st-pass', GLYPH.pass, 'supported'], ['st-unsupported', GLYPH.unsupported, 'unsupported (declined)'], ['st-mixed', '\u25d0 k/n', 'mixed: declined in some combinations'],
+      ['st-pass explained', GLYPH.pass + ' k/n', 'declined only with a value (or pair) declined everywhere'], ['st-soft', GLYPH.fail + ' k/n', 'failed (reported)'], ['st-error', GLYPH.error, 'only errors']].forEach(function (x) {
+      add(lg, add(el('div'), el('span', 'sw ' + x[0], x[1]), x[2]));
+    });
+    add(sec, lg);
+    var toggle = el('input');
+    toggle.type = 'checkbox';
+    toggle.id = 'cap-attention';
+    toggle.checked = true;
+    var tl = add(el('label', 'captoggle'), toggle, ' only values that some model does not fully support');
+    add(sec, tl);
+
+    var blocks = [];
+    caps.forEach(function (cap) {
+      var fi = features.indexOf(cap.feature);
+      var box = el('div', 'capfeat');
+      box.dataset.feature = cap.feature;
+      add(box, el('h3', null, cap.feature));
+      var ul = el('ul', 'capsum');
+      (cap.summary || []).forEach(function (s) {
+        var li = el('li');
+        add(li, el('b', null, s.model), ' \u00b7 ' + (s.counts.total || 0) + ' calls: ');
+        var said = false;
+        function list(label, vals) {
+          if (!vals || !vals.length) return;
+          if (said) add(li, '; ');
+          add(li, label + ' ');
+          vals.forEach(function (v, i) { if (i) add(li, ', '); add(li, el('code', null, v)); });
+          said = true;
+        }
+        list('declines', s.unsupported);
+        var paired = {};
+        (s.pairs || []).forEach(function (pr) {
+          var ab = pr.split(' + ');
+          paired[ab[0]] = paired[ab[1]] = true;
+          if (said) add(li, '; ');
+          add(li, 'declines ', el('code', null, ab[0]), ' together with ', el('code', null, ab[1]));
+          said = true;
+        });
+        list('declines in some combinations', (s.mixed || []).filter(function (v) { return !paired[v]; }));
+        // every value of a failed call is marked failed: name the calls
+        var mi = cap.models.indexOf(s.model), failed = [];
+        (cap.rows || []).forEach(function (row) {
+          ((row.cells[mi] || {}).failed || []).forEach(function (f) { if (failed.indexOf(f.case) < 0) failed.push(f.case); });
+        });
+        if (failed.length) {
+          if (said) add(li, '; ');
+          add(li, failed.length + ' of ' + ((s.counts.total || 0) - (s.counts.skip || 0)) + ' calls failed or errored: ');
+          failed.sort().forEach(function (k, i) { if (i) add(li, ', '); add(li, el('code', null, k)); });
+          said = true;
+        }
+        if (!said) add(li, 'every value supported');
+        add(ul, li);
+      });
+      add(box, ul);
+
+      var t = el('table', 'capmap');
+      var hr = el('tr');
+      add(hr, el('th', null, 'parameter'), el('th', null, 'value'));
+      cap.models.forEach(function (m) { add(hr, el('th', 'capmodel', m)); });
+      add(t, add(el('thead'), hr));
+      var tb = el('tbody');
+      var trs = [];
+      (cap.rows || []).forEach(function (row) {
+        var tr = el('tr');
+        tr.dataset.attention = String(!!row.attention);
+        tr.dataset.param = row.param;
+        add(tr, el('td', 'param', row.param), add(el('td', 'value'), el('code', null, row.value)));
+        row.cells.forEach(function (c) {
+          var cls = c.verdict === 'mixed' && c.explained ? 'st-pass explained' : (CAPCLASS[c.verdict] || 'st-none');
+          var td = el('td', 'cell capcell ' + cls);
+          td.dataset.verdict = c.verdict;
+          td.dataset.model = c.model;
+          td.dataset.value = row.param + '=' + row.value;
+          td.title = capTitle(cap.feature, row, c);
+          add(td, el('span', null, capText(c)));
+          var mi = models.indexOf(c.model);
+          if (c.verdict !== 'none' && mi >= 0 && fi >= 0) {
+            var first = (c.failed && c.failed[0]) || (c.declined && c.declined[0]);
+            var focus = first ? caseIdx.get(c.model + '\u0000' + cap.feature + '\u0000' + first.case) : undefined;
+            td.tabIndex = 0;
+            var open = function () { showCell(mi, fi, focus === undefined ? null : focus); };
+            td.addEventListener('click', open);
+            td.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
+          }
+          add(tr, td);
+        });
+        trs.push(tr);
+        add(tb, tr);
+      });
+      add(t, tb);
+      add(box, add(el('div', 'capwrap'), t));
+      var rest = el('p', 'caprest');
+      add(box, rest);
+      blocks.push({ rows: trs, rest: rest });
+      add(sec, box);
+    });
+
+    function apply() {
+      blocks.forEach(function (b) {
+        var hidden = 0, prev = null;
+        b.rows.forEach(function (tr) {
+          var hide = toggle.checked && tr.dataset.attention !== 'true';
+          tr.classList.toggle('hidden', hide);
+          if (hide) { hidden++; return; }
+          // the parameter name only on the first visible row of its group
+          tr.classList.toggle('pfirst', tr.dataset.param !== prev);
+          prev = tr.dataset.param;
+        });
+        var shown = b.rows.length - hidden;
+        b.rest.textContent = hidden === 0 ? '' : (shown === 0 ? 'All ' : 'All other ') + hidden + ' values supported by every model.';
+        b.rest.hidden = hidden === 0;
+      });
+    }
+    toggle.addEventListener('change', apply);
+    apply();
+  })();
+
   applyFilters();
 
   // Open the cell named in the URL (#cell=model|feature), for shared links.
