@@ -3,8 +3,10 @@ package conformance_test
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/cases"
@@ -21,15 +23,35 @@ import (
 // TestConformance/<feature>/<model>/<case-id>: against GWCONFORM_BASE_URL
 // with the GWCONFORM_* keys when set, else against the in-process reference
 // gateway. Set GWCONFORM_STRICT=1 to make strict-tier cases fail the test.
+//
+// The explore tier never fails, so a test asserts nothing with it; it runs
+// only with GWCONFORM_EXPLORE=1 (`gwconform run` always runs it).
 func TestConformance(t *testing.T) {
 	target := conformance.TargetFromEnv()
+	var loc *local
 	if target.BaseURL == "" {
-		srv := startLocal(t, refgateway.Config{})
-		target = srv.target
+		loc = startLocal(t, refgateway.Config{})
+		target = loc.target
 	}
 	cat, set := loadCatalog(t)
-	calls, err := conformance.Plan(cat, target, conformance.Selection{})
+	sel := conformance.Selection{Tiers: []string{"verified", "negative", "strict"}}
+	if os.Getenv("GWCONFORM_EXPLORE") != "" {
+		sel.Tiers = nil
+	}
+	calls, err := conformance.Plan(cat, target, sel)
 	require.NoError(t, err)
+	planned := conformance.Summarize(calls).Total
+	var made atomic.Int64
+	if loc != nil {
+		// Each call that ran made exactly one request, so with no -run
+		// filter the plan's count is the gateway's (plan == run, issue 3).
+		t.Cleanup(func() {
+			assert.Equal(t, made.Load(), loc.srv.Gateway.Requests(), "calls made vs requests the gateway saw")
+			if made.Load() == int64(planned) {
+				assert.Equal(t, int64(planned), loc.srv.Gateway.Requests(), "planned calls vs requests")
+			}
+		})
+	}
 	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target}
 	strict := os.Getenv("GWCONFORM_STRICT") != ""
 
@@ -64,6 +86,9 @@ func TestConformance(t *testing.T) {
 					for _, c := range byModel[m] {
 						t.Run(c.Case.ID, func(t *testing.T) {
 							t.Parallel()
+							if c.SkipReason == "" {
+								made.Add(1)
+							}
 							assertResult(t, runner.RunOne(context.Background(), c), strict)
 						})
 					}

@@ -9,6 +9,13 @@ import (
 // the request, so identical requests (repeated test cases, previews shared by
 // streams, load tests) reuse the encoded bytes instead of rendering 1–1.5
 // megapixels again. Bounded by total bytes, least recently used evicted.
+// sharedImageCache serves every Gateway of the process. Its keys hold
+// everything the encoded bytes depend on (the seed hashes model, prompt,
+// size, reference and mask bytes; faults that change a picture change the
+// key), so gateways with different configurations can share it safely, and
+// a test binary that starts many gateways encodes each picture once.
+var sharedImageCache = newImageCache(128 << 20)
+
 type imageCache struct {
 	mu    sync.Mutex
 	limit int

@@ -80,7 +80,7 @@ func New(cfg Config) (*Gateway, error) {
 		lists:   map[string][]model{},
 		client:  cfg.HTTPClient,
 		maxBody: cfg.MaxBodyBytes,
-		cache:   newImageCache(48 << 20),
+		cache:   sharedImageCache,
 	}
 	if g.client == nil {
 		g.client = &http.Client{Timeout: 30 * time.Second}
