@@ -13,9 +13,17 @@ FUZZTIME ?= 30s
 run:
 	$(GO) run ./cmd/gwconform run --out $(OUT)
 
-## test: every package's tests under the race detector, through gotestsum
+# The end-to-end tests that run the whole catalog (hundreds of real images
+# encoded and decoded) take ten times longer under the race detector, so the
+# race pass runs with -short, which skips only them; the concurrent runner,
+# the gateway and every other test stay under -race. A second pass runs the
+# whole-catalog tests without it.
+E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand
+
+## test: every test; all but the whole-catalog runs under the race detector
 test:
-	$(GO) tool gotestsum --format pkgname-and-test-fails -- -race -timeout 15m $(PKGS)
+	$(GO) tool gotestsum --format pkgname-and-test-fails -- -race -short -timeout 15m $(PKGS)
+	$(GO) tool gotestsum --format pkgname-and-test-fails -- -timeout 15m -run '^($(E2E))$$' ./conformance/ ./cmd/gwconform/ ./fixtures/
 
 ## bench: Go benchmarks (image encoding, SSE reader, pairwise) and a whole-run benchmark
 bench:

@@ -28,6 +28,9 @@ import (
 // only with GWCONFORM_EXPLORE=1 (`gwconform run` always runs it).
 func TestConformance(t *testing.T) {
 	target := conformance.TargetFromEnv()
+	if testing.Short() && target.BaseURL == "" {
+		t.Skip("runs the whole catalog (make test runs it in its non-race pass)")
+	}
 	var loc *local
 	if target.BaseURL == "" {
 		loc = startLocal(t, refgateway.Config{})

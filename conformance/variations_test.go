@@ -83,9 +83,6 @@ func variations() []variation {
 }
 
 func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the catalog many times")
-	}
 	loc := startLocal(t, refgateway.Config{})
 	cat, set := loadCatalog(t)
 	for _, v := range variations() {

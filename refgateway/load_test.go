@@ -21,9 +21,6 @@ import (
 // cheap (models, chat, messages, errors); image requests repeat one request
 // so the gateway's cache keeps the cost of 1024x1024 encodes bounded.
 func TestLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test skipped in -short mode")
-	}
 	before := runtime.NumGoroutine()
 	g, err := New(Config{})
 	require.NoError(t, err)
