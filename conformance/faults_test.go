@@ -44,6 +44,10 @@ var faultCases = []faultCase{
 	{"model-missing", []string{"models-image-lists-gen-image-2"}, "models-image-lists-gen-image-2", "json", "gen-image-2"},
 	{"missing-field", []string{"chat-json"}, "chat-json", "schema", "content"},
 	{"wrong-type", []string{"chat-json"}, "chat-json", "schema", "index"},
+	{"chat-id-changes", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.id-changed"},
+	{"messages-unnamed-events", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.event-name-missing"},
+	{"block-index-gap", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.block-index"},
+	{"preview-index-order", []string{"edit-stream-partials-3", "edit-stream-strict"}, "edit-stream-strict", "sse-strict", "images.preview-index-order"},
 	{"max-tokens-ignored", []string{"messages-alt-max-tokens-1024"}, "messages-alt-max-tokens-1024", "json", "stop_reason"},
 }
 
@@ -91,6 +95,12 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				assert.Equal(t, results.StatusPass, r.Status, "without the fault, %s must pass: %v", id, r.Reasons)
 			}
 			broken := run(t, []string{fc.fault}, fc.cases)
+			// A strict-tier fault must not fail the verified cases run beside it.
+			for id, r := range broken {
+				if id != fc.fails && r.Tier == results.TierVerified && strings.HasPrefix(fc.check, "sse-strict") {
+					assert.Equal(t, results.StatusPass, r.Status, "strict fault %s failed verified case %s: %v", fc.fault, id, r.Reasons)
+				}
+			}
 			r, ok := broken[fc.fails]
 			require.True(t, ok, "case %s did not run", fc.fails)
 			require.Equal(t, results.StatusFail, r.Status, "with fault %s, %s must fail", fc.fault, fc.fails)

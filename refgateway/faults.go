@@ -44,6 +44,13 @@ const (
 	fMissingField       = "missing-field"
 	fWrongType          = "wrong-type"
 	fMaxTokensIgnored   = "max-tokens-ignored"
+
+	// Strict-tier faults: each breaks a rule the official clients depend on
+	// but the spec does not state, so only strict cases catch them.
+	fChatIDChanges     = "chat-id-changes"
+	fUnnamedEvents     = "messages-unnamed-events"
+	fBlockIndexGap     = "block-index-gap"
+	fPreviewIndexOrder = "preview-index-order"
 )
 
 var faultList = []Fault{
@@ -69,6 +76,10 @@ var faultList = []Fault{
 	{fModelMissing, "The model list names the verified models for the key: the first verified model of the key (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash) is left out.", "1, 2.1"},
 	{fMissingField, "Required response fields are present: one is removed (models `object`, chat `choices[].message.content`, chat chunk `object`, message `type`, messages event `type`, image result `created`, image event `type`).", "2.1, 2.2, 2.3, 2.4, 6"},
 	{fWrongType, "Response fields have their documented types: one has the wrong type (models `data[].owned_by` number, chat `choices[].index` string, message `usage.input_tokens` string, image `created` string, image event `partial_image_index`/`b64_json` of another type).", "2.1, 2.2, 2.3, 2.4, 6"},
+	{fChatIDChanges, "Strict (official OpenAI accumulator): every chunk of one chat stream carries the same id: each chunk gets a new one.", "6.2"},
+	{fUnnamedEvents, "Strict (official Anthropic SDKs dispatch on the event name): messages stream events carry event: lines: none is sent.", "6.3"},
+	{fBlockIndexGap, "Strict (official Anthropic accumulator indexes blocks by position): content-block indexes are dense from 0: the text block has index 1.", "6.3"},
+	{fPreviewIndexOrder, "Strict: partial_image_index rises from 0 by 1: previews are numbered from 1.", "6.1"},
 	{fMaxTokensIgnored, "`max_tokens` is an upper bound on output length: the output runs past it and ends with finish_reason stop / stop_reason end_turn.", "4.2, 4.3, 8"},
 }
 

@@ -144,7 +144,7 @@ func scenarios() []scenario {
 				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
 			}},
-		{"chat-stream", []string{fChatNoDone, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
@@ -154,7 +154,7 @@ func scenarios() []scenario {
 				body := map[string]any{"model": "msg-haiku-4-5-20251001", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
 			}},
-		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
@@ -166,7 +166,7 @@ func scenarios() []scenario {
 					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true})
 				return v
 			}},
-		{"edit-stream", []string{fImageNoCompleted, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch},
+		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})

@@ -770,8 +770,12 @@ func (c *call) streamImages(j *imageJob) {
 			if err != nil {
 				return
 			}
+			index := p
+			if c.fs.has(fPreviewIndexOrder) {
+				index = p + 1
+			}
 			ev := map[string]any{
-				"type": family + ".partial_image", "b64_json": b64, "partial_image_index": p,
+				"type": family + ".partial_image", "b64_json": b64, "partial_image_index": index,
 				"created_at": time.Now().Unix(), "size": j.size, "quality": j.quality,
 				"background": j.backgroundOut(), "output_format": j.format,
 			}

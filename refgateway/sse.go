@@ -59,7 +59,7 @@ func (s *sseWriter) send(name string, v any, cuttable bool) bool {
 		data = b
 	}
 	var buf []byte
-	if name != "" {
+	if name != "" && !(s.c.dialect == dialectAnthropic && s.c.fs.has(fUnnamedEvents)) {
 		buf = append(buf, "event: "+name+"\n"...)
 	}
 	buf = append(buf, "data: "...)

@@ -255,8 +255,12 @@ func (c *call) chat() {
 		if c.fs.has(fWrongType) {
 			choice["index"] = "0"
 		}
+		chunkID := id
+		if c.fs.has(fChatIDChanges) {
+			chunkID = "chatcmpl-" + randHex(12)
+		}
 		ch := map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": created, "model": m.ID,
+			"id": chunkID, "object": "chat.completion.chunk", "created": created, "model": m.ID,
 			"choices": []any{choice}, "service_tier": "default", "system_fingerprint": nil,
 		}
 		if includeUsage {
@@ -476,17 +480,21 @@ func (c *call) messages() {
 		return
 	}
 	outOfOrder := c.fs.has(fMessagesOutOfOrder)
+	block := 0
+	if c.fs.has(fBlockIndexGap) {
+		block = 1
+	}
 	if outOfOrder && !s.send("message_delta", msgDelta, false) {
 		return
 	}
-	if !s.send("content_block_start", event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}}), false) {
+	if !s.send("content_block_start", event("content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}}), false) {
 		return
 	}
 	if !s.send("ping", event("ping", map[string]any{}), false) {
 		return
 	}
 	for _, part := range chunks(words) {
-		d := event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": part}})
+		d := event("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
 		if c.fs.has(fMissingField) {
 			delete(d, "type")
 		}
@@ -494,7 +502,7 @@ func (c *call) messages() {
 			return
 		}
 	}
-	if !s.send("content_block_stop", event("content_block_stop", map[string]any{"index": 0}), false) {
+	if !s.send("content_block_stop", event("content_block_stop", map[string]any{"index": block}), false) {
 		return
 	}
 	if !outOfOrder && !s.send("message_delta", msgDelta, false) {

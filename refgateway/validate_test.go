@@ -165,7 +165,7 @@ func validateChatStream(r resp, maxTokens int) violations {
 		if cid, _ := m["id"].(string); id == "" {
 			id = cid
 		} else if cid != id {
-			v.problem("id changed")
+			v.add(fChatIDChanges)
 		}
 		choices, _ := m["choices"].([]any)
 		if len(choices) == 0 {
@@ -259,11 +259,20 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 			v.problem("event %d not JSON", i)
 			continue
 		}
+		if e.name == "" {
+			v.add(fUnnamedEvents)
+			e.name, _ = m["type"].(string)
+		}
 		if m["type"] != e.name {
 			v.add(fMissingField)
 		}
 		if e.name == "ping" {
 			continue
+		}
+		if strings.HasPrefix(e.name, "content_block_") {
+			if idx, _ := m["index"].(float64); idx != 0 {
+				v.add(fBlockIndexGap)
+			}
 		}
 		names = append(names, e.name)
 		switch e.name {
@@ -448,7 +457,7 @@ func validateImageStream(r resp, exp imageExpect) violations {
 			if !ok {
 				v.add(fWrongType)
 			} else if int(idx) != previews {
-				v.problem("partial_image_index %v, want %d", idx, previews)
+				v.add(fPreviewIndexOrder)
 			}
 			previews++
 			if previews > exp.partial {
