@@ -27,7 +27,7 @@ test:
 
 ## bench: Go benchmarks (image encoding, SSE reader, pairwise) and a whole-run benchmark
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refgateway/imagery/ ./sse/ ./pairwise/ ./conformance/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refgateway/imagery/ ./sse/ ./pairwise/ ./imagecheck/ ./conformance/
 
 ## lint: gofmt, go vet, and the case files and schemas
 lint:
