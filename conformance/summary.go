@@ -2,8 +2,15 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"image"
+	_ "image/jpeg" // decoders for describeImage
+	_ "image/png"
+
 	"encoding/json"
 	"fmt"
+	_ "golang.org/x/image/webp"
 	"mime"
 	"mime/multipart"
 	"strings"
@@ -40,18 +47,20 @@ func summarize(r *catalog.Rendered) *results.Request {
 	return s
 }
 
-// shorten replaces long strings (base64 images) in a JSON value.
+// shorten replaces long strings in a JSON value: a data: URL of an image by
+// a description of the image, anything else by its start and length.
 func shorten(v any) any {
 	switch t := v.(type) {
 	case string:
-		if len(t) > 200 {
-			prefix := t[:40]
-			if i := strings.Index(t, ","); strings.HasPrefix(t, "data:") && i > 0 && i < 80 {
-				prefix = t[:i+1]
+		if meta, data, ok := strings.Cut(t, ","); ok && strings.HasPrefix(meta, "data:") && strings.HasSuffix(meta, ";base64") {
+			if b, err := base64.StdEncoding.DecodeString(data); err == nil {
+				return describeImage(b)
 			}
-			return fmt.Sprintf("%s…(%d bytes)", prefix, len(t))
 		}
-		return t
+		if len(t) <= 200 {
+			return t
+		}
+		return fmt.Sprintf("%s…(%d bytes)", t[:40], len(t))
 	case []any:
 		for i := range t {
 			t[i] = shorten(t[i])
@@ -66,6 +75,18 @@ func shorten(v any) any {
 	return v
 }
 
+// describeImage stands for an image in a request summary: format and
+// dimensions from its header (no full decode), and a hash to tell inputs
+// apart, e.g. "<png 1024x1024 sha256:9f2c41d0ab12>".
+func describeImage(b []byte) string {
+	sum := sha256.Sum256(b)
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Sprintf("<%d bytes, not an image, sha256:%x>", len(b), sum[:6])
+	}
+	return fmt.Sprintf("<%s %dx%d sha256:%x>", format, cfg.Width, cfg.Height, sum[:6])
+}
+
 func summarizeMultipart(body []byte, boundary string) string {
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
 	var parts []string
@@ -75,9 +96,9 @@ func summarizeMultipart(body []byte, boundary string) string {
 			break
 		}
 		var buf bytes.Buffer
-		n, _ := buf.ReadFrom(p)
+		buf.ReadFrom(p)
 		if p.FileName() != "" {
-			parts = append(parts, fmt.Sprintf("%s=@%s(%d bytes)", p.FormName(), p.FileName(), n))
+			parts = append(parts, fmt.Sprintf("%s=@%s %s", p.FormName(), p.FileName(), describeImage(buf.Bytes())))
 		} else {
 			parts = append(parts, fmt.Sprintf("%s=%s", p.FormName(), truncate(buf.String(), 200)))
 		}
