@@ -33,8 +33,11 @@ func summarize(r *catalog.Rendered) *results.Request {
 	case mt == "application/json":
 		var v any
 		if json.Unmarshal(r.Body, &v) == nil {
-			b, _ := json.Marshal(shorten(v))
-			s.Body = string(b)
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // keep "<png 1024x1024 …>" readable; reports escape on output
+			enc.Encode(shorten(v))
+			s.Body = strings.TrimSuffix(b.String(), "\n")
 		} else {
 			s.Body = string(r.Body)
 		}
