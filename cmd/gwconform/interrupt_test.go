@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/refgateway/loopback"
+	"github.com/gwconform/gwconform/results"
+)
+
+// asCLI makes the test binary act as gwconform itself, so a test can run the
+// real command in a child process and send it signals.
+const asCLI = "GWCONFORM_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// Ctrl-C during a run keeps every finished result: results.jsonl holds one
+// whole line per finished case, the reports are written, and the exit code
+// says the run did not complete.
+func TestInterruptKeepsFinishedResults(t *testing.T) {
+	lat, err := refgateway.ParseLatency("images.generations=200ms,images.edits=200ms")
+	require.NoError(t, err)
+	srv, err := loopback.Start(refgateway.Config{Latency: lat}, fixtures.FS)
+	require.NoError(t, err)
+	defer srv.Close()
+
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--out", out, "--base-url", srv.BaseURL, "--concurrency", "1",
+		"--feature", "images.*", "--tier", "verified",
+		"--text-key", srv.Keys.Text, "--messages-key", srv.Keys.Messages, "--image-key", srv.Keys.Image, "--alt-key", srv.Keys.Alt)
+	cmd.Env = append(os.Environ(), asCLI+"=1", "GWCONFORM_BASE_URL=", "GWCONFORM_PUBLIC_IMAGE_URL=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+
+	jsonl := filepath.Join(out, "results.jsonl")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(jsonl)
+		if bytes.Count(b, []byte("\n")) >= 3 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no results after 60 s: %s", stderr.String())
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run did not stop within 30 s of SIGINT")
+	}
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitFailed, exit.ExitCode())
+	assert.Contains(t, stderr.String(), "interrupted after")
+
+	rs, err := results.ReadFile(jsonl)
+	require.NoError(t, err, "every line of results.jsonl must be whole")
+	assert.GreaterOrEqual(t, len(rs), 3)
+	for _, r := range rs {
+		assert.NotEmpty(t, r.Case)
+		assert.NotEmpty(t, r.Status)
+	}
+	b, err := os.ReadFile(jsonl)
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(string(b), "\n"), "the last line is complete")
+	assert.FileExists(t, filepath.Join(out, "report.json"))
+}
