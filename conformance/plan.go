@@ -57,6 +57,30 @@ func (c Call) ID() string { return c.Case.Feature + "/" + c.Model + "/" + c.Case
 // Plan expands the catalog into calls, in catalog order, models in case order.
 // It is deterministic: the same catalog, target and selection give the same plan.
 func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
+	var calls []Call
+	for i := range cat.Cases {
+		cs := &cat.Cases[i]
+		if !sel.selects(cs) {
+			continue
+		}
+		for _, model := range cs.Models {
+			if matchAny(sel.Models, model) {
+				calls = append(calls, Call{Case: cs, Model: model})
+			}
+		}
+	}
+	return sel.finish(calls, t)
+}
+
+// selects applies the feature, case and tier filters to a case.
+func (sel Selection) selects(cs *catalog.Case) bool {
+	return matchAny(sel.Features, cs.Feature) && matchAny(sel.Cases, cs.ID) && matchAny(sel.Tiers, string(cs.Tier))
+}
+
+// finish turns candidate calls into a plan: it keeps the calls of the
+// selected shard and marks those that cannot be made (a missing key or
+// precondition) or may not be (beyond the call budget) as skipped.
+func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 	for _, globs := range [][]string{sel.Features, sel.Models, sel.Cases, sel.Tiers} {
 		for _, g := range globs {
 			if _, err := path.Match(g, ""); err != nil {
@@ -66,29 +90,19 @@ func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 	}
 	var calls []Call
 	made := 0
-	for i := range cat.Cases {
-		cs := &cat.Cases[i]
-		if !matchAny(sel.Features, cs.Feature) || !matchAny(sel.Cases, cs.ID) || !matchAny(sel.Tiers, string(cs.Tier)) {
+	for _, call := range candidates {
+		if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
-		for _, model := range cs.Models {
-			if !matchAny(sel.Models, model) {
-				continue
+		call.SkipReason = skipReason(call.Case, t)
+		if call.SkipReason == "" {
+			if sel.MaxCalls > 0 && made >= sel.MaxCalls {
+				call.SkipReason = fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)
+			} else {
+				made++
 			}
-			call := Call{Case: cs, Model: model}
-			if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
-				continue
-			}
-			call.SkipReason = skipReason(cs, t)
-			if call.SkipReason == "" {
-				if sel.MaxCalls > 0 && made >= sel.MaxCalls {
-					call.SkipReason = fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)
-				} else {
-					made++
-				}
-			}
-			calls = append(calls, call)
 		}
+		calls = append(calls, call)
 	}
 	return calls, nil
 }

@@ -100,32 +100,19 @@ func KnownModels(cat *catalog.Catalog) map[string]bool {
 
 // PlanProbe plans the family cases of each new model: the cases of its key
 // that send the model under test ({{ .Model }}), outside the model list
-// feature (the probe has just read the list). Selection filters and the
-// call budget apply as in Plan.
+// feature (the probe has just read the list). Selection filters, shards and
+// the call budget apply as in Plan.
 func PlanProbe(cat *catalog.Catalog, t Target, models []NewModel, sel Selection) ([]Call, error) {
 	var calls []Call
-	made := 0
 	for _, nm := range models {
 		for i := range cat.Cases {
 			cs := &cat.Cases[i]
-			if cs.Key != nm.Key || cs.Feature == "models.list" || !sendsModel(cs) {
-				continue
+			if cs.Key == nm.Key && cs.Feature != "models.list" && sendsModel(cs) && sel.selects(cs) {
+				calls = append(calls, Call{Case: cs, Model: nm.ID})
 			}
-			if !matchAny(sel.Features, cs.Feature) || !matchAny(sel.Cases, cs.ID) || !matchAny(sel.Tiers, string(cs.Tier)) {
-				continue
-			}
-			call := Call{Case: cs, Model: nm.ID, SkipReason: skipReason(cs, t)}
-			if call.SkipReason == "" {
-				if sel.MaxCalls > 0 && made >= sel.MaxCalls {
-					call.SkipReason = fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)
-				} else {
-					made++
-				}
-			}
-			calls = append(calls, call)
 		}
 	}
-	return calls, nil
+	return sel.finish(calls, t)
 }
 
 // sendsModel reports whether the case's request carries the model under

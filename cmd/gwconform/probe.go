@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/gwconform/gwconform/catalog"
@@ -23,41 +20,25 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	f := newEngineFlags("probe", stderr)
 	model := f.fs.String("model-id", "", "probe this model only (with --family), even if the catalog knows it")
 	family := f.fs.String("family", "", "the family of --model-id: text, messages, image or alt")
-	if err := f.fs.Parse(args); err != nil {
-		return exitNotStart
+	ss, code := f.openSession(args, stderr, func(s *settings) error {
+		if (*model == "") != (*family == "") || (*family != "" && !validKind(*family)) {
+			return errors.New("--model-id and --family go together; family is text, messages, image or alt")
+		}
+		if f.fs.Lookup("out").Value.String() == f.fs.Lookup("out").DefValue {
+			s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
+		}
+		return nil
+	})
+	if ss == nil {
+		return code
 	}
-	s, err := f.resolve()
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform probe:", err)
-		return exitNotStart
-	}
-	if f.fs.Lookup("out").Value.String() == f.fs.Lookup("out").DefValue {
-		s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
-	}
-	if (*model == "") != (*family == "") || (*family != "" && !validKind(*family)) {
-		fmt.Fprintln(stderr, "gwconform probe: --model-id and --family go together; family is text, messages, image or alt")
-		return exitNotStart
-	}
-	cat, set, err := loadCatalog(s.casesDir)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitNotStart
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	local, err := useLocalGateway(&s.target, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform probe:", err)
-		return exitNotStart
-	}
-	if local != nil {
-		defer local.Close()
-	}
+	defer ss.close()
 
 	var models []conformance.NewModel
+	var err error
 	if *model != "" {
 		models = []conformance.NewModel{{ID: *model, Key: catalog.KeyKind(*family)}}
-	} else if models, err = conformance.FindNewModels(ctx, cat, s.target); err != nil {
+	} else if models, err = conformance.FindNewModels(ss.ctx, ss.cat, ss.target); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
@@ -68,17 +49,17 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	for _, m := range models {
 		fmt.Fprintf(stdout, "new model %s (%s key)\n", m.ID, m.Key)
 	}
-	calls, err := conformance.PlanProbe(cat, s.target, models, s.selection)
+	calls, err := conformance.PlanProbe(ss.cat, ss.target, models, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitNotStart
 	}
-	rs, err := execute(ctx, cat, set, s, calls, io.Discard)
+	rs, err := execute(ss, calls, io.Discard)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	if err := writeReports(s, cat, rs); err != nil {
+	if err := writeReports(ss.settings, ss.cat, rs); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe: writing reports:", err)
 		return exitFailed
 	}
@@ -91,7 +72,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	conformance.WriteAdditions(stdout, passed)
-	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(s.out))
+	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
 	return exitOK
 }
 

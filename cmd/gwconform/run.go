@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gwconform/gwconform/catalog"
@@ -17,56 +14,34 @@ import (
 	"github.com/gwconform/gwconform/refgateway/loopback"
 	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/results"
-	"github.com/gwconform/gwconform/schemas"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("run", stderr)
-	if err := f.fs.Parse(args); err != nil {
-		return exitNotStart
+	ss, code := newEngineFlags("run", stderr).openSession(args, stderr, nil)
+	if ss == nil {
+		return code
 	}
-	s, err := f.resolve()
+	defer ss.close()
+	calls, err := conformance.Plan(ss.cat, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	cat, set, err := loadCatalog(s.casesDir)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitNotStart
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	local, err := useLocalGateway(&s.target, stderr)
+	rs, err := execute(ss, calls, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	if local != nil {
-		defer local.Close()
-	}
-	calls, err := conformance.Plan(cat, s.target, s.selection)
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform run:", err)
-		return exitNotStart
-	}
-	rs, err := execute(ctx, cat, set, s, calls, stdout)
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform run:", err)
-		return exitNotStart
-	}
-	interrupted := ctx.Err() != nil
-	if err := writeReports(s, cat, rs); err != nil {
+	if err := writeReports(ss.settings, ss.cat, rs); err != nil {
 		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "outputs in %s\n", s.out)
-	if interrupted {
-		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(s.out, "results.jsonl"))
+	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
+	if ss.ctx.Err() != nil {
+		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(ss.out, "results.jsonl"))
 		return exitFailed
 	}
-	return exitCode(rs, s.strict)
+	return exitCode(rs, ss.strict)
 }
 
 // useLocalGateway starts the reference gateway in-process when no base URL
@@ -100,19 +75,19 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*loopback.Server,
 
 // execute runs the calls, appending each result to results.jsonl as it
 // finishes, so an interrupted run keeps everything that finished.
-func execute(ctx context.Context, cat *catalog.Catalog, set *schemas.Set, s *settings, calls []conformance.Call, stdout io.Writer) ([]results.Result, error) {
-	if err := os.MkdirAll(s.out, 0o755); err != nil {
+func execute(ss *session, calls []conformance.Call, stdout io.Writer) ([]results.Result, error) {
+	if err := os.MkdirAll(ss.out, 0o755); err != nil {
 		return nil, err
 	}
-	w, err := results.Create(filepath.Join(s.out, "results.jsonl"))
+	w, err := results.Create(filepath.Join(ss.out, "results.jsonl"))
 	if err != nil {
 		return nil, err
 	}
-	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: s.target, Options: s.options}
+	runner := &conformance.Runner{Catalog: ss.cat, Schemas: ss.set, Target: ss.target, Options: ss.options}
 	con := newConsole(stdout, len(calls))
 	var rs []results.Result
 	var writeErr error
-	runner.Run(ctx, calls, func(r results.Result) {
+	runner.Run(ss.ctx, calls, func(r results.Result) {
 		if err := w.Write(r); err != nil && writeErr == nil {
 			writeErr = err
 		}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -170,4 +173,52 @@ func loadCatalog(dir string) (*catalog.Catalog, *schemas.Set, error) {
 		return nil, nil, err
 	}
 	return cat, set, nil
+}
+
+// session is what run and probe share once their flags are read: the
+// settings, the catalog, a context that Ctrl-C cancels, and the in-process
+// reference gateway when no base URL is set.
+type session struct {
+	*settings
+	cat *catalog.Catalog
+	set *schemas.Set
+	ctx context.Context
+	// close stops the signal handler and the in-process gateway.
+	close func()
+}
+
+// openSession parses the flags and starts what a run needs; adjust, when
+// set, checks or changes the settings first. On failure it has printed the
+// reason and returns the exit code.
+func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*settings) error) (*session, int) {
+	name := f.fs.Name()
+	if err := f.fs.Parse(args); err != nil {
+		return nil, exitNotStart
+	}
+	s, err := f.resolve()
+	if err == nil && adjust != nil {
+		err = adjust(s)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, exitNotStart
+	}
+	cat, set, err := loadCatalog(s.casesDir)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitNotStart
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	local, err := useLocalGateway(&s.target, stderr)
+	if err != nil {
+		stop()
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, exitNotStart
+	}
+	return &session{settings: s, cat: cat, set: set, ctx: ctx, close: func() {
+		stop()
+		if local != nil {
+			local.Close()
+		}
+	}}, exitOK
 }

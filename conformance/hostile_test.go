@@ -1,0 +1,772 @@
+package conformance_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/schemas"
+)
+
+// hostileCases is a tiny catalog: one case per body kind the engine reads
+// (JSON, chat stream, image result, status only).
+const hostileCases = `
+cases:
+  - id: h-json
+    feature: chat.basic
+    tier: verified
+    spec: "2.3"
+    requirement: "a chat completion"
+    key: text
+    models: [gen-5.5]
+    request:
+      method: POST
+      path: /v1/chat/completions
+      json: {model: "{{ .Model }}", messages: [{role: user, content: hi}], max_tokens: 16}
+    expect:
+      status: 200
+      schema: chat_completion
+  - id: h-stream
+    feature: chat.stream
+    tier: verified
+    spec: "6.2"
+    requirement: "a chat stream"
+    key: text
+    models: [gen-5.5]
+    request:
+      method: POST
+      path: /v1/chat/completions
+      json: {model: "{{ .Model }}", messages: [{role: user, content: hi}], max_tokens: 16, stream: true}
+    expect:
+      status: 200
+      sse: {protocol: chat}
+  - id: h-image
+    feature: images.generate
+    tier: verified
+    spec: "2.2"
+    requirement: "an image result"
+    key: image
+    models: [gen-image-2]
+    request:
+      method: POST
+      path: /v1/images/generations
+      json: {model: "{{ .Model }}", prompt: a lighthouse, size: 1024x1024, output_format: png}
+    expect:
+      status: 200
+      images: {format: png}
+  - id: h-status
+    feature: models.list
+    tier: verified
+    spec: "4.1"
+    requirement: "the model list answers"
+    key: text
+    models: [gen-5.5]
+    request: {method: GET, path: /v1/models}
+    expect:
+      status: 200
+`
+
+// hostileKey is the bearer key of every kind; no result may show it, whole
+// or in part.
+const hostileKey = "gwk_7f3a9c1e5b2d8f4a6c0e9b7d5f3a1c8e2b4d6f80"
+
+func loadHostileCatalog(t testing.TB) (*catalog.Catalog, *schemas.Set) {
+	t.Helper()
+	set, err := schemas.Load(schemas.FS)
+	require.NoError(t, err)
+	cat, err := catalog.Load(fstest.MapFS{"hostile.yaml": {Data: []byte(hostileCases)}}, fixtures.FS, set.Names())
+	require.NoError(t, err)
+	return cat, set
+}
+
+func hostileTarget(url string) conformance.Target {
+	keys := map[catalog.KeyKind]string{}
+	for _, k := range catalog.KeyKinds {
+		keys[k] = hostileKey
+	}
+	return conformance.Target{BaseURL: url, Keys: keys}
+}
+
+// hostileOptions are short bounds so a misbehaving gateway shows quickly.
+func hostileOptions() conformance.Options {
+	return conformance.Options{
+		Timeout:       2 * time.Second,
+		MaxBodyBytes:  1 << 20,
+		MaxEventBytes: 64 << 10,
+		MaxRetries:    -1,
+		RetryWait:     20 * time.Millisecond,
+	}
+}
+
+// --- misbehaving handlers --------------------------------------------------
+
+// writeUntil writes chunk until the client goes away, done closes, or limit
+// bytes were written (0: no limit), flushing each time.
+func writeUntil(w http.ResponseWriter, r *http.Request, done <-chan struct{}, chunk []byte, limit int, pause time.Duration) {
+	f, _ := w.(http.Flusher)
+	written := 0
+	for limit == 0 || written < limit {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-done:
+			return
+		default:
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		written += len(chunk)
+		if f != nil {
+			f.Flush()
+		}
+		if pause > 0 {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-done:
+				return
+			case <-time.After(pause):
+			}
+		}
+	}
+}
+
+func sseHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+}
+
+// hijack takes the raw connection, writes raw and closes it.
+func hijack(w http.ResponseWriter, raw string) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	buf.WriteString(raw)
+	buf.Flush()
+	conn.Close()
+}
+
+// pngHeader is a PNG signature and a valid IHDR chunk claiming w×h pixels,
+// followed by nothing: the header is all a size check may read.
+func pngHeader(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 6 // 8-bit RGBA
+	chunk := append([]byte("IHDR"), ihdr...)
+	binary.Write(&b, binary.BigEndian, uint32(len(ihdr)))
+	b.Write(chunk)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	// An IDAT that cannot hold 10^10 pixels.
+	idat := []byte("IDAT\x78\x9c\x03\x00\x00\x00\x00\x01")
+	binary.Write(&b, binary.BigEndian, uint32(len(idat)-4))
+	b.Write(idat)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(idat))
+	return b.Bytes()
+}
+
+// gzipBomb is count zero bytes, gzipped (about a thousandth of the size).
+func gzipBomb(count int) []byte {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for n := 0; n < count; n += len(zeros) {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	return b.Bytes()
+}
+
+// counter answers the i-th request (0-based) with steps[min(i, last)].
+func counter(steps ...http.HandlerFunc) http.HandlerFunc {
+	var n atomic.Int64
+	return func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(steps) {
+			i = len(steps) - 1
+		}
+		steps[i](w, r)
+	}
+}
+
+func status(code int, header ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":{"message":"status %d"}}`, code)
+	}
+}
+
+// hostileRow is one way a gateway misbehaves and what the runner must make of it.
+type hostileRow struct {
+	name    string
+	caseID  string
+	handler func(done <-chan struct{}) http.HandlerFunc
+	opts    func(*conformance.Options) // tweaks hostileOptions; nil keeps them
+	within  time.Duration              // the runner must return within this
+	atLeast time.Duration              // and not before this (a wait honoured)
+	status  results.Status
+	check   string // a reason with this check ("" with status pass: no reason)
+	says    string // and this text (message, where, expected or actual)
+	// maxAlloc bounds the bytes allocated during the call (0: not measured).
+	maxAlloc uint64
+	extra    func(t *testing.T, r results.Result)
+}
+
+func hostileRows() []hostileRow {
+	chunk := func(s string) string { return "data: " + s + "\n\n" }
+	validChunk := chunk(`{"id":"c1","choices":[{"index":0,"delta":{"content":"x"}}]}`)
+	return []hostileRow{
+		{
+			name: "json body far above MaxBodyBytes", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.Write([]byte(`{"junk":"`))
+					writeUntil(w, r, done, bytes.Repeat([]byte("          "), 6554), 64<<20, 0)
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "transport", says: "1048576-byte cap",
+			maxAlloc: 16 << 20, // the body is 64 MiB; the cap 1 MiB
+		},
+		{
+			name: "gzip bomb above MaxBodyBytes", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				bomb := gzipBomb(256 << 20)
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set("Content-Encoding", "gzip")
+					w.Write(bomb)
+				}
+			},
+			within: 2 * time.Second, status: results.StatusFail, check: "transport", says: "byte cap",
+			maxAlloc: 32 << 20, // 256 MiB inflated
+		},
+		{
+			name: "invalid gzip", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set("Content-Encoding", "gzip")
+					w.Write([]byte("this is not gzip at all, only junk that claims to be"))
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "transport", says: "gzip",
+		},
+		{
+			name: "sse data line without end", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					w.Write([]byte("data: "))
+					writeUntil(w, r, done, bytes.Repeat([]byte("x"), 8<<10), 0, 0)
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
+			maxAlloc: 32 << 20,
+		},
+		{
+			name: "sse event name without end", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					w.Write([]byte("event: "))
+					writeUntil(w, r, done, bytes.Repeat([]byte("y"), 8<<10), 0, 0)
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
+		},
+		{
+			name: "sse slow drip never ends", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					writeUntil(w, r, done, []byte(": still here\n"), 0, 100*time.Millisecond)
+				}
+			},
+			within: 3 * time.Second, atLeast: 2 * time.Second,
+			status: results.StatusFail, check: "transport", says: "timed out",
+		},
+		{
+			name: "json body slow drip never ends", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					writeUntil(w, r, done, []byte(" "), 0, 100*time.Millisecond)
+				}
+			},
+			within: 3 * time.Second, atLeast: 2 * time.Second,
+			status: results.StatusFail, check: "transport", says: "timed out",
+		},
+		{
+			name: "headers never sent", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					select {
+					case <-r.Context().Done():
+					case <-done:
+					}
+				}
+			},
+			within: 3 * time.Second, atLeast: 2 * time.Second,
+			status: results.StatusFail, check: "transport", says: "timed out",
+		},
+		{
+			name: "endless response header", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					conn, buf, err := http.NewResponseController(w).Hijack()
+					if err != nil {
+						panic(err)
+					}
+					defer conn.Close()
+					buf.WriteString("HTTP/1.1 200 OK\r\nX-Junk: ")
+					line := bytes.Repeat([]byte("z"), 8<<10)
+					for i := 0; i < 4096; i++ { // 32 MiB, far past the client's header cap
+						if _, err := buf.Write(line); err != nil {
+							return
+						}
+					}
+					buf.Flush()
+				}
+			},
+			within: time.Second, status: results.StatusError, check: "transport", says: "header",
+		},
+		{
+			name: "connection closed mid-body", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\":\"chatcmpl-1\",\"choi")
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
+		},
+		{
+			name: "connection closed mid-stream", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+						"10\r\ndata: {\"choices\"\r\n")
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
+		},
+		{
+			name: "connection closed before any byte", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "") }
+			},
+			within: time.Second, status: results.StatusError, check: "transport", says: "EOF",
+		},
+		{
+			name: "garbage status line", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "SMTP ready\r\n\r\n") }
+			},
+			within: time.Second, status: results.StatusError, check: "transport", says: "malformed HTTP",
+		},
+		{
+			name: "error status with endless body", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusInternalServerError)
+					writeUntil(w, r, done, bytes.Repeat([]byte("e"), 8<<10), 0, 0)
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 500",
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 500, r.HTTPStatus)
+			},
+		},
+		{
+			name: "image header claims 100000x100000", caseID: "h-image",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				body := fmt.Sprintf(`{"created":1,"data":[{"b64_json":%q}],"output_format":"png","size":"1024x1024"}`,
+					base64.StdEncoding.EncodeToString(pngHeader(100000, 100000)))
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.Write([]byte(body))
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "image", says: "pixel cap",
+			maxAlloc: 16 << 20, // decoding would need 40 GB
+			extra: func(t *testing.T, r results.Result) {
+				assert.Empty(t, r.Images, "an image that does not decode is not listed")
+			},
+		},
+		{
+			name: "429 with Retry-After then 200", caseID: "h-status",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), status(http.StatusOK))
+			},
+			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
+			within: 1900 * time.Millisecond, atLeast: 900 * time.Millisecond,
+			status: results.StatusPass,
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 2, r.Attempts)
+				assert.True(t, r.Flaky, "a pass after a retry is flaky")
+			},
+		},
+		{
+			name: "429 forever", caseID: "h-status",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return status(http.StatusTooManyRequests)
+			},
+			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
+			within: time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 3, r.Attempts)
+				assert.False(t, r.Flaky)
+			},
+		},
+		{
+			name: "429 with Retry-After past the timeout", caseID: "h-status",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return status(http.StatusTooManyRequests, "Retry-After", "3600")
+			},
+			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
+			within: time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 1, r.Attempts, "no retry can finish before the timeout")
+			},
+		},
+		{
+			name: "503 then 200", caseID: "h-status",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return counter(status(http.StatusServiceUnavailable), status(http.StatusOK))
+			},
+			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
+			within: time.Second, status: results.StatusPass,
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 2, r.Attempts)
+				assert.True(t, r.Flaky)
+			},
+		},
+		{
+			name: "error echoes the key", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusUnauthorized)
+					fmt.Fprintf(w, `{"error":{"message":"key %s rejected (%s)"}}`, r.Header.Get("Authorization"), r.Header.Get("Authorization"))
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
+		},
+		{
+			// The status reason keeps 300 bytes of the body: place the key
+			// across that cut, so truncation leaves only a piece of it.
+			name: "error echoes the key across the truncation", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.WriteHeader(http.StatusUnauthorized)
+					// "401 " + pad puts the key's first byte at offset 280.
+					fmt.Fprintf(w, "%s%s and more text after it", strings.Repeat("p", 276), hostileKey)
+				}
+			},
+			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
+		},
+		{
+			name: "stream event types echo the key", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+					fmt.Fprintf(w, "data: {\"type\":%q,\"choices\":[]}\n\ndata: [DONE]\n\n", key)
+				}
+			},
+			within: time.Second, status: results.StatusPass,
+		},
+		{
+			name: "100k tiny valid events", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					bw := bufio.NewWriterSize(w, 64<<10)
+					for i := 0; i < 100_000; i++ {
+						bw.WriteString(validChunk)
+					}
+					bw.WriteString(chunk("[DONE]"))
+					bw.Flush()
+				}
+			},
+			opts:   func(o *conformance.Options) { o.Timeout = 60 * time.Second },
+			within: 60 * time.Second, status: results.StatusPass,
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 100_001, r.Events)
+				assert.LessOrEqual(t, len(r.EventTypes), 200)
+			},
+		},
+		{
+			name: "100k tiny invalid events", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					bw := bufio.NewWriterSize(w, 64<<10)
+					for i := 0; i < 100_000; i++ {
+						bw.WriteString(chunk(`{}`))
+					}
+					bw.WriteString(chunk("[DONE]"))
+					bw.Flush()
+				}
+			},
+			opts:   func(o *conformance.Options) { o.Timeout = 60 * time.Second },
+			within: 60 * time.Second, status: results.StatusFail, check: "schema", says: "choices",
+			extra: func(t *testing.T, r results.Result) {
+				assert.Equal(t, 100_001, r.Events)
+				assert.LessOrEqual(t, len(r.EventTypes), 200)
+				assert.LessOrEqual(t, len(r.Reasons), 101, "reasons are capped")
+			},
+		},
+		{
+			name: "events with huge type names", caseID: "h-stream",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				ev := chunk(`{"type":"` + strings.Repeat("t", 60<<10) + `"}`)
+				return func(w http.ResponseWriter, r *http.Request) {
+					sseHeaders(w)
+					bw := bufio.NewWriterSize(w, 64<<10)
+					for i := 0; i < 300; i++ {
+						bw.WriteString(ev)
+					}
+					bw.WriteString(chunk("[DONE]"))
+					bw.Flush()
+				}
+			},
+			within: 2 * time.Second, status: results.StatusFail, check: "schema", says: "choices",
+			extra: func(t *testing.T, r results.Result) {
+				for _, typ := range r.EventTypes {
+					assert.LessOrEqual(t, len(typ), 1024, "an event type is kept short")
+				}
+			},
+		},
+	}
+}
+
+// TestHostileGateway runs one call against each misbehaving gateway: the
+// runner returns within the bound, with one complete result naming the
+// broken check, its memory bounded, and the key never shown.
+func TestHostileGateway(t *testing.T) {
+	cat, set := loadHostileCatalog(t)
+	for _, row := range hostileRows() {
+		t.Run(row.name, func(t *testing.T) {
+			// Not parallel: the allocation bounds read process-wide counters.
+			done := make(chan struct{})
+			srv := httptest.NewServer(row.handler(done))
+			t.Cleanup(srv.Close)
+			t.Cleanup(func() { close(done) }) // runs before srv.Close: handlers end first
+
+			o := hostileOptions()
+			if row.opts != nil {
+				row.opts(&o)
+			}
+			target := hostileTarget(srv.URL)
+			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target, Options: o}
+			cs := cat.Case(row.caseID)
+			require.NotNil(t, cs, row.caseID)
+			call := conformance.Call{Case: cs, Model: cs.Models[0]}
+
+			var got []results.Result
+			finished := make(chan struct{})
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			go func() {
+				defer close(finished)
+				runner.Run(context.Background(), []conformance.Call{call}, func(r results.Result) { got = append(got, r) })
+			}()
+			select {
+			case <-finished:
+			case <-time.After(row.within + 5*time.Second):
+				t.Fatalf("the runner hangs: no return after %s", time.Since(start))
+			}
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+
+			assert.LessOrEqual(t, took, row.within, "the runner returns within the bound")
+			assert.GreaterOrEqual(t, took, row.atLeast)
+			if row.maxAlloc > 0 {
+				alloc := after.TotalAlloc - before.TotalAlloc
+				assert.Less(t, alloc, row.maxAlloc, "bytes allocated during the call: %d MiB", alloc>>20)
+			}
+			require.Len(t, got, 1, "one call, one result")
+			r := got[0]
+			assertComplete(t, r, call)
+			assert.Equal(t, row.status, r.Status, "reasons: %v", r.Reasons)
+			if row.check == "" {
+				assert.Empty(t, r.Reasons)
+			} else {
+				assert.True(t, hasReason(r, row.check, row.says), "want a %s reason saying %q, got %v", row.check, row.says, r.Reasons)
+			}
+			assertNoKey(t, r)
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			assert.Less(t, len(b), 256<<10, "the result line stays small")
+			if row.extra != nil {
+				row.extra(t, r)
+			}
+		})
+	}
+}
+
+// assertComplete: a result names its call and carries a verdict.
+func assertComplete(t *testing.T, r results.Result, call conformance.Call) {
+	t.Helper()
+	assert.Equal(t, call.Case.ID, r.Case)
+	assert.Equal(t, call.Model, r.Model)
+	assert.Equal(t, call.Case.Feature, r.Feature)
+	assert.NotEmpty(t, r.Status)
+	assert.False(t, r.Started.IsZero(), "started")
+	if r.Status != results.StatusPass && r.Status != results.StatusSkip {
+		assert.NotEmpty(t, r.Reasons, "a %s result says why", r.Status)
+	}
+}
+
+// assertNoKey: no text of the result holds the key or any 10-byte piece of it.
+func assertNoKey(t *testing.T, r results.Result) {
+	t.Helper()
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	text := string(b)
+	for i := 0; i+10 <= len(hostileKey); i++ {
+		if piece := hostileKey[i : i+10]; strings.Contains(text, piece) {
+			t.Errorf("the result shows part of the key (%q): %s", piece, truncateForLog(text))
+			return
+		}
+	}
+}
+
+func truncateForLog(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
+
+// TestHostileCancel cancels a run while many calls hang on a slow gateway:
+// Run returns promptly, never emits after returning, and every result it
+// emitted is complete; calls cut by the cancellation are errors of the run,
+// not failures of the gateway.
+func TestHostileCancel(t *testing.T) {
+	cat, set := loadHostileCatalog(t)
+	done := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", status(http.StatusOK))
+	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Stream bool `json:"stream"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Stream {
+			sseHeaders(w)
+			writeUntil(w, r, done, []byte(": drip\n"), 0, 50*time.Millisecond)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		writeUntil(w, r, done, []byte(" "), 0, 50*time.Millisecond)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+
+	o := hostileOptions()
+	o.Timeout = time.Minute // only the cancellation can end the slow calls
+	o.Concurrency = 4
+	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: hostileTarget(srv.URL), Options: o}
+	var calls []conformance.Call
+	for i := 0; i < 10; i++ {
+		for _, id := range []string{"h-status", "h-stream", "h-json"} {
+			calls = append(calls, conformance.Call{Case: cat.Case(id), Model: fmt.Sprintf("model-%02d", i)})
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		mu       sync.Mutex
+		got      []results.Result
+		returned bool
+		late     int
+	)
+	emit := func(r results.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		if returned {
+			late++
+		}
+		got = append(got, r)
+	}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		runner.Run(ctx, calls, emit)
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	cancelled := time.Now()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run does not return after cancellation")
+	}
+	assert.Less(t, time.Since(cancelled), time.Second, "Run returns promptly after cancellation")
+
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Zero(t, late, "results emitted after Run returned")
+	assert.NotEmpty(t, got)
+	assert.Less(t, len(got), len(calls), "calls not started are not reported")
+	seen := map[string]bool{}
+	var cut int
+	for _, r := range got {
+		id := r.Case + "/" + r.Model
+		assert.False(t, seen[id], "%s reported twice", id)
+		seen[id] = true
+		assertComplete(t, r, conformance.Call{Case: cat.Case(r.Case), Model: r.Model})
+		assertNoKey(t, r)
+		switch r.Case {
+		case "h-status":
+			// Answered at once; it may still be cut if it started at the cancel.
+			if r.Status != results.StatusPass {
+				assert.Equal(t, results.StatusError, r.Status, "%s: %v", id, r.Reasons)
+			}
+		default:
+			// Hung until the cancellation: an error of the run, never a verdict.
+			assert.Equal(t, results.StatusError, r.Status, "%s: %v", id, r.Reasons)
+			cut++
+		}
+	}
+	assert.Positive(t, cut, "some slow calls were in flight at the cancellation")
+}
