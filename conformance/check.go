@@ -19,7 +19,19 @@ type checker struct {
 	reasons []results.Reason
 }
 
+// maxReasons bounds the reasons kept for one call: a hostile stream of a
+// million broken events must not make a million reasons.
+const maxReasons = 100
+
 func (c *checker) fail(check, where, expected, actual, format string, args ...any) {
+	switch {
+	case len(c.reasons) > maxReasons:
+		return
+	case len(c.reasons) == maxReasons:
+		c.reasons = append(c.reasons, results.Reason{Check: check, Where: where,
+			Message: fmt.Sprintf("more than %d reasons; the rest are not kept", maxReasons)})
+		return
+	}
 	c.reasons = append(c.reasons, results.Reason{
 		Check:    check,
 		Where:    where,

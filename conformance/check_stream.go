@@ -127,7 +127,11 @@ func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where s
 	}
 }
 
-func eventType(ev sse.Event) string {
+// eventType names an event for the result, cut short: a hostile type or
+// event name may be megabytes long, and results keep up to maxEventTypes.
+func eventType(ev sse.Event) string { return truncate(rawEventType(ev), 100) }
+
+func rawEventType(ev sse.Event) string {
 	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
 		return t.Str
 	}

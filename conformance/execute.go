@@ -27,8 +27,10 @@ type Options struct {
 	// RetryWait is the wait before a retry when the gateway gives no
 	// Retry-After (default 1 s); MaxRetryWait caps any wait (default 60 s).
 	RetryWait, MaxRetryWait time.Duration
-	// MaxBodyBytes caps a non-streaming response body (default 256 MiB: two
-	// large PNGs in base64 are tens of MB; anything near the cap is hostile).
+	// MaxBodyBytes caps a response body, a whole stream included (default
+	// 256 MiB: two large PNGs in base64 are tens of MB; anything near the cap
+	// is hostile, and an endless stream of valid events must not grow the
+	// text a stream check accumulates without bound).
 	MaxBodyBytes int64
 	// MaxEventBytes caps one stream event (default: the SSE reader's).
 	MaxEventBytes int
@@ -103,7 +105,13 @@ func send(ctx context.Context, client *http.Client, o Options, t Target, cs *cat
 			}
 			wait = o.RetryWait
 		case retryable(resp.StatusCode) && ex.attempts <= o.MaxRetries:
-			wait = retryAfter(resp.Header.Get("Retry-After"), o.RetryWait, time.Now())
+			wait = min(retryAfter(resp.Header.Get("Retry-After"), o.RetryWait, time.Now()), o.MaxRetryWait)
+			if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+				// The wait asked for outlasts the timeout: this answer is
+				// the verdict (throttled), not a timeout of our making.
+				ex.resp = resp
+				return ex, nil
+			}
 			// Drain a little so the connection can be reused, then retry.
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
@@ -171,6 +179,30 @@ func retryAfter(h string, def time.Duration, now time.Time) time.Duration {
 		return 0
 	}
 	return def
+}
+
+// cappedReader fails once more than limit bytes were read: a stream is read
+// event by event, so readBody's cap cannot apply to it.
+type cappedReader struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// Exactly limit bytes then the end is within the cap.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, fmt.Errorf("response stream exceeds the %d-byte cap", c.limit)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // readBody reads at most limit bytes; more is an error naming the cap.

@@ -115,6 +115,15 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	r.check(c, o, cs, ex, &res)
 	res.Reasons = c.reasons
 	res.Status = r.verdict(cs, ex, c)
+	if err := ctx.Err(); err != nil && !c.ok() {
+		// The timeout or a cancelled run cut the body or stream: say so
+		// first; a cancelled run is an error of the run, not a verdict.
+		st, rs := transportFailure(ctx, err, o.Timeout)
+		res.Reasons = append(rs, res.Reasons...)
+		if st == results.StatusError {
+			res.Status = st
+		}
+	}
 	res.Flaky = res.Status == results.StatusPass && res.Attempts > 1
 	return res
 }
@@ -135,7 +144,7 @@ func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, re
 		if !c.checkContentType(resp.Header, "text/event-stream") {
 			return
 		}
-		c.checkStream(resp.Body, exp.SSE, r.Schemas, o, ex.started, res)
+		c.checkStream(&cappedReader{r: resp.Body, left: o.MaxBodyBytes, limit: o.MaxBodyBytes}, exp.SSE, r.Schemas, o, ex.started, res)
 		return
 	}
 	body, err := readBody(resp.Body, o.MaxBodyBytes)
@@ -203,6 +212,11 @@ func redact(res *results.Result, secrets []string) {
 	clean := func(s string) string {
 		for _, k := range secrets {
 			s = strings.ReplaceAll(s, k, "[REDACTED]")
+			// A value cut short (truncate, the schema messages) ends in
+			// "…": a key across the cut leaves its first bytes before it.
+			for n := len(k) - 1; n >= 4 && strings.Contains(s, "…"); n-- {
+				s = strings.ReplaceAll(s, k[:n]+"…", "[REDACTED]…")
+			}
 		}
 		return s
 	}
