@@ -2,7 +2,6 @@ package streams
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -12,7 +11,7 @@ import (
 // chat checks a chat-completions stream (spec 6.2): JSON chunks, text in
 // choices[].delta.content, ended by data: [DONE] with nothing after it.
 type chat struct {
-	text   strings.Builder
+	text   textBuf
 	done   int // event number of [DONE], 0 before it
 	events int
 	id     string // first chunk id seen

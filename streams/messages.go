@@ -2,7 +2,6 @@ package streams
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -18,7 +17,7 @@ import (
 type Messages struct {
 	phase      msgPhase
 	stopReason string
-	text       strings.Builder
+	text       textBuf
 	events     int
 	errored    bool // an error event arrived: it is the reason the stream ends early
 	once       once

@@ -1,8 +1,6 @@
 package streams
 
 import (
-	"strings"
-
 	"github.com/gwconform/gwconform/sse"
 )
 
@@ -13,7 +11,7 @@ import (
 // response.failed, response.incomplete or an error event end it in failure.
 // Event types the grammar does not know are allowed: that API adds them.
 type Responses struct {
-	text      strings.Builder
+	text      textBuf
 	events    int
 	started   bool
 	completed int // event number of response.completed

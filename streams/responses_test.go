@@ -26,3 +26,12 @@ func TestResponses(t *testing.T) {
 	check(t, g, stream(created, delta("Hi"), delta(" there"), completed), 0)
 	assert.Equal(t, "Hi there", g.Text())
 }
+
+func TestTextIsBounded(t *testing.T) {
+	var b textBuf
+	chunk := string(make([]byte, 4096))
+	for range 2 * maxText / len(chunk) {
+		b.WriteString(chunk)
+	}
+	assert.Len(t, b.String(), maxText)
+}
