@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +31,25 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// syncBuffer is a bytes.Buffer the child's output copier and the test can
+// use at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // Ctrl-C during a run keeps every finished result: results.jsonl holds one
 // whole line per finished case, the reports are written, and the exit code
 // says the run did not complete.
@@ -45,7 +65,7 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 		"--feature", "images.*", "--tier", "verified",
 		"--text-key", srv.Keys.Text, "--messages-key", srv.Keys.Messages, "--image-key", srv.Keys.Image, "--alt-key", srv.Keys.Alt)
 	cmd.Env = append(os.Environ(), asCLI+"=1", "GWCONFORM_BASE_URL=", "GWCONFORM_PUBLIC_IMAGE_URL=")
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 
