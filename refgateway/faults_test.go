@@ -188,7 +188,7 @@ func scenarios() []scenario {
 					da, _ := decodeInput(a)
 					db, _ := decodeInput(b)
 					// Each edit must look more like its own reference than like the other one.
-					if correlation(ia[0].img, da)-correlation(ia[0].img, db) < 0.3 || correlation(ib[0].img, db)-correlation(ib[0].img, da) < 0.3 {
+					if Likeness(ia[0].img, da)-Likeness(ia[0].img, db) < 0.3 || Likeness(ib[0].img, db)-Likeness(ib[0].img, da) < 0.3 {
 						va.add(fReferenceIgnored)
 					}
 				}

@@ -252,17 +252,28 @@ func alphaKinds(img image.Image) (transparent, opaque bool) {
 	return
 }
 
-// correlation compares two images on a 16x16 grey grid (Pearson r).
-func correlation(a, b image.Image) float64 {
+// Likeness compares two images by the Pearson correlation of their grey
+// levels averaged over a 16x16 grid of cells (1 is the same picture, 0 none
+// alike). The images may differ in size. Exported for the SDK tests
+// (package refgateway_test), as a test-only helper.
+func Likeness(a, b image.Image) float64 {
 	grid := func(img image.Image) []float64 {
 		bd := img.Bounds()
-		out := make([]float64, 0, 256)
+		out := make([]float64, 256)
 		for gy := range 16 {
 			for gx := range 16 {
-				x := bd.Min.X + (2*gx+1)*bd.Dx()/32
-				y := bd.Min.Y + (2*gy+1)*bd.Dy()/32
-				r, g, bl, _ := img.At(x, y).RGBA()
-				out = append(out, float64(r+g+bl))
+				x0, x1 := bd.Min.X+gx*bd.Dx()/16, bd.Min.X+(gx+1)*bd.Dx()/16
+				y0, y1 := bd.Min.Y+gy*bd.Dy()/16, bd.Min.Y+(gy+1)*bd.Dy()/16
+				var sum float64
+				var n int
+				for y := y0; y < y1; y += 4 {
+					for x := x0; x < x1; x += 4 {
+						r, g, b, _ := img.At(x, y).RGBA()
+						sum += float64(r + g + b)
+						n++
+					}
+				}
+				out[gy*16+gx] = sum / float64(max(n, 1))
 			}
 		}
 		return out

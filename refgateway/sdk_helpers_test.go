@@ -8,7 +8,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io/fs"
-	"math"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -255,51 +254,6 @@ func assertInts(t *testing.T, fields map[string]jsonField) {
 		_, err := strconv.ParseInt(raw, 10, 64)
 		assert.True(t, f.Valid() && err == nil, "field %s is not an integer on the wire: %q", name, raw)
 	}
-}
-
-// likeness compares two images by the Pearson correlation of their grey
-// levels averaged over a 16x16 grid of cells (1 is the same picture, 0 none
-// alike). The images may differ in size.
-func likeness(a, b image.Image) float64 {
-	grid := func(img image.Image) []float64 {
-		bd := img.Bounds()
-		out := make([]float64, 256)
-		for gy := range 16 {
-			for gx := range 16 {
-				x0, x1 := bd.Min.X+gx*bd.Dx()/16, bd.Min.X+(gx+1)*bd.Dx()/16
-				y0, y1 := bd.Min.Y+gy*bd.Dy()/16, bd.Min.Y+(gy+1)*bd.Dy()/16
-				var sum float64
-				var n int
-				for y := y0; y < y1; y += 4 {
-					for x := x0; x < x1; x += 4 {
-						r, g, b, _ := img.At(x, y).RGBA()
-						sum += float64(r + g + b)
-						n++
-					}
-				}
-				out[gy*16+gx] = sum / float64(max(n, 1))
-			}
-		}
-		return out
-	}
-	x, y := grid(a), grid(b)
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxy, sxx, syy float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-		syy += (y[i] - my) * (y[i] - my)
-	}
-	if sxx == 0 || syy == 0 {
-		return 0
-	}
-	return sxy / math.Sqrt(sxx*syy)
 }
 
 // words counts the white-space separated words of s.

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/refgateway"
 )
 
 // Acceptance point 2 of the reference gateway: the official SDKs
@@ -767,9 +768,9 @@ func TestSDKImageEdit(t *testing.T) {
 		require.NoError(t, err)
 		imgB, err := png.Decode(bytes.NewReader(refB))
 		require.NoError(t, err)
-		aa, ab := likeness(got[0].img, imgA), likeness(got[0].img, imgB)
-		ba, bb := likeness(got[1].img, imgA), likeness(got[1].img, imgB)
-		ma, mb := likeness(got[2].img, imgA), likeness(got[2].img, imgB)
+		aa, ab := refgateway.Likeness(got[0].img, imgA), refgateway.Likeness(got[0].img, imgB)
+		ba, bb := refgateway.Likeness(got[1].img, imgA), refgateway.Likeness(got[1].img, imgB)
+		ma, mb := refgateway.Likeness(got[2].img, imgA), refgateway.Likeness(got[2].img, imgB)
 		t.Logf("likeness to A, B: edit(A) %.2f %.2f; edit(B) %.2f %.2f; edit(A+B+mask) %.2f %.2f", aa, ab, ba, bb, ma, mb)
 		assert.GreaterOrEqual(t, aa-ab, 0.3, "edit of A is not like A")
 		assert.GreaterOrEqual(t, bb-ba, 0.3, "edit of B is not like B")
