@@ -385,6 +385,13 @@ func (c *call) bodyError(err error) {
 }
 
 // decodeJSON parses a JSON object body into v; on failure it answers 400.
+// readJSON reads the request body within the size limit and decodes it into
+// v; on failure it has answered the request.
+func (c *call) readJSON(v any) bool {
+	body, ok := c.readBody()
+	return ok && c.decodeJSON(body, v)
+}
+
 func (c *call) decodeJSON(body []byte, v any) bool {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError

@@ -121,12 +121,8 @@ func (c *call) imagesGenerations() {
 		c.fail(http.StatusBadRequest, fmt.Sprintf("unsupported Content-Type %q: image generation takes application/json", ct))
 		return
 	}
-	body, ok := c.readBody()
-	if !ok {
-		return
-	}
 	var req imageRequest
-	if !c.decodeJSON(body, &req) {
+	if !c.readJSON(&req) {
 		return
 	}
 	c.runImages(&req, nil, false)
@@ -143,12 +139,8 @@ func (c *call) imagesEdits() {
 	}
 	switch ct {
 	case "application/json":
-		body, ok := c.readBody()
-		if !ok {
-			return
-		}
 		var req imageRequest
-		if !c.decodeJSON(body, &req) {
+		if !c.readJSON(&req) {
 			return
 		}
 		c.runImages(&req, nil, true)

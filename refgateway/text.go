@@ -156,12 +156,8 @@ type chatRequest struct {
 var chatRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
 func (c *call) chat() {
-	body, ok := c.readBody()
-	if !ok {
-		return
-	}
 	var req chatRequest
-	if !c.decodeJSON(body, &req) {
+	if !c.readJSON(&req) {
 		return
 	}
 	accept := c.fs.has(fAcceptInvalid)
@@ -323,12 +319,8 @@ type contentBlock struct {
 }
 
 func (c *call) messages() {
-	body, ok := c.readBody()
-	if !ok {
-		return
-	}
 	var req messagesRequest
-	if !c.decodeJSON(body, &req) {
+	if !c.readJSON(&req) {
 		return
 	}
 	accept := c.fs.has(fAcceptInvalid)
@@ -525,12 +517,8 @@ type responsesRequest struct {
 }
 
 func (c *call) responses() {
-	body, ok := c.readBody()
-	if !ok {
-		return
-	}
 	var req responsesRequest
-	if !c.decodeJSON(body, &req) {
+	if !c.readJSON(&req) {
 		return
 	}
 	if req.Model == nil || *req.Model == "" {
