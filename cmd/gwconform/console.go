@@ -24,6 +24,7 @@ type console struct {
 	done    int
 	failed  int
 	started time.Time
+	stop    chan struct{} // ends the bar's ticker
 }
 
 func newConsole(w io.Writer, total int) *console {
@@ -32,7 +33,27 @@ func newConsole(w io.Writer, total int) *console {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	return &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now()}
+	c := &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now(), stop: make(chan struct{})}
+	if tty {
+		go c.tick() // image calls can take minutes: keep the elapsed time moving
+	}
+	return c
+}
+
+func (c *console) tick() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.mu.Lock()
+			fmt.Fprint(c.w, "\r\x1b[2K")
+			c.bar()
+			c.mu.Unlock()
+		}
+	}
 }
 
 var statusColor = map[results.Status]string{
@@ -85,6 +106,7 @@ func (c *console) bar() {
 
 // summary prints a table of statuses per tier.
 func (c *console) summary(rs []results.Result) {
+	close(c.stop)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tty {
