@@ -35,11 +35,17 @@ lint:
 	$(GO) vet ./...
 	$(GO) run ./cmd/gwconform lint
 
-## fuzz: each fuzz target for $(FUZZTIME)
+## fuzz: each fuzz target for $(FUZZTIME) (go test -fuzz takes one target at a time)
+FUZZ_TARGETS = ./sse/:FuzzReader ./streams/:FuzzGrammars ./catalog/:FuzzLoad \
+	./imagecheck/:FuzzInspect ./imagecheck/:FuzzDecodeBase64 ./imagecheck/:FuzzParseSize \
+	./refgateway/:FuzzChatJSON ./refgateway/:FuzzMessagesJSON \
+	./refgateway/:FuzzImagesEditJSON ./refgateway/:FuzzImagesEditMultipart
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./sse/
-	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./catalog/
-	$(GO) test -run '^$$' -fuzz '^FuzzInspect$$' -fuzztime $(FUZZTIME) ./imagecheck/
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 ## report: re-render every report from $(OUT)/results.jsonl
 report:
