@@ -6,12 +6,17 @@ GO      ?= go
 OUT     ?= out
 PKGS    ?= ./...
 FUZZTIME ?= 30s
+# The suite's version and commit, recorded in report.json.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  = -X main.version=$(VERSION)
+export GWCONFORM_COMMIT = $(COMMIT)
 
 .PHONY: run test bench lint fuzz report build serve vet fmt
 
 ## run: the whole catalog against the in-process reference gateway, writing $(OUT)/
 run:
-	$(GO) run ./cmd/gwconform run --out $(OUT)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gwconform run --out $(OUT)
 
 # The end-to-end tests that run the whole catalog (hundreds of real images
 # encoded and decoded) take ten times longer under the race detector, so the
@@ -49,11 +54,11 @@ fuzz:
 
 ## report: re-render every report from $(OUT)/results.jsonl
 report:
-	$(GO) run ./cmd/gwconform merge $(OUT) $(OUT)/results.jsonl
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gwconform merge $(OUT) $(OUT)/results.jsonl
 
 ## serve: the reference gateway on 127.0.0.1:8080
 serve:
 	$(GO) run ./cmd/gwconform serve
 
 build:
-	$(GO) build -o bin/gwconform ./cmd/gwconform
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/gwconform ./cmd/gwconform
