@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -24,8 +25,9 @@ import (
 // with the GWCONFORM_* keys when set, else against the in-process reference
 // gateway. Set GWCONFORM_STRICT=1 to make strict-tier cases fail the test.
 //
-// The explore tier never fails, so a test asserts nothing with it; it runs
-// only with GWCONFORM_EXPLORE=1 (`gwconform run` always runs it).
+// Like `gwconform run` it runs every tier; explore cases are skipped when
+// the gateway declines them and never fail. GWCONFORM_TIERS narrows the
+// tiers (e.g. "verified,negative", to spare paid explore calls).
 func TestConformance(t *testing.T) {
 	target := conformance.TargetFromEnv()
 	if testing.Short() && target.BaseURL == "" {
@@ -37,9 +39,9 @@ func TestConformance(t *testing.T) {
 		target = loc.target
 	}
 	cat, set := loadCatalog(t)
-	sel := conformance.Selection{Tiers: []string{"verified", "negative", "strict"}}
-	if os.Getenv("GWCONFORM_EXPLORE") != "" {
-		sel.Tiers = nil
+	var sel conformance.Selection
+	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
+		sel.Tiers = strings.Split(tiers, ",")
 	}
 	calls, err := conformance.Plan(cat, target, sel)
 	require.NoError(t, err)
