@@ -23,9 +23,12 @@ type modelAddition struct {
 
 // decodeAdditions reads a model_additions list.
 func (l *loader) decodeAdditions(d *decoder, n ast.Node) {
-	seq, ok := d.resolve(n).(*ast.SequenceNode)
-	if !ok {
-		d.errf(n, "model_additions: expected a list, got %s", kindOf(d.resolve(n)))
+	if d.resolve(n) == nil {
+		d.errf(n, "model_additions: expected a list, got %s", kindOf(nil))
+		return
+	}
+	seq := d.sequence(n, "model_additions", "a list")
+	if seq == nil {
 		return
 	}
 	for i, item := range seq.Values {

@@ -105,11 +105,8 @@ type condition struct {
 
 // decodeExplore reads an explore list and returns the generated cases.
 func (l *loader) decodeExplore(d *decoder, n ast.Node) []Case {
-	seq, ok := d.resolve(n).(*ast.SequenceNode)
-	if !ok {
-		if r := d.resolve(n); r != nil {
-			d.errf(r, "explore: expected a list of domains, got %s", kindOf(r))
-		}
+	seq := d.sequence(n, "explore", "a list of domains")
+	if seq == nil {
 		return nil
 	}
 	if len(seq.Values) == 0 {

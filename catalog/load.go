@@ -191,13 +191,23 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 	return out
 }
 
+// sequence resolves a field's value that must be a list; otherwise it
+// reports "field: expected what, got …" and returns nil.
+func (d *decoder) sequence(n ast.Node, field, what string) *ast.SequenceNode {
+	seq, ok := d.resolve(n).(*ast.SequenceNode)
+	if !ok {
+		if r := d.resolve(n); r != nil {
+			d.errf(r, "%s: expected %s, got %s", field, what, kindOf(r))
+		}
+		return nil
+	}
+	return seq
+}
+
 // decodeCases reads a cases list.
 func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out []Case) {
-	seq, ok := d.resolve(casesNode).(*ast.SequenceNode)
-	if !ok {
-		if n := d.resolve(casesNode); n != nil {
-			d.errf(n, "cases: expected a list of cases, got %s", kindOf(n))
-		}
+	seq := d.sequence(casesNode, "cases", "a list of cases")
+	if seq == nil {
 		return nil
 	}
 	if len(seq.Values) == 0 {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -57,8 +59,7 @@ func (c *checker) checkMatcher(path string, v gjson.Result, m catalog.Matcher) {
 		}
 	}
 	if m.Regex != "" {
-		// The loader has compiled every regex already; this cannot fail.
-		re := regexp.MustCompile(m.Regex)
+		re := compiled(m.Regex)
 		if v.Type != gjson.String || !re.MatchString(v.Str) {
 			c.fail("json", path, "matches /"+m.Regex+"/", v.Raw, "value does not match")
 		}
@@ -147,5 +148,20 @@ func isEmpty(v gjson.Result) bool {
 }
 
 func containsFold(s, sub string) bool {
-	return regexp.MustCompile("(?i)" + regexp.QuoteMeta(sub)).MatchString(s)
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// regexps keeps each matcher pattern compiled once per process: the same
+// case runs for every model, shard and retry.
+var regexps sync.Map // pattern → *regexp.Regexp
+
+// compiled returns the pattern's regexp. The loader has compiled every
+// pattern already, so MustCompile cannot fail here.
+func compiled(pattern string) *regexp.Regexp {
+	if re, ok := regexps.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(pattern)
+	regexps.Store(pattern, re)
+	return re
 }

@@ -34,45 +34,32 @@ func EstimateCost(cs *catalog.Case) Cost {
 	if !strings.HasPrefix(cs.Request.Path, "/v1/images/") {
 		return Cost{Units: 1}
 	}
-	p := requestParams(cs.Request)
-	n := atoiOr(p["n"], 1)
+	n := atoiOr(param(&cs.Request, "n"), 1)
 	w, h := 1254, 1254 // spec 4.4/4.5: an omitted size returns 1254x1254
-	if s := p["size"]; s != "" && s != "auto" {
+	if s := param(&cs.Request, "size"); s != "" && s != "auto" {
 		fmt.Sscanf(s, "%dx%d", &w, &h)
 	} else if s == "auto" {
 		w, h = 1024, 1024
 	}
-	q, ok := qualityFactor[p["quality"]]
+	q, ok := qualityFactor[param(&cs.Request, "quality")]
 	if !ok {
 		q = 1
 	}
 	perImage := imageUnit * float64(w*h) / (1024 * 1024) * q
 	c := Cost{Images: n}
-	if p["stream"] == "true" {
-		c.Previews = atoiOr(p["partial_images"], 0) * n
+	if param(&cs.Request, "stream") == "true" {
+		c.Previews = atoiOr(param(&cs.Request, "partial_images"), 0) * n
 	}
 	c.Units = perImage*float64(n) + perImage*previewShare*float64(c.Previews)
 	return c
 }
 
-// requestParams flattens the top-level scalar parameters of a request.
-func requestParams(r catalog.Request) map[string]string {
-	out := map[string]string{}
-	if m, ok := r.JSON.(map[string]any); ok {
-		for k, v := range m {
-			switch v.(type) {
-			case map[string]any, []any:
-			default:
-				out[k] = fmt.Sprint(v)
-			}
-		}
+// param reads a top-level request parameter as text ("" when absent).
+func param(r *catalog.Request, name string) string {
+	if v, ok := r.Param(name); ok && v != nil {
+		return fmt.Sprint(v)
 	}
-	for _, f := range r.Multipart {
-		if f.File == "" {
-			out[f.Name] = f.Value
-		}
-	}
-	return out
+	return ""
 }
 
 func atoiOr(s string, def int) int {

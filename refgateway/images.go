@@ -23,6 +23,7 @@ import (
 
 	xwebp "golang.org/x/image/webp"
 
+	"github.com/gwconform/gwconform/imagecheck"
 	"github.com/gwconform/gwconform/refgateway/imagery"
 )
 
@@ -527,7 +528,7 @@ func decodeInput(b []byte) (img image.Image, err error) {
 		}
 	}()
 	var cfg image.Config
-	switch imagery.Sniff(b) {
+	switch imagecheck.Sniff(b) {
 	case imagery.FormatPNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(b))
 	case imagery.FormatJPEG:
@@ -567,7 +568,7 @@ func decodeImageBlock(b contentBlock) (w, h, tokens int, errMsg string) {
 	if err != nil {
 		return 0, 0, 0, "image data is not valid base64"
 	}
-	if got := imagery.Sniff(raw); got != want {
+	if got := imagecheck.Sniff(raw); got != want {
 		return 0, 0, 0, fmt.Sprintf("media_type %s does not match the image data", b.Source.MediaType)
 	}
 	img, err := decodeInput(raw)

@@ -35,23 +35,47 @@ func isNumber(v any) bool { _, ok := v.(float64); return ok }
 
 func words(s string) int { return len(strings.Fields(s)) }
 
+// answeredJSON is the common front of the JSON validators: a 200, labelled
+// application/json, holding a JSON object. ok is false when nothing more
+// can be checked.
+func answeredJSON(r resp) (v violations, m map[string]any, ok bool) {
+	v = violations{}
+	if r.status != 200 {
+		v.problem("status %d: %.300s", r.status, r.body)
+		return v, nil, false
+	}
+	if mediaType(r) != "application/json" {
+		v.add(fWrongContentType)
+	}
+	if json.Unmarshal(r.body, &m) != nil {
+		v.problem("not JSON")
+		return v, nil, false
+	}
+	return v, m, true
+}
+
+// answeredStream is the common front of the stream validators: a 200
+// labelled text/event-stream.
+func answeredStream(r resp) (violations, bool) {
+	v := violations{}
+	if r.status != 200 {
+		v.problem("status %d: %.300s", r.status, r.body)
+		return v, false
+	}
+	if mediaType(r) != "text/event-stream" {
+		v.add(fWrongContentType)
+	}
+	return v, true
+}
+
 // problem records a failure no fault explains: tests assert on it.
 func (v violations) problem(format string, args ...any) {
 	v.add("PROBLEM: " + fmt.Sprintf(format, args...))
 }
 
 func validateModels(r resp, verified string) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d", r.status)
-		return v
-	}
-	if mediaType(r) != "application/json" {
-		v.add(fWrongContentType)
-	}
-	var m map[string]any
-	if json.Unmarshal(r.body, &m) != nil {
-		v.problem("not JSON")
+	v, m, ok := answeredJSON(r)
+	if !ok {
 		return v
 	}
 	if m["object"] != "list" {
@@ -81,17 +105,8 @@ func validateModels(r resp, verified string) violations {
 }
 
 func validateChatJSON(r resp, maxTokens int) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %s", r.status, r.body)
-		return v
-	}
-	if mediaType(r) != "application/json" {
-		v.add(fWrongContentType)
-	}
-	var m map[string]any
-	if json.Unmarshal(r.body, &m) != nil {
-		v.problem("not JSON")
+	v, m, ok := answeredJSON(r)
+	if !ok {
 		return v
 	}
 	if m["object"] != "chat.completion" {
@@ -128,13 +143,9 @@ func checkLength(v violations, n, maxTokens int, saysCut bool) {
 }
 
 func validateChatStream(r resp, maxTokens int) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %s", r.status, r.body)
+	v, ok := answeredStream(r)
+	if !ok {
 		return v
-	}
-	if mediaType(r) != "text/event-stream" {
-		v.add(fWrongContentType)
 	}
 	events, complete := parseSSE(r.body)
 	if !complete {
@@ -200,17 +211,8 @@ func validateChatStream(r resp, maxTokens int) violations {
 }
 
 func validateMessagesJSON(r resp, maxTokens int) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %s", r.status, r.body)
-		return v
-	}
-	if mediaType(r) != "application/json" {
-		v.add(fWrongContentType)
-	}
-	var m map[string]any
-	if json.Unmarshal(r.body, &m) != nil {
-		v.problem("not JSON")
+	v, m, ok := answeredJSON(r)
+	if !ok {
 		return v
 	}
 	if m["type"] != "message" {
@@ -238,13 +240,9 @@ func validateMessagesJSON(r resp, maxTokens int) violations {
 }
 
 func validateMessagesStream(r resp, maxTokens int) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %s", r.status, r.body)
+	v, ok := answeredStream(r)
+	if !ok {
 		return v
-	}
-	if mediaType(r) != "text/event-stream" {
-		v.add(fWrongContentType)
 	}
 	events, complete := parseSSE(r.body)
 	if !complete {
@@ -361,17 +359,8 @@ func checkImage(v violations, b64 any, exp imageExpect) *decoded {
 }
 
 func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %.300s", r.status, r.body)
-		return v, nil
-	}
-	if mediaType(r) != "application/json" {
-		v.add(fWrongContentType)
-	}
-	var m map[string]any
-	if json.Unmarshal(r.body, &m) != nil {
-		v.problem("not JSON")
+	v, m, ok := answeredJSON(r)
+	if !ok {
 		return v, nil
 	}
 	if _, has := m["error"]; has {
@@ -420,13 +409,9 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 }
 
 func validateImageStream(r resp, exp imageExpect) violations {
-	v := violations{}
-	if r.status != 200 {
-		v.problem("status %d: %.300s", r.status, r.body)
+	v, ok := answeredStream(r)
+	if !ok {
 		return v
-	}
-	if mediaType(r) != "text/event-stream" {
-		v.add(fWrongContentType)
 	}
 	events, complete := parseSSE(r.body)
 	if !complete {

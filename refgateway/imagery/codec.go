@@ -12,6 +12,8 @@ import (
 	"github.com/HugoSmits86/nativewebp"
 	lossywebp "github.com/deepteams/webp"
 	xwebp "golang.org/x/image/webp"
+
+	"github.com/gwconform/gwconform/imagecheck"
 )
 
 // Format names as used by output_format.
@@ -160,7 +162,7 @@ func overWhite(img image.Image) image.Image {
 // than image.Decode avoids depending on which packages registered which
 // decoders (both x/image/webp and deepteams/webp register "webp").
 func Decode(b []byte) (image.Image, string, error) {
-	f := Sniff(b)
+	f := imagecheck.Sniff(b) // the suite's one reading of magic bytes
 	var img image.Image
 	var err error
 	switch f {
@@ -177,17 +179,4 @@ func Decode(b []byte) (image.Image, string, error) {
 		return nil, f, fmt.Errorf("imagery: decode %s: %w", f, err)
 	}
 	return img, f, nil
-}
-
-// Sniff names the format of b from its magic bytes, or returns "".
-func Sniff(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return FormatPNG
-	case bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff}):
-		return FormatJPEG
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return FormatWebP
-	}
-	return ""
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/imagecheck"
 )
 
 func ptr(i int) *int { return &i }
@@ -269,7 +271,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			t.Run(f.name+"/"+sizeName(sz), func(t *testing.T) {
 				b, err := Encode(img, f.format, f.compression)
 				require.NoError(t, err)
-				assert.Equal(t, f.format, Sniff(b))
+				assert.Equal(t, f.format, imagecheck.Sniff(b))
 				got, name, err := Decode(b)
 				require.NoError(t, err)
 				assert.Equal(t, f.format, name)
