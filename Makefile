@@ -32,7 +32,7 @@ test:
 
 ## bench: Go benchmarks (image encoding, SSE reader, pairwise) and a whole-run benchmark
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refgateway/imagery/ ./sse/ ./pairwise/ ./imagecheck/ ./conformance/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
 
 ## lint: gofmt, go vet, and the case files and schemas
 lint:
@@ -41,10 +41,10 @@ lint:
 	$(GO) run ./cmd/gwconform lint
 
 ## fuzz: each fuzz target for $(FUZZTIME) (go test -fuzz takes one target at a time)
-FUZZ_TARGETS = ./sse/:FuzzReader ./streams/:FuzzGrammars ./catalog/:FuzzLoad \
-	./imagecheck/:FuzzInspect ./imagecheck/:FuzzDecodeBase64 ./imagecheck/:FuzzParseSize \
-	./refgateway/:FuzzChatJSON ./refgateway/:FuzzMessagesJSON \
-	./refgateway/:FuzzImagesEditJSON ./refgateway/:FuzzImagesEditMultipart
+FUZZ_TARGETS = ./conformance/sse/:FuzzReader ./conformance/streams/:FuzzGrammars ./conformance/catalog/:FuzzLoad \
+	./conformance/imagecheck/:FuzzInspect ./conformance/imagecheck/:FuzzDecodeBase64 ./conformance/imagecheck/:FuzzParseSize \
+	./conformance/refgateway/:FuzzChatJSON ./conformance/refgateway/:FuzzMessagesJSON \
+	./conformance/refgateway/:FuzzImagesEditJSON ./conformance/refgateway/:FuzzImagesEditMultipart
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // BenchmarkRun measures whole runs against the in-process reference gateway:

@@ -6,9 +6,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/imagecheck"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/imagecheck"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // uuidPattern is the textual UUID form of spec 2.2 (`generation_id`).

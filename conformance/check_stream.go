@@ -9,11 +9,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/schemas"
-	"github.com/gwconform/gwconform/sse"
-	"github.com/gwconform/gwconform/streams"
+	"github.com/gwconform/gwconform/conformance/sse"
+	"github.com/gwconform/gwconform/conformance/streams"
 )
 
 // maxEventTypes bounds the event log kept in a result; a hostile stream of

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/cases"
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/refgateway/loopback"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/schemas"
 )
 
@@ -121,13 +121,13 @@ func assertResult(t *testing.T, r results.Result, strict bool) {
 
 // local is an in-process reference gateway with a target that reaches it.
 type local struct {
-	srv    *loopback.Server
+	srv    *conformancetest.Server
 	target conformance.Target
 }
 
 func startLocal(t testing.TB, cfg refgateway.Config) *local {
 	t.Helper()
-	srv, err := loopback.Start(cfg, fixtures.FS)
+	srv, err := conformancetest.Start(cfg, fixtures.FS)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	return &local{srv: srv, target: conformance.Target{

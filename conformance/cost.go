@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // Cost units estimate what a call costs the key's owner, relative to one

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // Options tune how calls are made.

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // faultCase says which case must fail, and why, when a fault is on.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Selection narrows the catalog. Every list holds globs (path.Match syntax);

@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // The plan's call count is what a run makes: checked against the reference

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // A probe answers "what can this new model do?": it lists the models of each

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/schemas"
 )
 

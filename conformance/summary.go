@@ -15,8 +15,8 @@ import (
 	"mime/multipart"
 	"strings"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // maxSummaryBody bounds the request body kept in a result.

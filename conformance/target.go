@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // Target is the gateway under test and the keys to reach it with.

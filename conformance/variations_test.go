@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // A variation rewrites the reference gateway's answers in one way that the

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Change is one difference between two reports, for a case × model or, when

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // base is the "last night" run the diff tests change one thing of.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Glyphs of the Markdown matrix. Emoji are one column wide in GitHub's

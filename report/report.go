@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // APIVersion and Kind identify the report.json format. Bump the version on any

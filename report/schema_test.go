@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
-const schemaPath = "../schemas/report.schema.json"
+const schemaPath = "report.schema.json"
 
-// compileSchema compiles schemas/report.schema.json. With closed set, every
+// compileSchema compiles report/report.schema.json. With closed set, every
 // object schema that lists properties also refuses others, except the ones
 // whose $comment starts with "open:" (results may gain fields): the published
 // schema is open for forward compatibility, the test is closed to catch a Go
@@ -32,7 +32,7 @@ func compileSchema(t *testing.T, closed bool) *jsonschema.Schema {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://github.com/gwconform/gwconform/schemas/report.schema.json"
+	const url = "https://github.com/gwconform/gwconform/report/report.schema.json"
 	require.NoError(t, c.AddResource(url, doc))
 	s, err := c.Compile(url)
 	require.NoError(t, err)

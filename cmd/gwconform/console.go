@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // console shows a run's progress: a one-line bar on a terminal, otherwise a

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/refgateway/loopback"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // asCLI makes the test binary act as gwconform itself, so a test can run the
@@ -56,7 +56,7 @@ func (s *syncBuffer) String() string {
 func TestInterruptKeepsFinishedResults(t *testing.T) {
 	lat, err := refgateway.ParseLatency("images.generations=200ms,images.edits=200ms")
 	require.NoError(t, err)
-	srv, err := loopback.Start(refgateway.Config{Latency: lat}, fixtures.FS)
+	srv, err := conformancetest.Start(refgateway.Config{Latency: lat}, fixtures.FS)
 	require.NoError(t, err)
 	defer srv.Close()
 

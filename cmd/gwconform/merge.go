@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/report"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // runMerge rebuilds one report from shard outputs: each IN is a

@@ -12,9 +12,9 @@ import (
 
 	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/refgateway/loopback"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Against a gateway listing two models the catalog does not know, probe
@@ -25,7 +25,7 @@ func TestProbeSnippetAddsModelsToTheNextRun(t *testing.T) {
 		t.Skip("runs two model families")
 	}
 	clearEnv(t)
-	srv, err := loopback.Start(refgateway.Config{ExtraModels: []refgateway.ExtraModel{
+	srv, err := conformancetest.Start(refgateway.Config{ExtraModels: []refgateway.ExtraModel{
 		{Kind: "image", ID: "gen-image-3-nova"}, {Kind: "messages", ID: "msg-nova-1"},
 	}}, fixtures.FS)
 	require.NoError(t, err)

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
-	"github.com/gwconform/gwconform/refgateway/loopback"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/report"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -47,7 +47,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // useLocalGateway starts the reference gateway in-process when no base URL
 // is set. Keys given by flag or variable become the gateway's keys (so a
 // test can run with distinctive ones); the others are its documented defaults.
-func useLocalGateway(t *conformance.Target, stderr io.Writer) (*loopback.Server, error) {
+func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.Server, error) {
 	if t.BaseURL != "" {
 		return nil, nil
 	}
@@ -60,7 +60,7 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*loopback.Server,
 			*key = t.Keys[kind]
 		}
 	}
-	srv, err := loopback.Start(refgateway.Config{Keys: keys}, fixtures.FS)
+	srv, err := conformancetest.Start(refgateway.Config{Keys: keys}, fixtures.FS)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
 // serveRepeat is a repeatable string flag (--fault, --extra-model).

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
 // serve prints its base URL and keys, answers with them, lists an extra

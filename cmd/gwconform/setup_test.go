@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/catalog"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // Flags override variables, and variables override gwconform.yaml.

@@ -3,7 +3,7 @@
 // how `gwconform run` and `go test ./conformance/` work with no key at all:
 // the URL-reference case (spec 4.5, "a public HTTPS URL of a PNG") then runs
 // offline too.
-package loopback
+package conformancetest
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/gwconform/gwconform/catalog"
-	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
 // PublicImagePath is where the local HTTPS server serves its PNG.

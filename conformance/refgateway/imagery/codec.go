@@ -13,7 +13,7 @@ import (
 	lossywebp "github.com/deepteams/webp"
 	xwebp "golang.org/x/image/webp"
 
-	"github.com/gwconform/gwconform/imagecheck"
+	"github.com/gwconform/gwconform/conformance/imagecheck"
 )
 
 // Format names as used by output_format.

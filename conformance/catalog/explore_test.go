@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/pairwise"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/pairwise"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // exploreFile holds the edit domain of the issue (JSON) and a small

@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
 // Acceptance point 2 of the reference gateway: the official SDKs

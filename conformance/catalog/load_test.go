@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 var testSchemas = []string{"image_result", "message", "chat_completion", "model_list"}

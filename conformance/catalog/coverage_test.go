@@ -14,13 +14,13 @@ import (
 	"github.com/gwconform/gwconform/cases"
 )
 
-// schemaNames reads the schema names from ../schemas/*.json, the files the
+// schemaNames reads the schema names from ../../schemas/*.json, the files the
 // engine embeds, so a case naming a schema that does not exist fails here.
 func schemaNames(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../schemas/*.json")
+	files, err := filepath.Glob("../../schemas/*.json")
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "no schemas in ../schemas")
+	require.NotEmpty(t, files, "no schemas in ../../schemas")
 	var names []string
 	for _, f := range files {
 		names = append(names, strings.TrimSuffix(filepath.Base(f), ".json"))
@@ -30,7 +30,7 @@ func schemaNames(t *testing.T) []string {
 
 func loadRealCatalog(t *testing.T) *Catalog {
 	t.Helper()
-	cat, err := Load(cases.FS, os.DirFS("../fixtures"), schemaNames(t))
+	cat, err := Load(cases.FS, os.DirFS("../../fixtures"), schemaNames(t))
 	require.NoError(t, err, "the embedded catalog must load without diagnostics")
 	return cat
 }
@@ -58,7 +58,7 @@ func TestCatalogLoads(t *testing.T) {
 	}
 	wg.Wait()
 	// The disk copy and the embedded copy are the same files.
-	disk, err := Load(os.DirFS("../cases"), os.DirFS("../fixtures"), schemaNames(t))
+	disk, err := Load(os.DirFS("../../cases"), os.DirFS("../../fixtures"), schemaNames(t))
 	require.NoError(t, err)
 	assert.Equal(t, cat.Hash(), disk.Hash())
 }
@@ -70,7 +70,7 @@ var coverageID = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*)`")
 // and every case of the verified and negative tiers appears in it.
 func TestCoverageTable(t *testing.T) {
 	cat := loadRealCatalog(t)
-	readme, err := os.ReadFile("../cases/README.md")
+	readme, err := os.ReadFile("../../cases/README.md")
 	require.NoError(t, err)
 	_, table, found := strings.Cut(string(readme), "## Coverage")
 	require.True(t, found, "cases/README.md has no '## Coverage' section")

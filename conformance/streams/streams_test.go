@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/conformance/sse"
 )
 
 // strictRules are the rules that must carry Strict=true; all others false.

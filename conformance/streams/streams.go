@@ -24,7 +24,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/conformance/sse"
 )
 
 // Violation is one broken rule.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/refgateway/imagery"
+	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
 var keys = DefaultKeys()

@@ -1,7 +1,7 @@
 package streams
 
 import (
-	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/conformance/sse"
 )
 
 // Responses checks a Responses-interface stream. The spec (4.6) shows the

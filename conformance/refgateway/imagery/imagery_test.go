@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/imagecheck"
+	"github.com/gwconform/gwconform/conformance/imagecheck"
 )
 
 func ptr(i int) *int { return &i }

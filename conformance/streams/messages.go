@@ -5,7 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/conformance/sse"
 )
 
 // Messages checks a messages stream (spec 6.3): message_start first, then

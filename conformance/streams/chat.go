@@ -5,7 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/gwconform/gwconform/sse"
+	"github.com/gwconform/gwconform/conformance/sse"
 )
 
 // chat checks a chat-completions stream (spec 6.2): JSON chunks, text in

@@ -23,7 +23,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/refgateway"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
 // The SDK tests drive the gateway with the official OpenAI and Anthropic Go

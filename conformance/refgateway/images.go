@@ -23,8 +23,8 @@ import (
 
 	xwebp "golang.org/x/image/webp"
 
-	"github.com/gwconform/gwconform/imagecheck"
-	"github.com/gwconform/gwconform/refgateway/imagery"
+	"github.com/gwconform/gwconform/conformance/imagecheck"
+	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
 const (

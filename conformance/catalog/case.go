@@ -11,7 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // KeyKind names the capability a key grants (spec section 5).

@@ -10,8 +10,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/gwconform/gwconform/pairwise"
-	"github.com/gwconform/gwconform/results"
+	"github.com/gwconform/gwconform/conformance/pairwise"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // An explore domain declares parameters and their values instead of single
