@@ -11,9 +11,9 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
-	"github.com/gwconform/gwconform/schemas"
 	"github.com/gwconform/gwconform/conformance/sse"
 	"github.com/gwconform/gwconform/conformance/streams"
+	"github.com/gwconform/gwconform/schemas"
 )
 
 // maxEventTypes bounds the event log kept in a result; a hostile stream of

@@ -23,10 +23,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/schemas"
 )
 

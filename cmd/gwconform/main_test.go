@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/schemas"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
 )
 
 // runMerge rebuilds one report from shard outputs: each IN is a

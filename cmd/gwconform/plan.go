@@ -6,8 +6,8 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 func runPlan(args []string, stdout, stderr io.Writer) int {

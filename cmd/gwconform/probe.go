@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/report"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
 )
 
 // runProbe finds the models each key lists that the catalog does not know,

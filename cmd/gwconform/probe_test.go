@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/cases"
-	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/fixtures"
 )
 
 // Against a gateway listing two models the catalog does not know, probe

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
-	"github.com/gwconform/gwconform/report"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/report"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {

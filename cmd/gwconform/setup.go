@@ -15,8 +15,8 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/gwconform/gwconform/cases"
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/schemas"
 )

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/image/webp"
 
-	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/fixtures"
 )
 
 // The SDK tests drive the gateway with the official OpenAI and Anthropic Go

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/fixtures"
 )
 
 // Acceptance point 2 of the reference gateway: the official SDKs
