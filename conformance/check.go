@@ -36,7 +36,7 @@ func (c *checker) fail(check, where, expected, actual, format string, args ...an
 		Check:    check,
 		Where:    where,
 		Expected: expected,
-		Actual:   truncate(actual, 300),
+		Actual:   results.Truncate(actual, 300),
 		Message:  fmt.Sprintf(format, args...),
 	})
 }
@@ -91,15 +91,4 @@ func (c *checker) validJSON(body []byte, where string) bool {
 	}
 	c.fail("json", where, "a JSON document", string(body), "body is not valid JSON")
 	return false
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	// Cut on a rune boundary.
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -76,7 +76,7 @@ func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thu
 	}
 	raw, err := imagecheck.DecodeBase64(b64.Str)
 	if err != nil {
-		c.fail("image", where+".b64_json", "valid base64", truncate(b64.Str, 40), "b64_json is not valid base64: %v", err)
+		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64: %v", err)
 		return results.ImageInfo{}, false
 	}
 	info, img, err := imagecheck.Inspect(raw)

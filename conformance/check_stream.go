@@ -36,31 +36,20 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 		c.fail("sse", "", "", "", "%v", err)
 		return
 	}
-	r := sse.NewReader(body, o.MaxEventBytes)
-	n := 0
-	var readErr error
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
-			}
-			break
-		}
-		n++
+	n, finish, readErr := streams.Run(sse.NewReader(body, o.MaxEventBytes), g, func(n int, ev sse.Event, vs []streams.Violation) {
 		if n == 1 {
 			res.FirstEventMS = time.Since(started).Milliseconds()
 		}
 		where := fmt.Sprintf("event %d", n)
-		typ := eventType(ev)
+		typ := results.Truncate(streams.EventLabel(ev), 100)
 		if len(res.EventTypes) < maxEventTypes {
 			res.EventTypes = append(res.EventTypes, typ)
 		}
-		c.addViolations(g.Observe(n, ev), exp.Strict)
+		c.addViolations(vs, exp.Strict)
 		if name := streams.SchemaFor(exp.Protocol, ev); name != "" {
 			c.checkSchema(set, name, ev.Data, where+" ("+typ+")")
 		}
-		if isImageProtocol(exp.Protocol) && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
+		if exp.Protocol.IsImage() && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
 			want := imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
 			if strings.HasSuffix(typ, ".completed") {
 				want.expect = exp.Images
@@ -73,16 +62,12 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 				res.Images = append(res.Images, info)
 			}
 		}
-	}
+	})
 	res.Events = n
-	var sseErr bool
-	for _, target := range []error{sse.ErrIncomplete, sse.ErrTooLarge} {
-		sseErr = sseErr || errors.Is(readErr, target)
-	}
-	if readErr != nil && !sseErr {
+	if readErr != nil && !errors.Is(readErr, sse.ErrIncomplete) && !errors.Is(readErr, sse.ErrTooLarge) {
 		c.fail("transport", fmt.Sprintf("after event %d", n), "the stream to its end", readErr.Error(), "reading the stream failed")
 	}
-	c.addViolations(g.Finish(readErr), exp.Strict)
+	c.addViolations(finish, exp.Strict)
 
 	if exp.StopReason != "" {
 		if m, ok := g.(*streams.Messages); ok && m.StopReason() != exp.StopReason {
@@ -127,26 +112,4 @@ func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where s
 	}
 }
 
-// eventType names an event for the result, cut short: a hostile type or
-// event name may be megabytes long, and results keep up to maxEventTypes.
-func eventType(ev sse.Event) string { return truncate(rawEventType(ev), 100) }
 
-func rawEventType(ev sse.Event) string {
-	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
-		return t.Str
-	}
-	if strings.TrimSpace(string(ev.Data)) == "[DONE]" {
-		return "[DONE]"
-	}
-	if o := gjson.GetBytes(ev.Data, "object"); o.Type == gjson.String {
-		return o.Str
-	}
-	if ev.Name != "" {
-		return ev.Name
-	}
-	return "data"
-}
-
-func isImageProtocol(p string) bool {
-	return p == catalog.ProtocolImageGeneration || p == catalog.ProtocolImageEdit
-}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/schemas"
 )
@@ -38,7 +38,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	}
 	var emitMu sync.Mutex
 	report := func(res results.Result) {
-		redact(&res, r.Target.Secrets())
+		redact.Result(&res, r.Target.Secrets())
 		emitMu.Lock()
 		defer emitMu.Unlock()
 		emit(res)
@@ -81,7 +81,7 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 		client = &http.Client{}
 	}
 	res := r.runCall(ctx, client, r.Options.withDefaults(), call)
-	redact(&res, r.Target.Secrets())
+	redact.Result(&res, r.Target.Secrets())
 	return res
 }
 
@@ -201,34 +201,4 @@ func newResult(c Call, st results.Status, reasons ...results.Reason) results.Res
 		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,
 		Reasons: reasons, Started: time.Now().UTC(), Params: c.Case.Params,
 	}
-}
-
-// redact removes every key from the text of a result: a gateway may echo
-// the key it rejected in its error message.
-func redact(res *results.Result, secrets []string) {
-	if len(secrets) == 0 {
-		return
-	}
-	clean := func(s string) string {
-		for _, k := range secrets {
-			s = strings.ReplaceAll(s, k, "[REDACTED]")
-			// A value cut short (truncate, the schema messages) ends in
-			// "…": a key across the cut leaves its first bytes before it.
-			for n := len(k) - 1; n >= 4 && strings.Contains(s, "…"); n-- {
-				s = strings.ReplaceAll(s, k[:n]+"…", "[REDACTED]…")
-			}
-		}
-		return s
-	}
-	for i := range res.Reasons {
-		rs := &res.Reasons[i]
-		rs.Where, rs.Expected, rs.Actual, rs.Message = clean(rs.Where), clean(rs.Expected), clean(rs.Actual), clean(rs.Message)
-	}
-	for i := range res.EventTypes {
-		res.EventTypes[i] = clean(res.EventTypes[i])
-	}
-	if res.Request != nil {
-		res.Request.Path, res.Request.Body = clean(res.Request.Path), clean(res.Request.Body)
-	}
-	res.Model = clean(res.Model)
 }

@@ -10,10 +10,11 @@ import (
 
 	"encoding/json"
 	"fmt"
-	_ "golang.org/x/image/webp"
 	"mime"
 	"mime/multipart"
 	"strings"
+
+	_ "golang.org/x/image/webp"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -46,7 +47,7 @@ func summarize(r *catalog.Rendered) *results.Request {
 	default:
 		s.Body = string(r.Body)
 	}
-	s.Body = truncate(s.Body, maxSummaryBody)
+	s.Body = results.Truncate(s.Body, maxSummaryBody)
 	return s
 }
 
@@ -103,7 +104,7 @@ func summarizeMultipart(body []byte, boundary string) string {
 		if p.FileName() != "" {
 			parts = append(parts, fmt.Sprintf("%s=@%s %s", p.FormName(), p.FileName(), describeImage(buf.Bytes())))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s=%s", p.FormName(), truncate(buf.String(), 200)))
+			parts = append(parts, fmt.Sprintf("%s=%s", p.FormName(), results.Truncate(buf.String(), 200)))
 		}
 	}
 	return "multipart: " + strings.Join(parts, "; ")

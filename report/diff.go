@@ -238,7 +238,7 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 			}
 			p("| %s | `%s` | %s | %s | %s | %s |", mdEscape(c.Model), mdCode(c.Feature), cs, mdEscape(string(c.Tier)), mdEscape(c.Old), mdEscape(c.New))
 			if withReason {
-				p(" %s |", mdEscape(truncate(c.Reason, 200)))
+				p(" %s |", mdEscape(results.Truncate(c.Reason, 200)))
 			}
 			p("\n")
 		}

@@ -66,7 +66,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	blocking := 0
 	for _, res := range r.Results {
-		if res.Counts(r.Metadata.Strict) && res.Failed() {
+		if res.FailsRun(r.Metadata.Strict) {
 			blocking++
 		}
 	}
@@ -134,7 +134,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	slices.SortStableFunc(probs, func(a, b results.Result) int {
-		ka, kb := a.Counts(r.Metadata.Strict) && a.Failed(), b.Counts(r.Metadata.Strict) && b.Failed()
+		ka, kb := a.FailsRun(r.Metadata.Strict), b.FailsRun(r.Metadata.Strict)
 		switch {
 		case ka && !kb:
 			return -1
@@ -161,7 +161,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 					why += fmt.Sprintf(" (+%d more)", len(res.Reasons)-1)
 				}
 			}
-			p("- %s **%s** · `%s` · `%s` (%s): %s\n", g, mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case), mdEscape(string(res.Tier)), mdEscape(truncate(why, 300)))
+			p("- %s **%s** · `%s` · `%s` (%s): %s\n", g, mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case), mdEscape(string(res.Tier)), mdEscape(results.Truncate(why, 300)))
 		}
 		p("\n")
 	}

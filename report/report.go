@@ -249,7 +249,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 		}
 		tiers[res.Tier].Add(res)
 		r.Total.Add(res)
-		if res.Counts(meta.Strict) && res.Failed() {
+		if res.FailsRun(meta.Strict) {
 			r.Verdict = "fail"
 		}
 	}
@@ -293,7 +293,7 @@ func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
 	c := Cell{Model: model, Feature: feature}
 	for _, res := range rs {
 		c.Counts.Add(res)
-		if res.Counts(strict) && res.Failed() {
+		if res.FailsRun(strict) {
 			c.Blocking = true
 		}
 	}

@@ -26,12 +26,13 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // FS holds the schema files shipped with gwconform. Every *.json file at the
@@ -242,15 +243,7 @@ func show(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	const max = 80
-	if len(b) <= max {
-		return string(b)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return string(b[:cut]) + "…"
+	return results.Truncate(string(b), 80)
 }
 
 func pointer(tokens []string) string {

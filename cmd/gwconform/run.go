@@ -123,7 +123,7 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 // exitCode: 0 when every counted case passed, 1 otherwise.
 func exitCode(rs []results.Result, strict bool) int {
 	for _, r := range rs {
-		if r.Counts(strict) && r.Failed() {
+		if r.FailsRun(strict) {
 			return exitFailed
 		}
 	}

@@ -149,20 +149,27 @@ type ImageExpect struct {
 	Alpha  *bool  `yaml:"alpha"`  // true: real transparency present; false: fully opaque
 }
 
+// Protocol names the grammar of an event stream (spec 6); the stream
+// checks (package streams) know one grammar per protocol.
+type Protocol string
+
 // SSE protocols.
 const (
-	ProtocolChat            = "chat"
-	ProtocolMessages        = "messages"
-	ProtocolImageGeneration = "image_generation"
-	ProtocolImageEdit       = "image_edit"
+	ProtocolChat            Protocol = "chat"
+	ProtocolMessages        Protocol = "messages"
+	ProtocolImageGeneration Protocol = "image_generation"
+	ProtocolImageEdit       Protocol = "image_edit"
 	// ProtocolResponses is the public Responses stream shape; spec 4.6 does
 	// not show it, so only explore-tier cases use it.
-	ProtocolResponses = "responses"
+	ProtocolResponses Protocol = "responses"
 )
+
+// IsImage reports whether p is one of the two image stream protocols.
+func (p Protocol) IsImage() bool { return p == ProtocolImageGeneration || p == ProtocolImageEdit }
 
 // SSEExpect checks an event stream.
 type SSEExpect struct {
-	Protocol    string       `yaml:"protocol"`
+	Protocol    Protocol     `yaml:"protocol"`
 	MaxPreviews *int         `yaml:"max_previews"` // images: previews at most this many
 	StopReason  string       `yaml:"stop_reason"`  // messages: expected final stop_reason
 	Images      *ImageExpect `yaml:"images"`       // images: checks on the completed image

@@ -510,7 +510,7 @@ func (l *loader) exploreRows(d *decoder, params []exploreParam, cons []pairwise.
 // exploreRequest checks that the base request can take parameters and that
 // an expectation can be derived for its path; it returns the SSE protocol of
 // the path.
-func exploreRequest(d *decoder, r *Request) (string, bool) {
+func exploreRequest(d *decoder, r *Request) (Protocol, bool) {
 	if !d.present["request"] {
 		return "", false // validate reports it
 	}
@@ -531,9 +531,9 @@ func exploreRequest(d *decoder, r *Request) (string, bool) {
 	case !d.present["request.multipart"]:
 		ok = false // validate reports the missing body
 	}
-	var protocol string
+	var protocol Protocol
 	for p, path := range protocolPaths {
-		if path == r.Path && (p == ProtocolImageEdit || p == ProtocolImageGeneration) {
+		if path == r.Path && p.IsImage() {
 			protocol = p
 		}
 	}
@@ -600,7 +600,7 @@ func typed(k paramKind, s string) any {
 //
 // size is checked unless auto (the spec shows no size for it); omitted it is
 // 1254x1254 (spec 4.4, 4.5).
-func deriveExpect(protocol string, r *Request) Expect {
+func deriveExpect(protocol Protocol, r *Request) Expect {
 	get := func(name string) (string, bool) {
 		v, ok := r.Param(name)
 		if !ok || v == nil {

@@ -25,11 +25,11 @@ const RequirePublicImageURL = "public_image_url"
 var Requirements = []string{RequirePublicImageURL}
 
 // Protocols lists the SSE protocols a case may expect.
-var Protocols = []string{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit, ProtocolResponses}
+var Protocols = []Protocol{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit, ProtocolResponses}
 
 // protocolPaths is the endpoint each protocol belongs to; lint rejects a
 // stream expectation on the wrong endpoint.
-var protocolPaths = map[string]string{
+var protocolPaths = map[Protocol]string{
 	ProtocolChat:            "/v1/chat/completions",
 	ProtocolMessages:        "/v1/messages",
 	ProtocolImageGeneration: "/v1/images/generations",

@@ -319,7 +319,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 	if !d.present["tier"] {
 		req("", false, "missing field tier")
 	} else if c.Tier != "" && !c.Tier.Valid() {
-		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinTiers())
+		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(results.Tiers))
 	}
 	req("", d.present["spec"], "missing field spec (the spec section this case checks)")
 	req("", d.present["requirement"], "missing field requirement (the sentence of the spec this case checks)")
@@ -362,10 +362,11 @@ func (l *loader) validate(d *decoder, c *Case) {
 	l.validateExpect(d, c)
 }
 
-func joinTiers() string {
-	s := make([]string, len(results.Tiers))
-	for i, t := range results.Tiers {
-		s[i] = string(t)
+// joinStrings lists named string values (tiers, protocols) for a message.
+func joinStrings[S ~string](vs []S) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
 	}
 	return strings.Join(s, ", ")
 }
@@ -481,7 +482,7 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 		case s.Protocol == "":
 			d.errAt(d.at("expect.sse"), "expect.sse: missing field protocol")
 		case !knownProtocol:
-			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %q is not one of %s", s.Protocol, strings.Join(Protocols, ", "))
+			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %q is not one of %s", s.Protocol, joinStrings(Protocols))
 		case !isTemplate(c.Request.Path) && c.Request.Path != protocolPaths[s.Protocol]:
 			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %s belongs to %s, not %s", s.Protocol, protocolPaths[s.Protocol], c.Request.Path)
 		}

@@ -134,3 +134,6 @@ func (r Result) Counts(strict bool) bool {
 
 // Failed is true for a result that breaks the run when it Counts.
 func (r Result) Failed() bool { return r.Status == StatusFail || r.Status == StatusError }
+
+// FailsRun is true for a result that decides the exit code and failed.
+func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }

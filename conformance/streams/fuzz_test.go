@@ -16,7 +16,7 @@ func FuzzGrammars(f *testing.F) {
 	f.Add([]byte(stream(named("x", `{"type":"content_block_delta","index":-1}`), data(`{"type":"image_edit.partial_image","partial_image_index":9.5}`))))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, g := range []Grammar{NewChat(), NewMessages(), NewImages("image_edit", 2, 1), NewImages("image_generation", 0, 2)} {
-			n, vs := Run(sse.NewReader(bytes.NewReader(in), 256), g, nil)
+			n, vs := runAll(sse.NewReader(bytes.NewReader(in), 256), g)
 			for _, v := range vs {
 				if v.Rule == "" || v.Message == "" || v.Event < 0 || v.Event > n {
 					t.Fatalf("bad violation %+v (events %d)", v, n)

@@ -6,15 +6,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/sse"
 )
-
-// CompletedImage is the payload of one completed event, for the engine to
-// decode and check (format, size, alpha).
-type CompletedImage struct {
-	Event int
-	B64   string
-}
 
 // Images checks an image stream (spec 6.1): previews <family>.partial_image
 // with partial_image_index, then <family>.completed events carrying b64_json.
@@ -26,7 +20,7 @@ type Images struct {
 
 	previews  int
 	lastIndex int64
-	completed []CompletedImage
+	completed int // completed events seen
 	events    int
 	errored   bool // an error arrived: it is the reason no image follows
 	once      once
@@ -39,20 +33,14 @@ type Images struct {
 // The preview cap is maxPreviews per final image: with n 1 (every verified
 // stream) that is maxPreviews; how a gateway spreads previews over several
 // images is not shown, so n > 1 is given room rather than a false alarm.
-func NewImages(family string, maxPreviews, n int) *Images {
-	other := "image_edit"
-	if family == "image_edit" {
-		other = "image_generation"
+func NewImages(family catalog.Protocol, maxPreviews, n int) *Images {
+	other := catalog.ProtocolImageEdit
+	if family == catalog.ProtocolImageEdit {
+		other = catalog.ProtocolImageGeneration
 	}
-	return &Images{family: family, other: other, maxPreviews: max(maxPreviews, 0), n: max(n, 1),
+	return &Images{family: string(family), other: string(other), maxPreviews: max(maxPreviews, 0), n: max(n, 1),
 		lastIndex: -1, once: once{}}
 }
-
-// Completed returns the completed events seen so far, in order.
-func (g *Images) Completed() []CompletedImage { return g.completed }
-
-// Previews returns the number of preview events seen.
-func (g *Images) Previews() int { return g.previews }
 
 func (g *Images) Text() string { return "" }
 
@@ -85,7 +73,7 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 func (g *Images) preview(n int, doc gjson.Result) []Violation {
 	var vs []Violation
 	g.previews++
-	if len(g.completed) >= g.n && g.once.first(RuleImgPreviewAfterDone) {
+	if g.completed >= g.n && g.once.first(RuleImgPreviewAfterDone) {
 		vs = append(vs, Violation{Event: n, Rule: RuleImgPreviewAfterDone, Message: "a preview arrived after the completed image",
 			Expected: "previews before " + g.family + ".completed", Actual: g.family + ".partial_image"})
 	}
@@ -121,10 +109,10 @@ func (g *Images) complete(n int, doc gjson.Result) []Violation {
 		vs = append(vs, Violation{Event: n, Rule: RuleImgB64Missing, Message: "completed event without b64_json",
 			Expected: "a non-empty b64_json string", Actual: describe(b)})
 	}
-	g.completed = append(g.completed, CompletedImage{Event: n, B64: b.Str})
-	if len(g.completed) == g.n+1 {
+	g.completed++
+	if g.completed == g.n+1 {
 		vs = append(vs, Violation{Event: n, Rule: RuleImgCompletedCount, Message: "more completed events than images requested",
-			Expected: fmt.Sprintf("%d completed", g.n), Actual: fmt.Sprintf("completed event %d", len(g.completed))})
+			Expected: fmt.Sprintf("%d completed", g.n), Actual: fmt.Sprintf("completed event %d", g.completed)})
 	}
 	return vs
 }
@@ -133,7 +121,7 @@ func (g *Images) Finish(readErr error) []Violation {
 	if vs, cut := readErrViolations(readErr); cut {
 		return vs
 	}
-	switch c := len(g.completed); {
+	switch c := g.completed; {
 	case g.errored && c < g.n:
 		return nil // the error event already says why
 	case c == 0:

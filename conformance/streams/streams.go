@@ -20,10 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/sse"
 )
 
@@ -100,39 +102,40 @@ const (
 
 // New returns the grammar of a protocol: chat, messages, image_generation,
 // image_edit or responses (maxPreviews and n are used by the image protocols only).
-func New(protocol string, maxPreviews, n int) (Grammar, error) {
+func New(protocol catalog.Protocol, maxPreviews, n int) (Grammar, error) {
 	switch protocol {
-	case "chat":
+	case catalog.ProtocolChat:
 		return NewChat(), nil
-	case "messages":
+	case catalog.ProtocolMessages:
 		return NewMessages(), nil
-	case "image_generation", "image_edit":
+	case catalog.ProtocolImageGeneration, catalog.ProtocolImageEdit:
 		return NewImages(protocol, maxPreviews, n), nil
-	case "responses":
+	case catalog.ProtocolResponses:
 		return NewResponses(), nil
 	}
 	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation, image_edit or responses)", protocol)
 }
 
-// Run reads rd to its end, feeding every event to g (and to onEvent, if not
-// nil, before g sees it), and returns the number of events and every
-// violation in order, Finish's included.
-func Run(rd *sse.Reader, g Grammar, onEvent func(n int, ev sse.Event)) (int, []Violation) {
-	var vs []Violation
-	n := 0
+// Run is the one stream check loop: the engine's and the tests'. It reads
+// rd to its end, feeding every event to g; for each event, observe (when
+// not nil) gets the event and the violations g found in it, so a caller
+// keeps its own checks of that event (schemas, images) beside them. Run
+// returns the number of events, the violations of g's Finish, and the
+// reader's terminal error unless it is io.EOF (Finish has seen it too).
+func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Violation)) (n int, finish []Violation, err error) {
 	for {
 		ev, err := rd.Next()
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			return n, append(vs, g.Finish(err)...)
+			return n, g.Finish(err), err
 		}
 		n++
-		if onEvent != nil {
-			onEvent(n, ev)
+		vs := g.Observe(n, ev)
+		if observe != nil {
+			observe(n, ev, vs)
 		}
-		vs = append(vs, g.Observe(n, ev)...)
 	}
 }
 
@@ -162,30 +165,30 @@ func readErrViolations(err error) ([]Violation, bool) {
 // the other family, which the grammar reports).
 // The JSON type field decides; the event: line is used only when the data
 // has no string type, so the schema can then say that type is missing.
-func SchemaFor(protocol string, ev sse.Event) string {
+func SchemaFor(protocol catalog.Protocol, ev sse.Event) string {
 	if !gjson.ValidBytes(ev.Data) {
 		return ""
 	}
 	switch protocol {
-	case "chat":
+	case catalog.ProtocolChat:
 		if isDone(ev.Data) {
 			return ""
 		}
 		return "chat_chunk"
-	case "messages":
+	case catalog.ProtocolMessages:
 		switch t := eventType(ev); t {
 		case "message_start", "content_block_start", "content_block_delta",
 			"content_block_stop", "message_delta", "message_stop", "ping":
 			return "messages_" + t
 		}
-	case "image_generation", "image_edit":
-		switch eventType(ev) {
-		case protocol + ".partial_image":
-			return protocol + "_partial_image"
-		case protocol + ".completed":
-			return protocol + "_completed"
+	case catalog.ProtocolImageGeneration, catalog.ProtocolImageEdit:
+		switch p := string(protocol); eventType(ev) {
+		case p + ".partial_image":
+			return p + "_partial_image"
+		case p + ".completed":
+			return p + "_completed"
 		}
-	case "responses":
+	case catalog.ProtocolResponses:
 		if eventType(ev) == "response.completed" {
 			return "responses_completed"
 		}
@@ -194,6 +197,8 @@ func SchemaFor(protocol string, ev sse.Event) string {
 	return ""
 }
 
+// eventType is the type an event declares: the data's string "type", or
+// when there is none, the name of its event: line; "" when neither.
 func eventType(ev sse.Event) string {
 	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
 		return t.Str
@@ -202,6 +207,25 @@ func eventType(ev sse.Event) string {
 		return ev.Name
 	}
 	return ""
+}
+
+// EventLabel names an event for a result's event log: its type when it
+// declares one, else what it is ("[DONE]", a chat chunk's "object"), else
+// "data". Untrimmed: a hostile type may be megabytes long.
+func EventLabel(ev sse.Event) string {
+	if t := gjson.GetBytes(ev.Data, "type"); t.Type == gjson.String {
+		return t.Str
+	}
+	if isDone(ev.Data) {
+		return "[DONE]"
+	}
+	if o := gjson.GetBytes(ev.Data, "object"); o.Type == gjson.String {
+		return o.Str
+	}
+	if t := eventType(ev); t != "" {
+		return t
+	}
+	return "data"
 }
 
 // once remembers which rules were reported, for rules that would otherwise
@@ -218,16 +242,7 @@ func (o once) first(rule string) bool {
 
 // snippet shortens event data for messages: image events carry megabytes.
 func snippet(b []byte) string {
-	const max = 120
-	s := string(b)
-	if len(s) <= max {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+	return strconv.Quote(results.Truncate(string(b), 120))
 }
 
 // typedEvent is the common front of the messages and image grammars: the

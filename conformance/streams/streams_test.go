@@ -9,8 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/sse"
 )
+
+// runAll runs the engine's loop and returns every violation in order.
+func runAll(rd *sse.Reader, g Grammar) (int, []Violation) {
+	var all []Violation
+	n, finish, _ := Run(rd, g, func(_ int, _ sse.Event, vs []Violation) { all = append(all, vs...) })
+	return n, append(all, finish...)
+}
 
 // strictRules are the rules that must carry Strict=true; all others false.
 var strictRules = map[string]bool{
@@ -24,7 +32,7 @@ var strictRules = map[string]bool{
 // and returns the rule ids in order.
 func check(t *testing.T, g Grammar, text string, maxBytes int) []Violation {
 	t.Helper()
-	_, vs := Run(sse.NewReader(strings.NewReader(text), maxBytes), g, nil)
+	_, vs := runAll(sse.NewReader(strings.NewReader(text), maxBytes), g)
 	for _, v := range vs {
 		assert.Equal(t, strictRules[v.Rule], v.Strict, "strict flag of %s", v.Rule)
 		assert.NotEmpty(t, v.Message, "message of %s", v.Rule)
@@ -278,16 +286,14 @@ func TestImages(t *testing.T) {
 		{streamCase{name: "completed too large", text: stream(preview(e, 0), completed(e)), max: 100, rules: []string{RuleTooLarge}}, e, 1, 1},
 	}
 	for _, tc := range cases {
-		runCases(t, []streamCase{tc.streamCase}, func() Grammar { return NewImages(tc.family, tc.maxPreviews, tc.n) })
+		runCases(t, []streamCase{tc.streamCase}, func() Grammar { return NewImages(catalog.Protocol(tc.family), tc.maxPreviews, tc.n) })
 	}
 }
 
-func TestImagesAccessors(t *testing.T) {
-	g := NewImages("image_generation", 2, 1)
+func TestImagesCarryNoText(t *testing.T) {
+	g := NewImages(catalog.ProtocolImageGeneration, 2, 1)
 	vs := check(t, g, stream(preview("image_generation", 0), preview("image_generation", 1), completed("image_generation")), 0)
 	assert.Empty(t, vs)
-	assert.Equal(t, 2, g.Previews())
-	assert.Equal(t, []CompletedImage{{Event: 3, B64: "iVBORw0KGgo="}}, g.Completed())
 	assert.Equal(t, "", g.Text())
 }
 
@@ -344,12 +350,12 @@ func TestSchemaFor(t *testing.T) {
 		{"image_edit", ev("", "not json"), ""},
 		{"nope", ev("", "{}"), ""},
 	} {
-		assert.Equal(t, tc.want, SchemaFor(tc.protocol, tc.ev), "%s %s %s", tc.protocol, tc.ev.Name, tc.ev.Data)
+		assert.Equal(t, tc.want, SchemaFor(catalog.Protocol(tc.protocol), tc.ev), "%s %s %s", tc.protocol, tc.ev.Name, tc.ev.Data)
 	}
 }
 
 func TestNew(t *testing.T) {
-	for _, p := range []string{"chat", "messages", "image_generation", "image_edit", "responses"} {
+	for _, p := range catalog.Protocols {
 		g, err := New(p, 1, 1)
 		require.NoError(t, err)
 		require.NotNil(t, g)
@@ -364,9 +370,13 @@ func TestRunIntegration(t *testing.T) {
 	text := "\xEF\xBB\xBF: hello\r\n\r\n" + strings.ReplaceAll(stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "Hi"), blockStop(0), msgDelta, msgStopEv)...), "\n", "\r\n")
 	g := NewMessages()
 	var schemas []string
-	n, vs := Run(sse.NewReader(strings.NewReader(text), 0), g, func(n int, ev sse.Event) {
+	var vs []Violation
+	n, finish, err := Run(sse.NewReader(strings.NewReader(text), 0), g, func(_ int, ev sse.Event, evs []Violation) {
 		schemas = append(schemas, SchemaFor("messages", ev))
+		vs = append(vs, evs...)
 	})
+	require.NoError(t, err)
+	vs = append(vs, finish...)
 	assert.Equal(t, 6, n)
 	assert.Empty(t, vs)
 	assert.Equal(t, "Hi", g.Text())

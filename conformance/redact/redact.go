@@ -1,0 +1,91 @@
+// Package redact keeps secrets out of everything the suite writes. It is the
+// one place that knows what a secret looks like in text and the one marker
+// that replaces it, so a text redacted twice (by the runner, then by the
+// report) comes out the same.
+package redact
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// Marker replaces a secret.
+const Marker = "[REDACTED]"
+
+// MinSecretLen is the shortest key or secret header value the suite accepts.
+// Redaction replaces exact values: a one-letter key would be replaced inside
+// every word of every output ("ma[REDACTED]_tokens").
+const MinSecretLen = 8
+
+// Secrets replaces every exact secret value in s. A value cut short by
+// results.Truncate leaves its first bytes before the truncation mark: those
+// are replaced too, down to 4 bytes.
+func Secrets(s string, secrets []string) string {
+	for _, k := range secrets {
+		if k == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, k, Marker)
+		for n := len(k) - 1; n >= 4 && strings.Contains(s, results.TruncationMark); n-- {
+			s = strings.ReplaceAll(s, k[:n]+results.TruncationMark, Marker+results.TruncationMark)
+		}
+	}
+	return s
+}
+
+// Result replaces every exact secret value in the text of a result: a
+// gateway may echo the key it rejected in its error message.
+func Result(res *results.Result, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	clean := func(s string) string { return Secrets(s, secrets) }
+	for i := range res.Reasons {
+		rs := &res.Reasons[i]
+		rs.Where, rs.Expected, rs.Actual, rs.Message = clean(rs.Where), clean(rs.Expected), clean(rs.Actual), clean(rs.Message)
+	}
+	for i := range res.EventTypes {
+		res.EventTypes[i] = clean(res.EventTypes[i])
+	}
+	if res.Request != nil {
+		res.Request.Path, res.Request.Body = clean(res.Request.Path), clean(res.Request.Body)
+	}
+	res.Model = clean(res.Model)
+}
+
+// Credential patterns, for text whose secrets the caller cannot name: a
+// published report redacts by pattern as defence in depth, in case a gateway
+// echoes a credential the runner never knew (another header, a token of its
+// own) or a runner bug lets one through.
+var (
+	// key=value, "api_key": "value", x-api-key: value, authorization: value;
+	// an auth scheme word is kept: "Authorization: Bearer [REDACTED]".
+	namedSecretRE = regexp.MustCompile(`(?i)\b(x-api-key|api[_-]?key|access[_-]?token|authorization|token)(["']?\s*[:=]\s*["']?)((?:bearer|basic)\s+)?([^\s"'&,;}\]]{4,})`)
+	// "Bearer <token>" anywhere (headers echoed in bodies or messages).
+	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{4,})`)
+	// Provider-style secret keys: sk-..., sk_live_... (long enough to not be a word).
+	skRE = regexp.MustCompile(`\b(sk[-_])([A-Za-z0-9_\-]{12,})`)
+)
+
+// Credentials replaces anything in s that looks like a credential. It is
+// idempotent: a Marker already in place stays as it is.
+func Credentials(s string) string {
+	s = namedSecretRE.ReplaceAllStringFunc(s, func(m string) string {
+		p := namedSecretRE.FindStringSubmatch(m)
+		val := p[4]
+		if strings.HasPrefix(Marker, val) {
+			return m // the pattern stops at ']': an earlier Marker, cut
+		}
+		if p[3] == "" && (strings.EqualFold(val, "bearer") || strings.EqualFold(val, "basic")) {
+			return m // a scheme alone, its token is handled by bearerRE
+		}
+		return p[1] + p[2] + p[3] + Marker
+	})
+	s = bearerRE.ReplaceAllStringFunc(s, func(m string) string {
+		p := bearerRE.FindStringSubmatch(m)
+		return p[1] + p[2] + Marker
+	})
+	return skRE.ReplaceAllString(s, "${1}"+Marker)
+}

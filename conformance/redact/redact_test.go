@@ -1,0 +1,65 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+func TestCredentials(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Authorization: Bearer abc.def-ghi", "Authorization: Bearer [REDACTED]"},
+		{"bearer tok_123456", "bearer [REDACTED]"},
+		{`{"x-api-key": "k-123456"}`, `{"x-api-key": "[REDACTED]"}`},
+		{"/v1/models?key=abcdef&x=1", "/v1/models?key=abcdef&x=1"}, // "key" alone is too common a word
+		{"/v1/models?api_key=abcdef&x=1", "/v1/models?api_key=[REDACTED]&x=1"},
+		{"uses sk-local-text-0123456789", "uses sk-[REDACTED]"},
+		{"max_tokens: 1024 and tokens=5", "max_tokens: 1024 and tokens=5"},
+		{"gen-image-2.5-flare returned 400", "gen-image-2.5-flare returned 400"},
+		// The runner's marker, met again by the report's patterns, stays
+		// whole (it once became "[redacted]]").
+		{"authorization: [REDACTED]", "authorization: [REDACTED]"},
+		{"Authorization: Bearer [REDACTED]", "Authorization: Bearer [REDACTED]"},
+		{`{"api_key":"[REDACTED]"}`, `{"api_key":"[REDACTED]"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			assert.Equal(t, tt.want, Credentials(tt.in))
+			assert.Equal(t, tt.want, Credentials(tt.want), "idempotent")
+		})
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	const key = "k3y-Distinctive-0042"
+	long := strings.Repeat("a", 30) + key + strings.Repeat("b", 30)
+	tests := []struct{ name, in, want string }{
+		{"exact", "echo " + key + "!", "echo [REDACTED]!"},
+		{"twice", key + key, "[REDACTED][REDACTED]"},
+		{"no key", "max_tokens: 256", "max_tokens: 256"},
+		// A cut through the key leaves its first bytes before the mark.
+		{"cut by Truncate", results.Truncate(long, 40), strings.Repeat("a", 30) + "[REDACTED]… (80 bytes)"},
+		{"a short prefix is not a key", "k3y… (9 bytes)", "k3y… (9 bytes)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Secrets(tt.in, []string{key}))
+		})
+	}
+}
+
+func TestResultRedactsEveryText(t *testing.T) {
+	const key = "sk-Distinctive-123"
+	res := results.Result{
+		Model:      "m-" + key,
+		Reasons:    []results.Reason{{Where: key, Expected: key, Actual: key, Message: key}},
+		EventTypes: []string{key},
+		Request:    &results.Request{Path: "/v1?k=" + key, Body: key},
+	}
+	Result(&res, []string{key})
+	assert.NotContains(t, res.Model+res.Reasons[0].String()+res.EventTypes[0]+res.Request.Path+res.Request.Body, key)
+	assert.Equal(t, "m-[REDACTED]", res.Model)
+}
