@@ -111,5 +111,3 @@ func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where s
 		c.fail("schema", strings.TrimSpace(at), "schema "+name, "", "%s", v.Message)
 	}
 }
-
-
