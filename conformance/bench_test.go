@@ -16,7 +16,7 @@ import (
 // gateway's. Compare ns/op between commits, and ms/call between the slices
 // (images dominate: each is encoded by the gateway and decoded by the checks).
 func BenchmarkRun(b *testing.B) {
-	cat, set := loadCatalog(b)
+	suite := loadSuite(b)
 	for _, bc := range []struct {
 		name string
 		sel  conformance.Selection
@@ -27,9 +27,9 @@ func BenchmarkRun(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			loc := startLocal(b, refgateway.Config{})
-			calls, err := conformance.Plan(cat, loc.target, bc.sel)
+			calls, err := conformance.Plan(suite.Catalog, loc.target, bc.sel)
 			require.NoError(b, err)
-			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: loc.target}
+			runner := &conformance.Runner{Suite: suite, Target: loc.target}
 			b.ReportAllocs()
 			b.ResetTimer()
 			failed := 0

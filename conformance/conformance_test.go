@@ -10,14 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/schemas"
 )
 
 // TestConformance runs the catalog as subtests
@@ -38,12 +35,12 @@ func TestConformance(t *testing.T) {
 		loc = startLocal(t, refgateway.Config{})
 		target = loc.target
 	}
-	cat, set := loadCatalog(t)
+	suite := loadSuite(t)
 	var sel conformance.Selection
 	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
 		sel.Tiers = strings.Split(tiers, ",")
 	}
-	calls, err := conformance.Plan(cat, target, sel)
+	calls, err := conformance.Plan(suite.Catalog, target, sel)
 	require.NoError(t, err)
 	planned := conformance.Summarize(calls).Total
 	var made atomic.Int64
@@ -57,7 +54,7 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
-	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target}
+	runner := &conformance.Runner{Suite: suite, Target: target}
 	strict := os.Getenv("GWCONFORM_STRICT") != ""
 
 	// Group as feature → model → case, keeping catalog order.
@@ -137,11 +134,9 @@ func startLocal(t testing.TB, cfg refgateway.Config) *local {
 	}}
 }
 
-func loadCatalog(t testing.TB) (*catalog.Catalog, *schemas.Set) {
+func loadSuite(t testing.TB) *conformance.Suite {
 	t.Helper()
-	set, err := schemas.Load(schemas.FS)
+	suite, err := conformance.LoadSuite("")
 	require.NoError(t, err)
-	cat, err := catalog.Load(cases.FS, fixtures.FS, set.Names())
-	require.NoError(t, err)
-	return cat, set
+	return suite
 }

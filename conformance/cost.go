@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/imagecheck"
 )
 
 // Cost units estimate what a call costs the key's owner, relative to one
@@ -36,10 +37,14 @@ func EstimateCost(cs *catalog.Case) Cost {
 	}
 	n := atoiOr(param(&cs.Request, "n"), 1)
 	w, h := 1254, 1254 // spec 4.4/4.5: an omitted size returns 1254x1254
-	if s := param(&cs.Request, "size"); s != "" && s != "auto" {
-		fmt.Sscanf(s, "%dx%d", &w, &h)
-	} else if s == "auto" {
+	switch s := param(&cs.Request, "size"); s {
+	case "":
+	case "auto":
 		w, h = 1024, 1024
+	default:
+		if pw, ph, err := imagecheck.ParseSize(s); err == nil {
+			w, h = pw, ph
+		}
 	}
 	q, ok := qualityFactor[param(&cs.Request, "quality")]
 	if !ok {

@@ -71,13 +71,13 @@ func TestEveryFaultIsCaught(t *testing.T) {
 		assert.True(t, covered[f.Name] || skip, "fault %q has no case in faultCases", f.Name)
 	}
 
-	cat, set := loadCatalog(t)
+	suite := loadSuite(t)
 	run := func(t *testing.T, faults []string, ids []string) map[string]results.Result {
 		loc := startLocal(t, refgateway.Config{Faults: faults})
-		calls, err := conformance.Plan(cat, loc.target, conformance.Selection{Cases: ids})
+		calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: ids})
 		require.NoError(t, err)
 		require.NotEmpty(t, calls, "no case matches %v", ids)
-		runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+		runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
 		got := map[string]results.Result{}
 		runner.Run(context.Background(), calls, func(r results.Result) {
 			// One model per case is enough to see the verdict; keep the first failure.

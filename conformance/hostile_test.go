@@ -26,8 +26,6 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
-	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/schemas"
 )
 
 // hostileCases is a tiny catalog: one case per body kind the engine reads
@@ -92,13 +90,11 @@ cases:
 // or in part.
 const hostileKey = "gwk_7f3a9c1e5b2d8f4a6c0e9b7d5f3a1c8e2b4d6f80"
 
-func loadHostileCatalog(t testing.TB) (*catalog.Catalog, *schemas.Set) {
+func loadHostileSuite(t testing.TB) *conformance.Suite {
 	t.Helper()
-	set, err := schemas.Load(schemas.FS)
+	suite, err := conformance.LoadSuiteFS(fstest.MapFS{"hostile.yaml": {Data: []byte(hostileCases)}})
 	require.NoError(t, err)
-	cat, err := catalog.Load(fstest.MapFS{"hostile.yaml": {Data: []byte(hostileCases)}}, fixtures.FS, set.Names())
-	require.NoError(t, err)
-	return cat, set
+	return suite
 }
 
 func hostileTarget(url string) conformance.Target {
@@ -607,7 +603,7 @@ func hostileRows() []hostileRow {
 // runner returns within the bound, with one complete result naming the
 // broken check, its memory bounded, and the key never shown.
 func TestHostileGateway(t *testing.T) {
-	cat, set := loadHostileCatalog(t)
+	suite := loadHostileSuite(t)
 	for _, row := range hostileRows() {
 		t.Run(row.name, func(t *testing.T) {
 			// Not parallel: the allocation bounds read process-wide counters.
@@ -621,8 +617,8 @@ func TestHostileGateway(t *testing.T) {
 				row.opts(&o)
 			}
 			target := hostileTarget(srv.URL)
-			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target, Options: o}
-			cs := cat.Case(row.caseID)
+			runner := &conformance.Runner{Suite: suite, Target: target, Options: o}
+			cs := suite.Catalog.Case(row.caseID)
 			require.NotNil(t, cs, row.caseID)
 			call := conformance.Call{Case: cs, Model: cs.Models[0]}
 
@@ -710,7 +706,7 @@ func truncateForLog(s string) string {
 // emitted is complete; calls cut by the cancellation are errors of the run,
 // not failures of the gateway.
 func TestHostileCancel(t *testing.T) {
-	cat, set := loadHostileCatalog(t)
+	suite := loadHostileSuite(t)
 	done := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", status(http.StatusOK))
@@ -734,11 +730,11 @@ func TestHostileCancel(t *testing.T) {
 	o := hostileOptions()
 	o.Timeout = time.Minute // only the cancellation can end the slow calls
 	o.Concurrency = 4
-	runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: hostileTarget(srv.URL), Options: o}
+	runner := &conformance.Runner{Suite: suite, Target: hostileTarget(srv.URL), Options: o}
 	var calls []conformance.Call
 	for i := 0; i < 10; i++ {
 		for _, id := range []string{"h-status", "h-stream", "h-json"} {
-			calls = append(calls, conformance.Call{Case: cat.Case(id), Model: fmt.Sprintf("model-%02d", i)})
+			calls = append(calls, conformance.Call{Case: suite.Catalog.Case(id), Model: fmt.Sprintf("model-%02d", i)})
 		}
 	}
 
@@ -787,7 +783,7 @@ func TestHostileCancel(t *testing.T) {
 		id := r.Case + "/" + r.Model
 		assert.False(t, seen[id], "%s reported twice", id)
 		seen[id] = true
-		assertComplete(t, r, conformance.Call{Case: cat.Case(r.Case), Model: r.Model})
+		assertComplete(t, r, conformance.Call{Case: suite.Catalog.Case(r.Case), Model: r.Model})
 		assertNoKey(t, r)
 		switch r.Case {
 		case "h-status":

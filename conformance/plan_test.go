@@ -17,7 +17,7 @@ import (
 // gateway's own request counter, under budgets and a shard (TestConformance
 // checks the whole catalog the same way).
 func TestPlanCountsEqualCallsMade(t *testing.T) {
-	cat, set := loadCatalog(t)
+	suite := loadSuite(t)
 	text := []string{"models.*", "chat.*", "messages.*", "responses.*", "images.edit.errors"}
 	for _, tc := range []struct {
 		name string
@@ -30,10 +30,10 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			loc := startLocal(t, refgateway.Config{})
-			calls, err := conformance.Plan(cat, loc.target, tc.sel)
+			calls, err := conformance.Plan(suite.Catalog, loc.target, tc.sel)
 			require.NoError(t, err)
 			planned := conformance.Summarize(calls).Total
-			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+			runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
 			budgetSkips := 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				if r.Status == results.StatusSkip {
@@ -50,10 +50,10 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 }
 
 func TestPlanSelection(t *testing.T) {
-	cat, _ := loadCatalog(t)
+	suite := loadSuite(t)
 	all := conformance.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
 	count := func(t *testing.T, target conformance.Target, sel conformance.Selection) (calls, skipped int) {
-		cs, err := conformance.Plan(cat, target, sel)
+		cs, err := conformance.Plan(suite.Catalog, target, sel)
 		require.NoError(t, err)
 		for _, c := range cs {
 			if c.SkipReason != "" {
@@ -77,7 +77,7 @@ func TestPlanSelection(t *testing.T) {
 	t.Run("a missing key skips with the reason", func(t *testing.T) {
 		noImage := all
 		noImage.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
-		calls, err := conformance.Plan(cat, noImage, conformance.Selection{Features: []string{"images.generate"}})
+		calls, err := conformance.Plan(suite.Catalog, noImage, conformance.Selection{Features: []string{"images.generate"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, calls)
 		for _, c := range calls {
@@ -87,7 +87,7 @@ func TestPlanSelection(t *testing.T) {
 	t.Run("shards partition the plan", func(t *testing.T) {
 		seen := map[string]int{}
 		for i := 1; i <= 3; i++ {
-			cs, err := conformance.Plan(cat, all, conformance.Selection{Shard: conformance.Shard{Index: i, Count: 3}})
+			cs, err := conformance.Plan(suite.Catalog, all, conformance.Selection{Shard: conformance.Shard{Index: i, Count: 3}})
 			require.NoError(t, err)
 			assert.NotEmpty(t, cs, "shard %d is empty", i)
 			for _, c := range cs {
@@ -100,7 +100,7 @@ func TestPlanSelection(t *testing.T) {
 		}
 	})
 	t.Run("bad glob", func(t *testing.T) {
-		_, err := conformance.Plan(cat, all, conformance.Selection{Features: []string{"["}})
+		_, err := conformance.Plan(suite.Catalog, all, conformance.Selection{Features: []string{"["}})
 		assert.Error(t, err)
 	})
 }

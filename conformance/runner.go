@@ -11,13 +11,11 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
-	"github.com/gwconform/gwconform/schemas"
 )
 
 // Runner executes planned calls against a target and checks the answers.
 type Runner struct {
-	Catalog *catalog.Catalog
-	Schemas *schemas.Set
+	*Suite
 	Target  Target
 	Options Options
 }

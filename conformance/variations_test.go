@@ -84,7 +84,7 @@ func variations() []variation {
 
 func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 	loc := startLocal(t, refgateway.Config{})
-	cat, set := loadCatalog(t)
+	suite := loadSuite(t)
 	for _, v := range variations() {
 		t.Run(v.name, func(t *testing.T) {
 			var changed atomic.Int64
@@ -92,10 +92,10 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 			defer proxy.Close()
 			target := loc.target
 			target.BaseURL = proxy.URL
-			calls, err := conformance.Plan(cat, target, conformance.Selection{Cases: v.cases, Tiers: []string{"verified"}})
+			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: v.cases, Tiers: []string{"verified"}})
 			require.NoError(t, err)
 			require.NotEmpty(t, calls, "the variation selects no case")
-			runner := &conformance.Runner{Catalog: cat, Schemas: set, Target: target, Options: conformance.Options{MaxRetries: -1}}
+			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
 			ran := 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				if r.Status == results.StatusSkip {

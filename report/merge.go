@@ -60,7 +60,6 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 
 // Output file names in an --out directory.
 const (
-	FileResults  = "results.jsonl" // written by the runner, not by WriteAll
 	FileJSON     = "report.json"
 	FileMarkdown = "matrix.md"
 	FileHTML     = "report.html"

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -23,7 +22,7 @@ const schemaPath = "report.schema.json"
 // field that the schema does not describe.
 func compileSchema(t *testing.T, closed bool) *jsonschema.Schema {
 	t.Helper()
-	raw, err := os.ReadFile(schemaPath)
+	raw, err := SchemaFS.ReadFile(schemaPath)
 	require.NoError(t, err)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	require.NoError(t, err)

@@ -98,16 +98,6 @@ func Load(fsys fs.FS) (*Set, error) {
 	return s, nil
 }
 
-// MustLoad is Load for the embedded FS, panicking on error: the embedded
-// schemas are part of the binary and are tested, so failure is a build bug.
-func MustLoad() *Set {
-	s, err := Load(FS)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
@@ -117,12 +107,6 @@ func (noLoader) Load(url string) (any, error) {
 // Names returns the schema names, sorted.
 func (s *Set) Names() []string {
 	return append([]string(nil), s.names...)
-}
-
-// Has reports whether a schema of that name was loaded.
-func (s *Set) Has(name string) bool {
-	_, ok := s.byName[name]
-	return ok
 }
 
 // Violation is one way an instance breaks a schema.
@@ -162,17 +146,6 @@ func (s *Set) Validate(name string, body []byte) ([]Violation, error) {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("schemas: body is not JSON: %w", err)
-	}
-	return s.validateValue(sch, inst)
-}
-
-// ValidateValue is Validate for an already decoded instance. Decode it with
-// json.Decoder.UseNumber (or jsonschema.UnmarshalJSON): float64 numbers lose
-// the integer/non-integer distinction for large values.
-func (s *Set) ValidateValue(name string, inst any) ([]Violation, error) {
-	sch, ok := s.byName[name]
-	if !ok {
-		return nil, fmt.Errorf("schemas: unknown schema %q", name)
 	}
 	return s.validateValue(sch, inst)
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/gwconform/gwconform/conformance"
 )
 
 func runLint(args []string, stdout, stderr io.Writer) int {
@@ -16,11 +18,11 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 1 && *dir == "" {
 		*dir = fs.Arg(0)
 	}
-	cat, set, err := loadCatalog(*dir)
+	suite, err := conformance.LoadSuite(*dir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "ok: %d cases, %d schemas\n", len(cat.Cases), len(set.Names()))
+	fmt.Fprintf(stdout, "ok: %d cases, %d schemas\n", len(suite.Catalog.Cases), len(suite.Schemas.Names()))
 	return exitOK
 }

@@ -69,7 +69,7 @@ func TestRunOutputsShardsAndSecrets(t *testing.T) {
 	require.NotEmpty(t, rs)
 
 	t.Run("report.json validates", func(t *testing.T) {
-		set, err := schemas.Load(schemas.FS)
+		set, err := schemas.Load(report.SchemaFS)
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(whole, "report.json"))
 		require.NoError(t, err)

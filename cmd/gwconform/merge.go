@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
 )
@@ -41,7 +42,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
 	}
-	cat, _, err := loadCatalog(*casesDir)
+	suite, err := conformance.LoadSuite(*casesDir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
@@ -50,7 +51,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
 	}
-	w, err := results.Create(filepath.Join(out, "results.jsonl"))
+	w, err := results.Create(filepath.Join(out, results.FileName))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
@@ -63,7 +64,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	s := &settings{out: out, strict: *strict}
-	if err := writeReports(s, cat, merged); err != nil {
+	if err := writeReports(s, suite.Catalog, merged); err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
 	}
@@ -73,7 +74,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 
 func readResults(path string) ([]results.Result, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "results.jsonl")
+		path = filepath.Join(path, results.FileName)
 	}
 	if strings.HasSuffix(path, ".json") {
 		r, err := readReport(path)

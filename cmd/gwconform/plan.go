@@ -20,7 +20,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
 	}
-	cat, _, err := loadCatalog(s.casesDir)
+	suite, err := conformance.LoadSuite(s.casesDir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
@@ -36,7 +36,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			s.target.PublicImageURL = "https://127.0.0.1/local"
 		}
 	}
-	calls, err := conformance.Plan(cat, s.target, s.selection)
+	calls, err := conformance.Plan(suite.Catalog, s.target, s.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart

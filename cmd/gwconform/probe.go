@@ -38,7 +38,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	var err error
 	if *model != "" {
 		models = []conformance.NewModel{{ID: *model, Key: catalog.KeyKind(*family)}}
-	} else if models, err = conformance.FindNewModels(ss.ctx, ss.cat, ss.target); err != nil {
+	} else if models, err = conformance.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
@@ -49,7 +49,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	for _, m := range models {
 		fmt.Fprintf(stdout, "new model %s (%s key)\n", m.ID, m.Key)
 	}
-	calls, err := conformance.PlanProbe(ss.cat, ss.target, models, ss.selection)
+	calls, err := conformance.PlanProbe(ss.suite.Catalog, ss.target, models, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitNotStart
@@ -59,7 +59,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	if err := writeReports(ss.settings, ss.cat, rs); err != nil {
+	if err := writeReports(ss.settings, ss.suite.Catalog, rs); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe: writing reports:", err)
 		return exitFailed
 	}

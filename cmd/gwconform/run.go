@@ -22,7 +22,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer ss.close()
-	calls, err := conformance.Plan(ss.cat, ss.target, ss.selection)
+	calls, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
@@ -32,13 +32,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	if err := writeReports(ss.settings, ss.cat, rs); err != nil {
+	if err := writeReports(ss.settings, ss.suite.Catalog, rs); err != nil {
 		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
 	if ss.ctx.Err() != nil {
-		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(ss.out, "results.jsonl"))
+		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(ss.out, results.FileName))
 		return exitFailed
 	}
 	return exitCode(rs, ss.strict)
@@ -51,16 +51,7 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.
 	if t.BaseURL != "" {
 		return nil, nil
 	}
-	keys := refgateway.DefaultKeys()
-	for kind, key := range map[catalog.KeyKind]*string{
-		catalog.KeyText: &keys.Text, catalog.KeyMessages: &keys.Messages,
-		catalog.KeyImage: &keys.Image, catalog.KeyAlt: &keys.Alt,
-	} {
-		if t.Keys[kind] != "" {
-			*key = t.Keys[kind]
-		}
-	}
-	srv, err := conformancetest.Start(refgateway.Config{Keys: keys}, fixtures.FS)
+	srv, err := conformancetest.Start(refgateway.Config{Keys: conformancetest.GatewayKeys(t.Keys)}, fixtures.FS)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +70,11 @@ func execute(ss *session, calls []conformance.Call, stdout io.Writer) ([]results
 	if err := os.MkdirAll(ss.out, 0o755); err != nil {
 		return nil, err
 	}
-	w, err := results.Create(filepath.Join(ss.out, "results.jsonl"))
+	w, err := results.Create(filepath.Join(ss.out, results.FileName))
 	if err != nil {
 		return nil, err
 	}
-	runner := &conformance.Runner{Catalog: ss.cat, Schemas: ss.set, Target: ss.target, Options: ss.options}
+	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options}
 	con := newConsole(stdout, len(calls))
 	var rs []results.Result
 	var writeErr error
@@ -111,11 +102,10 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 		Strict:       s.strict,
 		Finished:     time.Now().UTC(),
 	}
-	meta.Started = meta.Finished
-	for _, r := range rs {
-		if !r.Started.IsZero() && r.Started.Before(meta.Started) {
-			meta.Started = r.Started
-		}
+	if started, _ := report.Span(rs); !started.IsZero() {
+		meta.Started = started
+	} else {
+		meta.Started = meta.Finished
 	}
 	return report.WriteAll(s.out, report.Build(meta, rs))
 }

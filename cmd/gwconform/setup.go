@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,11 +13,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/schemas"
 )
 
 // fileConfig is the optional gwconform.yaml. It holds no keys: keys come
@@ -107,23 +103,24 @@ func (f *engineFlags) resolve() (*settings, error) {
 	} else if set["config"] {
 		return nil, err
 	}
-	pick := func(flagName, flagVal, env, file string) string {
+	env := conformance.TargetFromEnv()
+	pick := func(flagName, flagVal, envVal, file string) string {
 		if set[flagName] {
 			return flagVal
 		}
-		if v := os.Getenv(env); v != "" {
-			return v
+		if envVal != "" {
+			return envVal
 		}
 		return file
 	}
 	s := &settings{strict: f.strict}
 	s.target = conformance.Target{
-		BaseURL:        strings.TrimRight(pick("base-url", f.baseURL, "GWCONFORM_BASE_URL", fc.BaseURL), "/"),
-		PublicImageURL: pick("public-image-url", f.publicImageURL, "GWCONFORM_PUBLIC_IMAGE_URL", fc.PublicImageURL),
+		BaseURL:        strings.TrimRight(pick("base-url", f.baseURL, env.BaseURL, fc.BaseURL), "/"),
+		PublicImageURL: pick("public-image-url", f.publicImageURL, env.PublicImageURL, fc.PublicImageURL),
 		Keys:           map[catalog.KeyKind]string{},
 	}
 	for k, v := range f.keys {
-		if key := pick(string(k)+"-key", *v, conformance.KeyVariables[k], ""); key != "" {
+		if key := pick(string(k)+"-key", *v, env.Keys[k], ""); key != "" {
 			s.target.Keys[k] = key
 		}
 	}
@@ -156,33 +153,13 @@ func (f *engineFlags) resolve() (*settings, error) {
 	return s, nil
 }
 
-// loadCatalog loads the embedded catalog, or the case files of dir.
-func loadCatalog(dir string) (*catalog.Catalog, *schemas.Set, error) {
-	set, err := schemas.Load(schemas.FS)
-	if err != nil {
-		return nil, nil, err
-	}
-	var casesFS fs.FS = cases.FS
-	var opts []catalog.Option
-	if dir != "" {
-		casesFS = os.DirFS(dir)
-		opts = append(opts, catalog.WithDisplayDir(dir))
-	}
-	cat, err := catalog.Load(casesFS, fixtures.FS, set.Names(), opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cat, set, nil
-}
-
 // session is what run and probe share once their flags are read: the
 // settings, the catalog, a context that Ctrl-C cancels, and the in-process
 // reference gateway when no base URL is set.
 type session struct {
 	*settings
-	cat *catalog.Catalog
-	set *schemas.Set
-	ctx context.Context
+	suite *conformance.Suite
+	ctx   context.Context
 	// close stops the signal handler and the in-process gateway.
 	close func()
 }
@@ -203,7 +180,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
-	cat, set, err := loadCatalog(s.casesDir)
+	suite, err := conformance.LoadSuite(s.casesDir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart
@@ -215,7 +192,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
-	return &session{settings: s, cat: cat, set: set, ctx: ctx, close: func() {
+	return &session{settings: s, suite: suite, ctx: ctx, close: func() {
 		stop()
 		if local != nil {
 			local.Close()

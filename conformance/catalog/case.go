@@ -27,12 +27,6 @@ const (
 // KeyKinds lists every key kind.
 var KeyKinds = []KeyKind{KeyText, KeyMessages, KeyImage, KeyAlt}
 
-// File is one case file as written.
-type File struct {
-	FeatureGroup string `yaml:"feature_group"`
-	Cases        []Case `yaml:"cases"`
-}
-
 // Case is one declared check: a request, sent once per model, and what the
 // answer must look like.
 type Case struct {

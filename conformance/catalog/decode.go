@@ -338,7 +338,6 @@ var (
 
 // nouns name the structs in "unknown field" messages.
 var nouns = map[reflect.Type]string{
-	reflect.TypeFor[File]():         "file",
 	reflect.TypeFor[Case]():         "case",
 	requestType:                     "request",
 	reflect.TypeFor[Expect]():       "expect",

@@ -1,8 +1,11 @@
-// Package loopback starts the reference gateway on a loopback port, with a
-// local HTTPS server holding a fixture image that the gateway trusts. It is
-// how `gwconform run` and `go test ./conformance/` work with no key at all:
-// the URL-reference case (spec 4.5, "a public HTTPS URL of a PNG") then runs
-// offline too.
+// Package conformancetest wires the engine to the reference gateway: the two
+// sides import nothing of each other (the judged shares no code with the
+// judge), so the places that need both — the CLI and the tests — meet here.
+//
+// Start runs the gateway on a loopback port, with a local HTTPS server
+// holding a fixture image that the gateway trusts. It is how `gwconform run`
+// and `go test ./conformance/` work with no key at all: the URL-reference
+// case (spec 4.5, "a public HTTPS URL of a PNG") then runs offline too.
 package conformancetest
 
 import (
@@ -67,12 +70,34 @@ func Start(cfg refgateway.Config, fixtures fs.FS) (*Server, error) {
 	}, nil
 }
 
+// keyFields pairs each engine key kind with the gateway's field for it. The
+// two spell their kinds apart; TestKeyKindsAgree holds them together.
+func keyFields(k *refgateway.Keys) map[catalog.KeyKind]*string {
+	return map[catalog.KeyKind]*string{
+		catalog.KeyText: &k.Text, catalog.KeyMessages: &k.Messages,
+		catalog.KeyImage: &k.Image, catalog.KeyAlt: &k.Alt,
+	}
+}
+
+// GatewayKeys returns keys for the gateway: the given ones by kind, the
+// documented defaults for the others.
+func GatewayKeys(keys map[catalog.KeyKind]string) refgateway.Keys {
+	out := refgateway.DefaultKeys()
+	for kind, field := range keyFields(&out) {
+		if keys[kind] != "" {
+			*field = keys[kind]
+		}
+	}
+	return out
+}
+
 // KeyMap returns the gateway's keys by capability, as the engine takes them.
 func (s *Server) KeyMap() map[catalog.KeyKind]string {
-	return map[catalog.KeyKind]string{
-		catalog.KeyText: s.Keys.Text, catalog.KeyMessages: s.Keys.Messages,
-		catalog.KeyImage: s.Keys.Image, catalog.KeyAlt: s.Keys.Alt,
+	out := map[catalog.KeyKind]string{}
+	for kind, field := range keyFields(&s.Keys) {
+		out[kind] = *field
 	}
+	return out
 }
 
 // Close stops both servers.

@@ -49,20 +49,6 @@ type Constraint func(assign map[string]string) bool
 // which almost always means the constraints of a domain contradict each other.
 var ErrNoValidRow = errors.New("pairwise: the constraints admit no valid row")
 
-// Implies returns the common constraint "when param is value, other must be
-// one of allowed" (e.g. background transparent → output_format png or webp).
-// It cannot decide, and so allows, while either parameter is unassigned.
-func Implies(param, value, other string, allowed ...string) Constraint {
-	return func(a map[string]string) bool {
-		v, ok := a[param]
-		if !ok || v != value {
-			return true
-		}
-		o, ok := a[other]
-		return !ok || slices.Contains(allowed, o)
-	}
-}
-
 // Cartesian returns the size of the full product of the domains, ignoring
 // constraints. An empty parameter list has no rows and gives 0.
 func Cartesian(params []Parameter) int {
@@ -74,18 +60,6 @@ func Cartesian(params []Parameter) int {
 		n *= len(p.Values)
 	}
 	return n
-}
-
-// CountValid returns the number of full rows of the product that satisfy
-// every constraint. It enumerates with pruning on partial rows; an invalid
-// parameter list gives 0.
-func CountValid(params []Parameter, constraints ...Constraint) int {
-	if validate(params) != nil {
-		return 0
-	}
-	s := newSolver(params, constraints)
-	row := s.emptyRow()
-	return s.count(row, 0)
 }
 
 // Generate returns rows (one value per parameter, in parameter order) such
@@ -255,36 +229,6 @@ func (s *solver) fill(r []int, pos int) bool {
 	r[i] = unset
 	delete(s.assign, p.Name)
 	return false
-}
-
-// count returns the number of valid full rows extending r (whose set slots are
-// already in the assignment map) from position pos on.
-func (s *solver) count(r []int, pos int) int {
-	if pos == 0 {
-		s.load(r)
-		if !s.allowed() {
-			return 0
-		}
-	}
-	for pos < len(s.order) && r[s.order[pos]] != unset {
-		pos++
-	}
-	if pos == len(s.order) {
-		return 1
-	}
-	i := s.order[pos]
-	p := s.params[i]
-	n := 0
-	for v, val := range p.Values {
-		r[i] = v
-		s.assign[p.Name] = val
-		if s.allowed() {
-			n += s.count(r, pos+1)
-		}
-	}
-	r[i] = unset
-	delete(s.assign, p.Name)
-	return n
 }
 
 // ipog builds the rows as value indexes with don't-care slots.

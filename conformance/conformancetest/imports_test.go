@@ -1,0 +1,93 @@
+package conformancetest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/gwconform/gwconform"
+
+// side names the set a package of the module belongs to (DESIGN.md, Layout):
+// the engine judges, the gateway is judged, the report renders results, and
+// the wiring (the CLI and this package) is the only place that meets both.
+func side(pkg string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	switch {
+	case rel == "conformance/refgateway" || strings.HasPrefix(rel, "conformance/refgateway/"):
+		return "gateway"
+	case rel == "conformance/conformancetest" || rel == "cmd" || strings.HasPrefix(rel, "cmd/"):
+		return "wiring"
+	case rel == "report" || strings.HasPrefix(rel, "report/"):
+		return "report"
+	}
+	return "engine"
+}
+
+// forbidden says which sides a side must not depend on.
+var forbidden = map[string][]string{
+	"gateway": {"engine", "report", "wiring"}, // the judged shares no code with the judge
+	"engine":  {"gateway", "report", "wiring"},
+	"report":  {"gateway", "wiring"},
+}
+
+// importViolations lists every dependency that breaks a rule, for a graph
+// of package → its transitive non-test dependencies.
+func importViolations(graph map[string][]string) []string {
+	var out []string
+	for pkg, deps := range graph {
+		from := side(pkg)
+		for _, dep := range deps {
+			if dep != module && !strings.HasPrefix(dep, module+"/") {
+				continue
+			}
+			for _, bad := range forbidden[from] {
+				if side(dep) == bad {
+					out = append(out, from+" package "+pkg+" depends on "+bad+" package "+dep)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestImportRules checks the module's real graph, built by go list -deps
+// (which leaves test files out: tests are wiring).
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"/...").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	graph := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		graph[f[0]] = f[1:]
+	}
+	require.Contains(t, graph, module+"/conformance/refgateway", "go list saw the gateway")
+	require.Contains(t, graph, module+"/conformance", "go list saw the engine")
+	assert.Empty(t, importViolations(graph))
+}
+
+// TestImportViolations: each rule catches the import it forbids.
+func TestImportViolations(t *testing.T) {
+	const gw, engine, rep = module + "/conformance/refgateway", module + "/conformance/imagecheck", module + "/report"
+	tests := []struct {
+		name  string
+		graph map[string][]string
+		want  int
+	}{
+		{"gateway imports the engine", map[string][]string{gw + "/imagery": {engine, "image/png"}}, 1},
+		{"engine imports the gateway", map[string][]string{module + "/conformance": {gw}}, 1},
+		{"engine imports the report", map[string][]string{module + "/conformance": {rep}}, 1},
+		{"report imports the wiring", map[string][]string{rep: {module + "/conformance/conformancetest"}}, 1},
+		{"wiring imports both", map[string][]string{module + "/cmd/gwconform": {gw, engine, rep}}, 0},
+		{"report reads results", map[string][]string{rep: {module + "/conformance/results"}}, 0},
+		{"gateway within itself", map[string][]string{gw: {gw + "/imagery", "net/http"}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Len(t, importViolations(tt.graph), tt.want)
+		})
+	}
+}
