@@ -1,0 +1,20 @@
+// Package conformance is the engine of gwconform, the conformance and
+// contract test suite for the Model-Gateway API. Data flows one way:
+//
+//	load     LoadSuite: case files (catalog), response schemas (schemas), fixtures
+//	plan     Plan, PlanProbe: case × model, filtered, sharded, capped by a budget
+//	execute  Runner: HTTP per key kind, concurrency per key, timeouts, retries
+//	check    status, JSON Schema, gjson matchers, SSE grammars (streams), decoded images (imagecheck)
+//	results  one results.Result per case × model, handed on as it finishes
+//	report   package report renders results; the engine never imports it
+//
+// Subpackages: catalog (loading and rendering cases), results (the result
+// record and results.jsonl), sse and streams (reading and judging event
+// streams), imagecheck (decoding, size, alpha), pairwise (explore-tier
+// combinations), redact (secrets out of every output).
+//
+// The reference gateway (refgateway) is the thing judged: it imports nothing
+// of the engine and the engine imports nothing of it. Only the wiring — the
+// CLI, the tests and conformancetest — meets both; TestImportRules in
+// conformancetest holds that line.
+package conformance
