@@ -30,10 +30,24 @@ func TestConformance(t *testing.T) {
 	if testing.Short() && target.BaseURL == "" {
 		t.Skip("runs the whole catalog (make test runs it in its non-race pass)")
 	}
+	require.NoError(t, target.Validate())
 	var loc *local
 	if target.BaseURL == "" {
 		loc = startLocal(t, refgateway.Config{})
 		target = loc.target
+	} else {
+		// The same rules as gwconform run: an unreachable gateway stops the
+		// test at once, no key at all checks nothing, a rejected key is said
+		// once (its subtests skip).
+		if len(target.Keys) == 0 {
+			t.Fatal("GWCONFORM_BASE_URL is set but no GWCONFORM_*_KEY: nothing would be checked")
+		}
+		rejected, err := conformance.Preflight(context.Background(), target)
+		require.NoError(t, err)
+		for kind, why := range rejected {
+			t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
+		}
+		target.Rejected = rejected
 	}
 	suite := loadSuite(t)
 	var sel conformance.Selection
@@ -88,7 +102,7 @@ func TestConformance(t *testing.T) {
 					for _, c := range byModel[m] {
 						t.Run(c.Case.ID, func(t *testing.T) {
 							t.Parallel()
-							if c.SkipReason == "" {
+							if c.Skip == nil {
 								made.Add(1)
 							}
 							assertResult(t, runner.RunOne(context.Background(), c), strict)
@@ -104,6 +118,8 @@ func TestConformance(t *testing.T) {
 func assertResult(t *testing.T, r results.Result, strict bool) {
 	t.Helper()
 	switch {
+	case r.Status == results.StatusThrottled && r.Counts(strict):
+		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
 	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)
 	case r.Failed() && r.Counts(strict):

@@ -43,12 +43,12 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{Index: index, Count: count}, nil
 }
 
-// Call is one case sent for one model. A call with a SkipReason is reported
-// as skipped without any request.
+// Call is one case sent for one model. A call with a Skip is reported as
+// skipped, with that reason, without any request.
 type Call struct {
-	Case       *catalog.Case
-	Model      string
-	SkipReason string
+	Case  *catalog.Case
+	Model string
+	Skip  *results.Reason
 }
 
 // ID names the call as the go test subtests do: feature/model/case.
@@ -94,10 +94,10 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 		if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
-		call.SkipReason = skipReason(call.Case, t)
-		if call.SkipReason == "" {
+		call.Skip = skipReason(call.Case, t)
+		if call.Skip == nil {
 			if sel.MaxCalls > 0 && made >= sel.MaxCalls {
-				call.SkipReason = fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)
+				call.Skip = &results.Reason{Check: results.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)}
 			} else {
 				made++
 			}
@@ -107,19 +107,25 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 	return calls, nil
 }
 
-func skipReason(cs *catalog.Case, t Target) string {
+// skipReason says why a case cannot be sent to t, or nil when it can. A
+// rejected key skips every case of its kind, the missing- and invalid-key
+// cases too: the preflight already showed what the gateway makes of it.
+func skipReason(cs *catalog.Case, t Target) *results.Reason {
+	if why, ok := t.Rejected[cs.Key]; ok {
+		return &results.Reason{Check: results.CheckKeyRejected, Message: why}
+	}
 	if cs.Request.Auth != catalog.AuthNone && t.Keys[cs.Key] == "" {
-		return fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])
+		return &results.Reason{Check: results.CheckKeyMissing, Message: fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])}
 	}
 	for _, req := range cs.Requires {
 		switch req {
-		case "public_image_url":
+		case catalog.RequirePublicImageURL:
 			if t.PublicImageURL == "" {
-				return "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"
+				return &results.Reason{Check: results.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): the URL-reference edit (spec 4.5) is not verified"}
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // shardOf assigns a call to a shard by a stable hash of its ID, so shards
@@ -157,7 +163,7 @@ type Summary struct {
 func Summarize(calls []Call) Summary {
 	s := Summary{Calls: map[catalog.KeyKind]map[string]int{}, Units: map[catalog.KeyKind]map[string]float64{}}
 	for _, c := range calls {
-		if c.SkipReason != "" {
+		if c.Skip != nil {
 			s.Skipped++
 			continue
 		}
@@ -177,5 +183,5 @@ func Summarize(calls []Call) Summary {
 
 // skipped turns a planned skip into its result.
 func skipped(c Call) results.Result {
-	return newResult(c, results.StatusSkip, results.Reason{Check: "plan", Message: c.SkipReason})
+	return newResult(c, results.StatusSkip, *c.Skip)
 }

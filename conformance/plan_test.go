@@ -56,7 +56,7 @@ func TestPlanSelection(t *testing.T) {
 		cs, err := conformance.Plan(suite.Catalog, target, sel)
 		require.NoError(t, err)
 		for _, c := range cs {
-			if c.SkipReason != "" {
+			if c.Skip != nil {
 				skipped++
 			}
 		}
@@ -81,7 +81,9 @@ func TestPlanSelection(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, calls)
 		for _, c := range calls {
-			assert.Contains(t, c.SkipReason, "GWCONFORM_IMAGE_KEY")
+			require.NotNil(t, c.Skip)
+			assert.Equal(t, results.CheckKeyMissing, c.Skip.Check)
+			assert.Contains(t, c.Skip.Message, "GWCONFORM_IMAGE_KEY")
 		}
 	})
 	t.Run("shards partition the plan", func(t *testing.T) {

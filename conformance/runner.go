@@ -43,7 +43,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	}
 	var wg sync.WaitGroup
 	for _, call := range calls {
-		if call.SkipReason != "" {
+		if call.Skip != nil {
 			report(skipped(call))
 			continue
 		}
@@ -71,7 +71,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 // RunOne makes one call now, outside any concurrency limit (go test
 // subtests bring their own), and returns its redacted result.
 func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
-	if call.SkipReason != "" {
+	if call.Skip != nil {
 		return skipped(call)
 	}
 	client := r.Target.Client

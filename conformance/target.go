@@ -1,11 +1,13 @@
 package conformance
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/redact"
 )
 
 // Target is the gateway under test and the keys to reach it with.
@@ -14,6 +16,9 @@ type Target struct {
 	// Keys maps each capability to its bearer key. A missing key makes the
 	// cases that need it skip.
 	Keys map[catalog.KeyKind]string
+	// Rejected holds the key kinds the gateway refused in the preflight,
+	// with what it answered; their cases are skipped as "key rejected".
+	Rejected map[catalog.KeyKind]string
 	// PublicImageURL is an HTTPS PNG the gateway can fetch (URL-reference case).
 	PublicImageURL string
 	// Client sends the requests; nil means a client with no overall timeout
@@ -54,4 +59,16 @@ func (t Target) Secrets() []string {
 		}
 	}
 	return out
+}
+
+// Validate refuses keys that redaction cannot keep out of the outputs:
+// redaction replaces exact values, and a short key ("x") would be replaced
+// inside every word of every report.
+func (t Target) Validate() error {
+	for _, kind := range catalog.KeyKinds {
+		if k := t.Keys[kind]; k != "" && len(k) < redact.MinSecretLen {
+			return fmt.Errorf("the %s key is %d characters long; keys shorter than %d are refused, because redacting so short a value would mangle every output", kind, len(k), redact.MinSecretLen)
+		}
+	}
+	return nil
 }

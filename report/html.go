@@ -43,6 +43,7 @@ var htmlTmpl = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
 <body>
 <header class="top">
 <h1 id="title">{{.Title}}</h1>
+<div id="headline" class="headline"></div>
 <p id="facts" class="facts"></p>
 </header>
 <noscript><p class="noscript">This report is drawn by JavaScript. The same data is in report.json and matrix.md.</p></noscript>

@@ -155,9 +155,12 @@ type Report struct {
 	APIVersion string   `json:"apiVersion"`
 	Kind       string   `json:"kind"`
 	Metadata   Metadata `json:"metadata"`
-	// Verdict is "pass" when no result that counts failed (the exit code 0
-	// rule of DESIGN.md), else "fail".
+	// Verdict is the run's outcome (results.Judge, the exit code's rule in
+	// DESIGN.md): pass, fail or incomplete. Headline says it in one line and
+	// Notes list what was not checked (a key not set or rejected, throttling).
 	Verdict  string      `json:"verdict"`
+	Headline string      `json:"headline"`
+	Notes    []string    `json:"notes"`
 	Models   []string    `json:"models"`
 	Features []string    `json:"features"`
 	Cells    []Cell      `json:"cells"` // Models × Features, row-major
@@ -189,7 +192,11 @@ func Build(meta Meta, rs []results.Result) *Report {
 			Finished:     meta.Finished,
 			Strict:       meta.Strict,
 		},
-		Verdict: "pass",
+	}
+	v := results.Judge(rs, meta.Strict)
+	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, v.Notes
+	if r.Notes == nil {
+		r.Notes = []string{}
 	}
 
 	r.Results = make([]results.Result, len(rs))
@@ -249,9 +256,6 @@ func Build(meta Meta, rs []results.Result) *Report {
 		}
 		tiers[res.Tier].Add(res)
 		r.Total.Add(res)
-		if res.FailsRun(meta.Strict) {
-			r.Verdict = "fail"
-		}
 	}
 
 	r.Cells = make([]Cell, 0, len(r.Models)*len(r.Features))

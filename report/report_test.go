@@ -192,7 +192,7 @@ func TestBuildTotals(t *testing.T) {
 			rs:   []results.Result{res("a", "chat.basic", "m", TV, P), res("b", "chat.basic", "m", TS, F)},
 			want: map[results.Tier]Counts{TV: {Pass: 1, Total: 1}, TN: {}, TS: {Fail: 1, Total: 1}, TE: {}},
 		},
-		{name: "empty run passes", verdict: "pass", want: map[results.Tier]Counts{TV: {}, TN: {}, TS: {}, TE: {}}},
+		{name: "an empty run checked nothing: incomplete", verdict: "incomplete", want: map[results.Tier]Counts{TV: {}, TN: {}, TS: {}, TE: {}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ func markdown(t *testing.T, r *Report) string {
 func TestMarkdown(t *testing.T) {
 	md := markdown(t, Build(meta(), sample()))
 	for _, want := range []string{
-		"## ❌ gwconform: conformance failed (3 counted failures)", // chat-bad-model, chat-stream (error), edit-json
+		"## ❌ gwconform: conformance failed: 3 of 6 verified/negative results failed or errored", // chat-bad-model, chat-stream (error), edit-json
 		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
 		"**Legend:** ✅ pass",
 		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | total | decides exit code |",

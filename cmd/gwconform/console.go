@@ -61,6 +61,12 @@ var statusColor = map[results.Status]string{
 	results.StatusSkip: "90", results.StatusUnsupported: "33", results.StatusThrottled: "33",
 }
 
+// outcomeColor paints the verdict line like the status it resembles.
+var outcomeColor = map[results.Outcome]results.Status{
+	results.OutcomePass: results.StatusPass, results.OutcomeFail: results.StatusFail,
+	results.OutcomeIncomplete: results.StatusThrottled,
+}
+
 func (c *console) paint(st results.Status, s string) string {
 	if !c.color {
 		return s
@@ -105,7 +111,7 @@ func (c *console) bar() {
 }
 
 // summary prints a table of statuses per tier.
-func (c *console) summary(rs []results.Result) {
+func (c *console) summary(rs []results.Result, v results.Verdict) {
 	close(c.stop)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -132,4 +138,8 @@ func (c *console) summary(rs []results.Result) {
 		fmt.Fprintln(c.w)
 	}
 	fmt.Fprintf(c.w, "%d results in %s\n", len(rs), time.Since(c.started).Round(time.Millisecond))
+	fmt.Fprintf(c.w, "\n%s\n", c.paint(outcomeColor[v.Outcome], strings.ToUpper(string(v.Outcome))+": "+v.Headline))
+	for _, n := range v.Notes {
+		fmt.Fprintf(c.w, "  - %s\n", n)
+	}
 }

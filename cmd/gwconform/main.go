@@ -13,7 +13,10 @@ import (
 const (
 	exitOK       = 0 // every selected verified and negative case passed
 	exitFailed   = 1 // at least one failed or errored (diff: regressions)
-	exitNotStart = 2 // bad flags, bad case files, unreadable fixtures
+	exitNotStart = 2 // bad flags, bad case files, unreadable fixtures, unreachable gateway
+	// exitIncomplete: nothing failed, but counted cases did not run (no
+	// keys), ended throttled, or a configured key was rejected.
+	exitIncomplete = 3
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -41,7 +41,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(ss.out, results.FileName))
 		return exitFailed
 	}
-	return exitCode(rs, ss.strict)
+	return exitCode(results.Judge(rs, ss.strict))
 }
 
 // useLocalGateway starts the reference gateway in-process when no base URL
@@ -88,7 +88,7 @@ func execute(ss *session, calls []conformance.Call, stdout io.Writer) ([]results
 	if err := w.Close(); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	con.summary(rs)
+	con.summary(rs, results.Judge(rs, ss.strict))
 	return rs, writeErr
 }
 
@@ -110,12 +110,13 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 	return report.WriteAll(s.out, report.Build(meta, rs))
 }
 
-// exitCode: 0 when every counted case passed, 1 otherwise.
-func exitCode(rs []results.Result, strict bool) int {
-	for _, r := range rs {
-		if r.FailsRun(strict) {
-			return exitFailed
-		}
+// exitCode maps the run's verdict to the exit codes of the contract.
+func exitCode(v results.Verdict) int {
+	switch v.Outcome {
+	case results.OutcomeFail:
+		return exitFailed
+	case results.OutcomeIncomplete:
+		return exitIncomplete
 	}
 	return exitOK
 }

@@ -173,6 +173,9 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		return nil, exitNotStart
 	}
 	s, err := f.resolve()
+	if err == nil {
+		err = s.target.Validate()
+	}
 	if err == nil && adjust != nil {
 		err = adjust(s)
 	}
@@ -187,8 +190,14 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	local, err := useLocalGateway(&s.target, stderr)
+	if err == nil && local == nil {
+		err = preflight(ctx, name, &s.target, stderr)
+	}
 	if err != nil {
 		stop()
+		if local != nil {
+			local.Close()
+		}
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
@@ -198,4 +207,21 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 			local.Close()
 		}
 	}}, exitOK
+}
+
+// preflight checks a gateway of the user's before the first planned call:
+// an unreachable one or an untrusted certificate stops the run at once (exit
+// 2); a rejected key is said here, once, and its cases are skipped.
+func preflight(ctx context.Context, name string, t *conformance.Target, stderr io.Writer) error {
+	rejected, err := conformance.Preflight(ctx, *t)
+	if err != nil {
+		return err
+	}
+	for _, kind := range catalog.KeyKinds {
+		if why, ok := rejected[kind]; ok {
+			fmt.Fprintf(stderr, "%s: the %s key was rejected (%s): its cases are skipped and the run is incomplete\n", name, kind, why)
+		}
+	}
+	t.Rejected = rejected
+	return nil
 }

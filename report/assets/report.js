@@ -83,8 +83,21 @@
     var f = document.getElementById('facts');
     var m = R.metadata || {};
     var h = document.getElementById('title');
-    h.replaceChildren(el('span', 'verdict ' + (R.verdict === 'pass' ? 'pass' : 'fail'), R.verdict === 'pass' ? 'PASS' : 'FAIL'),
+    var outcome = R.verdict === 'pass' || R.verdict === 'incomplete' ? R.verdict : 'fail';
+    h.replaceChildren(el('span', 'verdict ' + outcome, outcome.toUpperCase()),
       'Model-Gateway conformance' + (m.suiteVersion ? ' \u00b7 gwconform ' + m.suiteVersion : ''));
+    // The headline says what the badge means (a run of explore cases only
+    // never claims conformance); the notes say what was not checked.
+    var head = document.getElementById('headline');
+    if (head) {
+      head.replaceChildren(el('b', null, R.headline || ''));
+      var notes = R.notes || [];
+      if (notes.length) {
+        var ul = el('ul');
+        notes.forEach(function (n) { add(ul, el('li', null, n)); });
+        add(head, ul);
+      }
+    }
     function fact(label, value) {
       if (value === undefined || value === null || value === '') return;
       add(f, add(el('span'), label + ' ', el('b', null, value)));

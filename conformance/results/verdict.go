@@ -1,0 +1,186 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Checks of a skipped result's reason: why a planned call was not made. The
+// verdict reads them, so a missing key, a rejected key and a budget are each
+// said once, not once per case.
+const (
+	CheckKeyMissing   = "key-missing"  // no key of that kind configured
+	CheckKeyRejected  = "key-rejected" // the key was refused by the preflight call
+	CheckPrecondition = "precondition" // e.g. no public image URL for the URL-reference case
+	CheckBudget       = "budget"       // beyond --max-calls
+)
+
+// Outcome is a run's verdict, the exit code's meaning (DESIGN.md).
+type Outcome string
+
+const (
+	// OutcomePass: every counted case that was selected ran and passed, or
+	// no counted case was selected and something ran (judged on its own).
+	OutcomePass Outcome = "pass"
+	// OutcomeFail: a counted case failed or errored.
+	OutcomeFail Outcome = "fail"
+	// OutcomeIncomplete: nothing failed, but the run cannot vouch for the
+	// gateway: counted results ended throttled, a configured key was
+	// rejected, or counted cases were selected and none of them ran.
+	OutcomeIncomplete Outcome = "incomplete"
+)
+
+// Verdict is what a run concludes: the outcome, one headline, and a note per
+// thing that was not checked.
+type Verdict struct {
+	Outcome  Outcome
+	Headline string
+	Notes    []string
+}
+
+// Judge reads a run's results. Counted results are those that decide the
+// exit code (Counts): verified and negative, and strict under --strict.
+func Judge(rs []Result, strict bool) Verdict {
+	var counted, ran, failed, throttled int
+	var ranAny bool
+	tiers := map[Tier]int{}
+	// not checked, by reason: the first message of each (key kind, check).
+	type why struct{ check, key string }
+	notChecked := map[why]int{}
+	first := map[why]string{}
+	var order []why
+	for _, r := range rs {
+		if r.Status != StatusSkip {
+			ranAny = true
+		}
+		if !r.Counts(strict) {
+			continue
+		}
+		counted++
+		switch {
+		case r.Failed():
+			failed++
+		case r.Status == StatusThrottled:
+			throttled++
+		}
+		if r.Status != StatusSkip {
+			ran++
+			tiers[r.Tier]++
+			continue
+		}
+		w := why{key: r.Key}
+		if len(r.Reasons) > 0 {
+			w.check = r.Reasons[0].Check
+		}
+		if w.check != CheckKeyMissing && w.check != CheckKeyRejected {
+			w.key = ""
+		}
+		if notChecked[w] == 0 {
+			order = append(order, w)
+			first[w] = "skipped"
+			if len(r.Reasons) > 0 && r.Reasons[0].Message != "" {
+				first[w] = r.Reasons[0].Message
+			}
+		}
+		notChecked[w]++
+	}
+
+	// What "counted" means to a reader: verified and negative, and strict
+	// only under --strict.
+	kind := "verified/negative"
+	if strict {
+		kind = "verified/negative/strict"
+	}
+	v := Verdict{}
+	rejected := false
+	slices.SortStableFunc(order, func(a, b why) int { return strings.Compare(a.check+a.key, b.check+b.key) })
+	for _, w := range order {
+		n := notChecked[w]
+		switch w.check {
+		case CheckKeyMissing:
+			v.Notes = append(v.Notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
+		case CheckKeyRejected:
+			rejected = true
+			v.Notes = append(v.Notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, first[w], plural(n, kind+" case")))
+		default:
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: %s not checked", first[w], plural(n, kind+" case")))
+		}
+	}
+	if throttled > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (429 after retries): not verified", plural(throttled, kind+" result")))
+	}
+
+	scope := describeTiers(tiers, strict)
+	switch {
+	case failed > 0:
+		v.Outcome = OutcomeFail
+		v.Headline = fmt.Sprintf("conformance failed: %d of %s failed or errored", failed, plural(ran, kind+" result"))
+	case counted > 0 && ran == 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(counted, kind+" case"))
+	case throttled > 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(throttled, kind+" result"))
+	case rejected:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = "incomplete: a configured key was rejected; nothing that ran failed"
+	case counted > 0:
+		v.Outcome = OutcomePass
+		v.Headline = "conformance passed: " + scope
+	case ranAny:
+		v.Outcome = OutcomePass
+		v.Headline = "no conformance verdict: no verified or negative case was selected; " + describeRun(rs)
+	default:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = "incomplete: nothing was checked (" + plural(len(rs), "result") + ", all skipped)"
+	}
+	return v
+}
+
+// describeTiers says what was checked: "126 verified, 46 negative".
+func describeTiers(tiers map[Tier]int, strict bool) string {
+	var parts []string
+	for _, t := range Tiers {
+		if tiers[t] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", tiers[t], t))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if strict {
+		s += " (strict counted)"
+	}
+	return s
+}
+
+// describeRun says what ran in a run that has no counted case, by tier and
+// status: "explore: 181 pass, 24 unsupported".
+func describeRun(rs []Result) string {
+	by := map[Tier]map[Status]int{}
+	for _, r := range rs {
+		if by[r.Tier] == nil {
+			by[r.Tier] = map[Status]int{}
+		}
+		by[r.Tier][r.Status]++
+	}
+	var parts []string
+	for _, t := range Tiers {
+		var st []string
+		for _, s := range Statuses {
+			if n := by[t][s]; n > 0 {
+				st = append(st, fmt.Sprintf("%d %s", n, s))
+			}
+		}
+		if len(st) > 0 {
+			parts = append(parts, string(t)+": "+strings.Join(st, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

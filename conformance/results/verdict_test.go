@@ -1,0 +1,77 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestJudge(t *testing.T) {
+	res := func(tier Tier, st Status, key string, reasons ...Reason) Result {
+		return Result{Tier: tier, Status: st, Key: key, Reasons: reasons}
+	}
+	missing := Reason{Check: CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
+	rejected := Reason{Check: CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
+	noURL := Reason{Check: CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
+	tests := []struct {
+		name     string
+		rs       []Result
+		strict   bool
+		outcome  Outcome
+		headline string
+		notes    []string
+	}{
+		{name: "all counted pass", outcome: OutcomePass, headline: "conformance passed: 2 verified, 1 negative",
+			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusPass, "text"), res(TierNegative, StatusPass, "text")}},
+		{name: "a failure wins over everything", outcome: OutcomeFail, headline: "conformance failed: 1 of 2 verified/negative results failed or errored",
+			rs: []Result{res(TierVerified, StatusFail, "text"), res(TierVerified, StatusThrottled, "text")},
+			notes: []string{"1 verified/negative result throttled (429 after retries): not verified"}},
+		{name: "an error fails too", outcome: OutcomeFail,
+			rs: []Result{res(TierNegative, StatusError, "image")}},
+		{name: "throttled counted results: incomplete", outcome: OutcomeIncomplete,
+			headline: "incomplete: 2 verified/negative results throttled, not verified; nothing else failed",
+			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusThrottled, "text"), res(TierNegative, StatusThrottled, "text")}},
+		{name: "throttled explore results do not matter", outcome: OutcomePass,
+			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusThrottled, "text")}},
+		{name: "no keys: nothing ran", outcome: OutcomeIncomplete,
+			headline: "incomplete: none of the 2 verified/negative cases selected ran; nothing was checked",
+			rs:       []Result{res(TierVerified, StatusSkip, "image", missing), res(TierNegative, StatusSkip, "image", missing)},
+			notes:    []string{"image key not set: 2 verified/negative cases not checked"}},
+		{name: "a missing key alone is not incomplete", outcome: OutcomePass, headline: "conformance passed: 1 verified",
+			rs:    []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusSkip, "image", missing)},
+			notes: []string{"image key not set: 1 verified/negative case not checked"}},
+		{name: "a rejected key: incomplete", outcome: OutcomeIncomplete,
+			headline: "incomplete: a configured key was rejected; nothing that ran failed",
+			rs:       []Result{res(TierVerified, StatusPass, "image"), res(TierVerified, StatusSkip, "text", rejected), res(TierNegative, StatusSkip, "text", rejected)},
+			notes:    []string{"text key rejected (GET /v1/models with the text key answered 401): 2 verified/negative cases not checked"}},
+		{name: "the URL-reference row is named, not incomplete", outcome: OutcomePass,
+			rs:    []Result{res(TierVerified, StatusPass, "image"), res(TierVerified, StatusSkip, "image", noURL)},
+			notes: []string{"no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): 1 verified/negative case not checked"}},
+		{name: "explore only: no conformance claim", outcome: OutcomePass,
+			headline: "no conformance verdict: no verified or negative case was selected; explore: 1 pass, 1 unsupported",
+			rs:       []Result{res(TierExplore, StatusPass, "image"), res(TierExplore, StatusUnsupported, "image")}},
+		{name: "strict failures count only with --strict", outcome: OutcomePass,
+			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierStrict, StatusFail, "text")}},
+		{name: "with --strict they fail", strict: true, outcome: OutcomeFail,
+			headline: "conformance failed: 1 of 2 verified/negative/strict results failed or errored",
+			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierStrict, StatusFail, "text")}},
+		{name: "nothing at all", outcome: OutcomeIncomplete, headline: "incomplete: nothing was checked (0 results, all skipped)"},
+		{name: "explore selected, all skipped", outcome: OutcomeIncomplete,
+			rs: []Result{res(TierExplore, StatusSkip, "image", missing)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(tt.rs, tt.strict)
+			assert.Equal(t, tt.outcome, v.Outcome)
+			if tt.headline != "" {
+				assert.Equal(t, tt.headline, v.Headline)
+			}
+			if tt.outcome != OutcomePass {
+				assert.NotContains(t, v.Headline, "passed", "only a pass may say passed")
+			}
+			if tt.notes != nil {
+				assert.Equal(t, tt.notes, v.Notes)
+			}
+		})
+	}
+}
