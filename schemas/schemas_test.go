@@ -107,14 +107,15 @@ var cases = map[string]schemaCase{
 		},
 	},
 	"chat_chunk": {
-		minimal: `{"choices":[]}`,
+		// A usage-only chunk without choices is legal (6.2 names choices
+		// as where text is, not as a member of every chunk).
+		minimal: `{"object":"chat.completion.chunk","usage":{"total_tokens":3}}`,
 		rich: `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"gen-5.5",
 			"choices":[{"index":0,"delta":{"role":"assistant","content":"Hel","refusal":null},"logprobs":null,"finish_reason":null},
 			           {"index":1,"delta":{}},{"index":2,"delta":{"content":null},"finish_reason":"stop"},
 			           {"index":3,"content_filter_results":{}}],
 			"usage":null}`,
 		faults: []fault{
-			{"missing choices", `{"object":"chat.completion.chunk"}`, "/choices"},
 			{"choices object", `{"choices":{"delta":{"content":"x"}}}`, "/choices"},
 			{"content number", `{"choices":[{"delta":{"content":5}}]}`, "/choices/0/delta/content"},
 			{"delta string", `{"choices":[{"delta":"hi"}]}`, "/choices/0/delta"},

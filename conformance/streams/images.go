@@ -66,8 +66,14 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 			Message:  "event of the other request family",
 			Expected: g.family + ".* events", Actual: typ})
 	}
-	return append(vs, Violation{Event: n, Rule: RuleImgUnknownEvent, Message: "unknown image stream event type",
-		Expected: g.family + ".partial_image or " + g.family + ".completed", Actual: typ})
+	// Spec 6.1 names the preview and final events of each family and shows
+	// no others; an event of some other type is ignored, as clients that
+	// read the two they know do. Reported under strict only.
+	if g.once.first(RuleImgUnknownEvent) {
+		vs = append(vs, Violation{Event: n, Rule: RuleImgUnknownEvent, Strict: true, Message: "image stream event of a type spec 6.1 does not name",
+			Expected: g.family + ".partial_image or " + g.family + ".completed", Actual: typ})
+	}
+	return vs
 }
 
 func (g *Images) preview(n int, doc gjson.Result) []Violation {

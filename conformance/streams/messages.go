@@ -17,6 +17,7 @@ import (
 type Messages struct {
 	phase      msgPhase
 	stopReason string
+	textDeltas int // content_block_delta events carrying delta.text
 	text       textBuf
 	events     int
 	errored    bool // an error event arrived: it is the reason the stream ends early
@@ -39,7 +40,8 @@ const (
 // NewMessages returns the messages stream grammar.
 func NewMessages() *Messages { return &Messages{once: once{}, open: map[int64]bool{}} }
 
-// StopReason is the last non-empty delta.stop_reason of a message_delta.
+// StopReason is the last non-empty stop_reason of a message_delta, read from
+// its delta or, failing that, from the event itself.
 func (g *Messages) StopReason() string { return g.stopReason }
 
 func (g *Messages) Text() string { return g.text.String() }
@@ -90,15 +92,26 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		vs = append(vs, g.block(n, typ, doc)...)
 	case "message_delta":
 		g.phase = phaseDelta
+		// 6.3 confirms completion by "the final message's stop_reason" and
+		// shows no payload field of message_delta, so stop_reason counts in
+		// its delta or on the event. The official SDKs read delta.stop_reason:
+		// elsewhere is a strict-tier violation.
 		if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
 			g.stopReason = r.Str
+		} else if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
+			g.stopReason = r.Str
+			if g.once.first(RuleMsgStopReasonPlace) {
+				vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
+					Message:  "stop_reason is on the message_delta event, not in its delta (the official SDKs read delta.stop_reason)",
+					Expected: "delta.stop_reason", Actual: "stop_reason " + r.Str})
+			}
 		}
 	case "message_stop":
 		g.phase = phaseStopped
 		if g.stopReason == "" {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
-				Message:  "message_stop arrived but no message_delta carried delta.stop_reason",
-				Expected: "a message_delta with delta.stop_reason (e.g. end_turn)", Actual: "none"})
+				Message:  "message_stop arrived but no message_delta carried a stop_reason",
+				Expected: "a message_delta with a stop_reason (e.g. end_turn)", Actual: "none"})
 		}
 	}
 	return vs
@@ -125,6 +138,7 @@ func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
 		}
 	case "content_block_delta":
 		if t := doc.Get("delta.text"); t.Type == gjson.String {
+			g.textDeltas++
 			g.text.WriteString(t.Str)
 		}
 	}
@@ -170,9 +184,20 @@ func (g *Messages) Finish(readErr error) []Violation {
 	if vs, cut := readErrViolations(readErr); cut {
 		return vs
 	}
-	if g.phase != phaseStopped && !g.errored {
-		return []Violation{{Rule: RuleMsgStopMissing, Message: "the stream ended without message_stop",
-			Expected: "message_stop as the last event", Actual: "end of stream after " + plural(g.events, "event")}}
+	if g.errored {
+		return nil // the error event is the reason
 	}
-	return nil
+	var vs []Violation
+	if g.phase != phaseStopped {
+		vs = append(vs, Violation{Rule: RuleMsgStopMissing, Message: "the stream ended without message_stop",
+			Expected: "message_stop as the last event", Actual: "end of stream after " + plural(g.events, "event")})
+	}
+	// 6.3: "content-block events including content_block_delta (text in
+	// delta.text)": text carried only elsewhere (content_block_start) is
+	// not the stream the spec shows.
+	if g.textDeltas == 0 {
+		vs = append(vs, Violation{Rule: RuleMsgNoTextDelta, Message: "no content_block_delta carried text in delta.text (spec 6.3)",
+			Expected: "at least one content_block_delta with delta.text", Actual: "none"})
+	}
+	return vs
 }

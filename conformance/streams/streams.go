@@ -82,14 +82,16 @@ const (
 	RuleMsgStopLast          = "messages.stop-last"
 	RuleMsgStopMissing       = "messages.stop-missing"
 	RuleMsgStopReasonMissing = "messages.stop-reason-missing"
-	RuleMsgNameMissing       = "messages.event-name-missing" // strict
-	RuleMsgBlockIndex        = "messages.block-index"        // strict
+	RuleMsgNoTextDelta       = "messages.no-text-delta" // no content_block_delta carried delta.text
+	RuleMsgNameMissing       = "messages.event-name-missing"      // strict
+	RuleMsgBlockIndex        = "messages.block-index"             // strict
+	RuleMsgStopReasonPlace   = "messages.stop-reason-not-in-delta" // strict
 
 	RuleImgNotJSON           = "images.not-json"
 	RuleImgTypeMissing       = "images.type-missing"
 	RuleImgNameMismatch      = "images.event-name-mismatch"
 	RuleImgWrongFamily       = "images.wrong-family"
-	RuleImgUnknownEvent      = "images.unknown-event"
+	RuleImgUnknownEvent      = "images.unknown-event" // strict
 	RuleImgErrorEvent        = "images.error-event"
 	RuleImgIndexMissing      = "images.preview-index-missing"
 	RuleImgTooManyPreviews   = "images.too-many-previews"
