@@ -21,6 +21,7 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "ok: %d cases, %d schemas\n", len(cat.Cases), len(set.Names()))
+	// The requirement rows are what every case's spec: was checked against.
+	fmt.Fprintf(stdout, "ok: %d cases, %d schemas, %d requirements\n", len(cat.Cases), len(set.Names()), len(cat.Spec.Rows))
 	return exitOK
 }
