@@ -56,9 +56,6 @@ func (rs SpecRefs) String() string {
 // IsRow reports whether the reference names one row rather than a section.
 func (r SpecRef) IsRow() bool { return strings.Contains(string(r), "/") }
 
-// Row returns the row with the given id, or nil.
-func (s *Spec) Row(id string) *SpecRow { return s.byID[id] }
-
 // Resolve returns the rows a reference stands for. The error reads as the
 // rest of a diagnostic: "unknown requirement ...".
 func (s *Spec) Resolve(ref SpecRef) ([]*SpecRow, error) {
@@ -86,12 +83,12 @@ func (s *Spec) ids() []string {
 	return out
 }
 
-// SpecFile is where the embedded requirements file is shown in diagnostics.
-const SpecFile = "cases/requirements/requirements.yaml"
+// specFile is where the embedded requirements file is shown in diagnostics.
+const specFile = "cases/requirements/requirements.yaml"
 
 // embeddedSpec parses the embedded requirements file once.
 var embeddedSpec = sync.OnceValues(func() (*Spec, error) {
-	return LoadSpec(SpecFile, requirements.YAML)
+	return LoadSpec(specFile, requirements.YAML)
 })
 
 var (

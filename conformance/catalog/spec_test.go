@@ -22,8 +22,8 @@ func TestEmbeddedSpec(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, testable, 112)
-	assert.Equal(t, "4.5", s.Row("4.5/rule-2").Section)
-	assert.Equal(t, results.TierNegative, s.Row("4.5/rule-2").Tier)
+	assert.Equal(t, "4.5", s.byID["4.5/rule-2"].Section)
+	assert.Equal(t, results.TierNegative, s.byID["4.5/rule-2"].Tier)
 }
 
 func TestLoadSpecBad(t *testing.T) {
