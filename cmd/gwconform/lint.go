@@ -23,6 +23,7 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "ok: %d cases, %d schemas\n", len(suite.Catalog.Cases), len(suite.Schemas.Names()))
+	// The requirement rows are what every case's spec: was checked against.
+	fmt.Fprintf(stdout, "ok: %d cases, %d schemas, %d requirements\n", len(suite.Catalog.Cases), len(suite.Schemas.Names()), len(suite.Catalog.Spec.Rows))
 	return exitOK
 }

@@ -30,14 +30,19 @@ var KeyKinds = []KeyKind{KeyText, KeyMessages, KeyImage, KeyAlt}
 // Case is one declared check: a request, sent once per model, and what the
 // answer must look like.
 type Case struct {
-	ID          string       `yaml:"id"`
-	Feature     string       `yaml:"feature"`
-	Tier        results.Tier `yaml:"tier"`
-	Spec        string       `yaml:"spec"`        // spec section, e.g. "4.5 rule 2; 7"
-	Requirement string       `yaml:"requirement"` // the sentence of the spec (or client rule) this case checks
-	Why         string       `yaml:"why"`         // strict/explore: why it matters
-	Key         KeyKind      `yaml:"key"`
-	Models      []string     `yaml:"models"`
+	ID      string       `yaml:"id"`
+	Feature string       `yaml:"feature"`
+	Tier    results.Tier `yaml:"tier"`
+	// Refs are the requirement rows this case checks (SpecRef), as written
+	// in `spec:`; the loader rejects one that cases/requirements does not list.
+	Refs SpecRefs `yaml:"spec"`
+	// Spec is Refs as one string, e.g. "4.5/rule-2, 7/edit-file-id": the
+	// results record keeps spec a string.
+	Spec        string   `yaml:"-"`
+	Requirement string   `yaml:"requirement"` // the sentence of the spec (or client rule) this case checks
+	Why         string   `yaml:"why"`         // strict/explore: why it matters
+	Key         KeyKind  `yaml:"key"`
+	Models      []string `yaml:"models"`
 	// Requires names preconditions; a missing one makes the case skip.
 	// Known: public_image_url.
 	Requires []string `yaml:"requires"`

@@ -345,6 +345,7 @@ var nouns = map[reflect.Type]string{
 	reflect.TypeFor[SSEExpect]():    "sse",
 	reflect.TypeFor[matcherOps]():   "matcher",
 	reflect.TypeFor[exploreEntry](): "explore domain",
+	reflect.TypeFor[SpecRow]():      "requirement row",
 }
 
 // templated are the Request fields whose strings are templates.
@@ -406,8 +407,12 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 	if n == nil {
 		return
 	}
-	if v.Type() == matcherType {
+	switch v.Type() {
+	case matcherType:
 		d.decodeMatcher(n, v.Addr().Interface().(*Matcher), path)
+		return
+	case specRefsType:
+		d.decodeSpecRefs(n, v.Addr().Interface().(*SpecRefs), path)
 		return
 	}
 	null := isNull(n)

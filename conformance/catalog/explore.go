@@ -23,7 +23,7 @@ import (
 //	explore:
 //	  - id: explore-edit                 # cases explore-edit-01, -02, ...
 //	    feature: images.edit.explore
-//	    spec: "4.5 rule 4"
+//	    spec: 4.5/rule-4
 //	    requirement: "..."
 //	    why: "..."
 //	    key: image
@@ -60,7 +60,7 @@ const (
 type exploreEntry struct {
 	ID          string   `yaml:"id"`
 	Feature     string   `yaml:"feature"`
-	Spec        string   `yaml:"spec"`
+	Refs        SpecRefs `yaml:"spec"`
 	Requirement string   `yaml:"requirement"`
 	Why         string   `yaml:"why"`
 	Key         KeyKind  `yaml:"key"`
@@ -165,7 +165,7 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 
 	pos := fmt.Sprintf("%s:%d:%d", d.file, at.Line, at.Col)
 	base := Case{
-		ID: e.ID, Feature: e.Feature, Tier: results.TierExplore, Spec: e.Spec, Requirement: e.Requirement,
+		ID: e.ID, Feature: e.Feature, Tier: results.TierExplore, Refs: e.Refs, Spec: e.Refs.String(), Requirement: e.Requirement,
 		Why: e.Why, Key: e.Key, Models: e.Models, Requires: e.Requires, Request: e.Request, Pos: pos,
 	}
 	var rows [][]string

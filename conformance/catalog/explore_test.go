@@ -19,7 +19,7 @@ import (
 const exploreFile = `explore:
   - id: explore-edit
     feature: images.edit.explore
-    spec: "4.5 rule 4"
+    spec: 4.5/rule-4
     requirement: "Combinations of parameters beyond the verified rows are not guaranteed."
     why: "maps stacked combinations"
     key: image
@@ -197,7 +197,7 @@ func TestExploreAllPairs(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("explore-edit-%02d", i+1), c.ID)
 		assert.Equal(t, results.TierExplore, c.Tier)
 		assert.Equal(t, "images.edit.explore", c.Feature)
-		assert.Equal(t, "4.5 rule 4", c.Spec)
+		assert.Equal(t, "4.5/rule-4", c.Spec)
 		assert.Equal(t, "maps stacked combinations", c.Why)
 		assert.Equal(t, KeyImage, c.Key)
 		assert.Equal(t, []string{"gen-image-2.5-flare", "gen-image-2"}, c.Models)

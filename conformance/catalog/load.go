@@ -29,6 +29,8 @@ type Catalog struct {
 	Fixtures fs.FS
 	// Files are the case files as displayed, e.g. "cases/chat.yaml".
 	Files []string
+	// Spec is the spec's requirement rows the cases' Refs resolve against.
+	Spec *Spec
 
 	hash     string
 	fixtures sync.Map // name → fixtureData
@@ -51,21 +53,34 @@ func (c *Catalog) Case(id string) *Case {
 // Option adjusts Load.
 type Option func(*options)
 
-type options struct{ dir string }
+type options struct {
+	dir  string
+	spec *Spec
+}
 
 // WithDisplayDir sets the directory shown before file names in diagnostics
 // and Case.Pos (default "cases"; "" shows bare names). Use the --cases
 // directory when loading from disk.
 func WithDisplayDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
+// WithSpec checks `spec:` against the given requirements instead of the
+// embedded cases/requirements file (tests use it).
+func WithSpec(s *Spec) Option { return func(o *options) { o.spec = s } }
+
 // Load reads every *.yaml (and *.yml) file at the root of cases, in name
-// order, and validates each case against the known features, schema names
-// and fixtures. Problems in the files come back as Diagnostics holding all
+// order, and validates each case against the known features, the spec's
+// requirement rows, schema names and fixtures. Problems in the files come back as Diagnostics holding all
 // of them; a nil schemaNames skips the schema-name check.
 func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*Catalog, error) {
 	o := options{dir: "cases"}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.spec == nil {
+		var err error
+		if o.spec, err = embeddedSpec(); err != nil {
+			return nil, err
+		}
 	}
 	var names []string
 	for _, pat := range []string{"*.yaml", "*.yml"} {
@@ -80,7 +95,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 		return nil, errors.New("no case files (*.yaml) found")
 	}
 	l := &loader{
-		fixtures: fixtures, firstID: map[string]string{},
+		fixtures: fixtures, spec: o.spec, firstID: map[string]string{},
 	}
 	if schemaNames != nil {
 		l.schemas = map[string]bool{}
@@ -88,7 +103,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 			l.schemas[s] = true
 		}
 	}
-	cat := &Catalog{Fixtures: fixtures}
+	cat := &Catalog{Fixtures: fixtures, Spec: o.spec}
 	h := sha256.New()
 	for _, name := range names {
 		data, err := fs.ReadFile(cases, name)
@@ -113,6 +128,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 
 type loader struct {
 	fixtures fs.FS
+	spec     *Spec
 	schemas  map[string]bool   // nil: not checked
 	firstID  map[string]string // id → position of its first declaration
 	diags    Diagnostics
@@ -227,6 +243,7 @@ func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out [
 		at := nodePos(item)
 		d.pos[""] = at
 		d.decode(item, reflect.ValueOf(&c).Elem(), "")
+		c.Spec = c.Refs.String()
 		c.Pos = fmt.Sprintf("%s:%d:%d", file, at.Line, at.Col)
 		l.validate(d, &c)
 		out = append(out, c)
@@ -321,11 +338,9 @@ func (l *loader) validate(d *decoder, c *Case) {
 	} else if c.Tier != "" && !c.Tier.Valid() {
 		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(results.Tiers))
 	}
-	req("", d.present["spec"], "missing field spec (the spec section this case checks)")
+	req("", d.present["spec"], "missing field spec (the requirement ids this case checks)")
 	req("", d.present["requirement"], "missing field requirement (the sentence of the spec this case checks)")
-	if d.present["spec"] && strings.TrimSpace(c.Spec) == "" {
-		d.errAt(d.at("spec"), "spec: empty")
-	}
+	l.validateSpecRefs(d, c)
 	if d.present["requirement"] && strings.TrimSpace(c.Requirement) == "" {
 		d.errAt(d.at("requirement"), "requirement: empty")
 	}

@@ -28,7 +28,7 @@ cases:
   - id: edit-multipart-two-refs
     feature: images.edit.multipart_two_refs
     tier: verified
-    spec: "4.5 multipart; rule 5"
+    spec: [4.5/multipart-two-refs, 4.5/rule-5]
     requirement: "image[]: two fields for two reference images (2.5 models)"
     key: image
     models: [gen-image-2.5-flare, gen-image-2.5-sunburst]
@@ -217,7 +217,7 @@ func TestLoadBad(t *testing.T) {
 		{"missing status", "      status: 200\n      sse", "      sse",
 			[]string{f + `48:7: expect: missing field status`}},
 		{"missing field", "    spec: \"6.3\"\n", "",
-			[]string{f + `29:5: missing field spec (the spec section this case checks)`}},
+			[]string{f + `29:5: missing field spec (the requirement ids this case checks)`}},
 		{"bad requirement name", "requires: [public_image_url]", "requires: [public_image_url, gpu]",
 			[]string{f + `37:15: unknown requirement "gpu" (known: public_image_url)`}},
 		{"multipart nested", `n: 1`, `n: {a: 1}`,
