@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"image"
 	"regexp"
 
 	"github.com/tidwall/gjson"
@@ -18,8 +19,9 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 type imageWant struct {
 	expect *catalog.ImageExpect // may be nil: only the result's own fields are checked
 	// The result's (or event's) own description of the image, which the
-	// decoded bytes must match (spec 2.2): output_format and size.
-	formatField, sizeField string
+	// decoded bytes must match (spec 2.2): output_format, size, and
+	// background ("reflects the output background").
+	formatField, sizeField, backgroundField string
 }
 
 // checkImageResult applies spec 2.2 to a non-streaming image result: every
@@ -33,9 +35,10 @@ func (c *checker) checkImageResult(body []byte, exp *catalog.ImageExpect, thumbs
 			"the number of images differs from n")
 	}
 	want := imageWant{
-		expect:      exp,
-		formatField: gjson.GetBytes(body, "output_format").Str,
-		sizeField:   gjson.GetBytes(body, "size").Str,
+		expect:          exp,
+		formatField:     gjson.GetBytes(body, "output_format").Str,
+		sizeField:       gjson.GetBytes(body, "size").Str,
+		backgroundField: gjson.GetBytes(body, "background").Str,
 	}
 	var infos []results.ImageInfo
 	for i, item := range items {
@@ -101,14 +104,40 @@ func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thu
 			c.fail("image", where, s.value+" ("+s.name+")", got, "decoded image size differs from the %s", s.name)
 		}
 	}
-	if exp != nil && exp.Alpha != nil && info.Alpha != *exp.Alpha {
-		if *exp.Alpha {
-			c.fail("image", where, "real alpha (some pixels not opaque)", "fully opaque", "transparent output carries no alpha")
-		} else {
-			c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency")
-		}
+	if exp != nil && exp.Alpha != nil && !*exp.Alpha && info.Alpha {
+		c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency")
 	}
+	if exp != nil && exp.Transparent != nil {
+		c.checkTransparent(where, img, *exp.Transparent, "transparent output carries no real alpha channel (spec 4.5)")
+	}
+	c.checkBackgroundField(where, img, info.Alpha, want)
 	return res, true
+}
+
+// checkTransparent demands a transparent region of at least the stated share.
+func (c *checker) checkTransparent(where string, img image.Image, t catalog.Transparency, message string) {
+	share := imagecheck.TransparentShare(img, uint8(t.BelowAlpha))
+	if share < t.MinShare {
+		c.fail("image", where, t.String(), fmt.Sprintf("%.3g%% of pixels below alpha %d", share*100, t.BelowAlpha), "%s", message)
+	}
+}
+
+// checkBackgroundField: spec 2.2, background "reflects the output
+// background". opaque must be fully opaque; transparent must hold real
+// transparency, at the case's threshold or the default; auto and values the
+// spec does not name say nothing about pixels.
+func (c *checker) checkBackgroundField(where string, img image.Image, hasAlpha bool, want imageWant) {
+	switch want.backgroundField {
+	case "opaque":
+		if hasAlpha {
+			c.fail("image", where, "fully opaque (background: opaque)", "has transparent pixels", "background says opaque but the image is not (spec 2.2: background reflects the output background)")
+		}
+	case "transparent":
+		if want.expect != nil && want.expect.Transparent != nil {
+			return // checked at the case's own threshold
+		}
+		c.checkTransparent(where, img, catalog.DefaultTransparency, "background says transparent but the image is not (spec 2.2: background reflects the output background)")
+	}
 }
 
 func expFormat(e *catalog.ImageExpect) string {

@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
@@ -9,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -37,8 +40,16 @@ func (c *checker) checkMatcher(path string, v gjson.Result, m catalog.Matcher) {
 		}
 	}
 	if !v.Exists() {
-		c.fail("json", path, describe(m), "absent", "field is missing")
+		if !m.IfPresent {
+			c.fail("json", path, describe(m), "absent", "field is missing")
+		}
 		return
+	}
+	if m.Model != "" {
+		c.checkModel(path, v, m.Model)
+	}
+	if m.UnixSeconds != "" {
+		c.checkUnixSeconds(path, v, m.UnixSeconds)
 	}
 	if m.HasEquals && !equalJSON(v, m.Equals) {
 		c.fail("json", path, fmt.Sprintf("%v", m.Equals), v.Raw, "value differs")
@@ -164,4 +175,100 @@ func compiled(pattern string) *regexp.Regexp {
 	re := regexp.MustCompile(pattern)
 	regexps.Store(pattern, re)
 	return re
+}
+
+// datedSuffix is what a gateway may append to the requested id when it
+// names the model used: a release date, -YYYYMMDD or -YYYY-MM-DD.
+var datedSuffix = regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+
+// checkModel: spec 2.3 and 2.4 call the field "model used"; the verified
+// reading is the requested id, optionally dated; the strict one, exact.
+func (c *checker) checkModel(path string, v gjson.Result, mode string) {
+	got := v.Str
+	ok := v.Type == gjson.String && got == c.model
+	if !ok && mode == catalog.ModelRequested && v.Type == gjson.String {
+		rest, found := strings.CutPrefix(got, c.model)
+		ok = found && datedSuffix.MatchString(rest)
+	}
+	if ok {
+		return
+	}
+	want := c.model
+	if mode == catalog.ModelRequested {
+		want += " (optionally -YYYYMMDD or -YYYY-MM-DD)"
+	}
+	c.fail("json", path, want, v.Raw, "the model used is not the model requested (spec 2.3, 2.4: model used)")
+}
+
+// Bounds of a plausible Unix time in seconds: after 2001-09-09 (1e9 s: a
+// zero or a small counter is no time) and, read as seconds, a value in
+// milliseconds lands tens of thousands of years ahead, past the bound of
+// the exchange plus a day.
+const (
+	minUnixSeconds = 1_000_000_000
+	unixSlack      = 24 * time.Hour
+)
+
+// checkUnixSeconds: spec 2.2, "created: integer, Unix time in seconds".
+func (c *checker) checkUnixSeconds(path string, v gjson.Result, window string) {
+	if v.Type != gjson.Number || v.Num != math.Trunc(v.Num) {
+		c.fail("json", path, "an integer Unix time in seconds", v.Raw, "not an integer (spec 2.2: Unix time in seconds)")
+		return
+	}
+	got := time.Unix(v.Int(), 0)
+	latest := c.received.Add(unixSlack)
+	switch {
+	case v.Int() < minUnixSeconds:
+		c.fail("json", path, "a Unix time in seconds", v.Raw, "not a plausible Unix time (spec 2.2: Unix time in seconds)")
+		return
+	case got.After(latest):
+		c.fail("json", path, "seconds, no later than "+latest.UTC().Format(time.RFC3339), v.Raw,
+			"later than the answer plus a day: milliseconds, or a clock far off (spec 2.2: Unix time in seconds)")
+		return
+	}
+	if window == catalog.UnixSecondsPlausible {
+		return
+	}
+	w, _ := time.ParseDuration(window) // the loader validated it
+	from, to := c.sent.Add(-w).Truncate(time.Second), c.received.Add(w)
+	if got.Before(from) || got.After(to) {
+		c.fail("json", path, fmt.Sprintf("within %s of the exchange (%s .. %s)", w, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339)),
+			got.UTC().Format(time.RFC3339), "created is not the time of this exchange (spec 2.2)")
+	}
+}
+
+// checkListsDiffer: spec 2.1, "the list differs per key". It lists the
+// models of each named key kind that is configured and compares the sets of
+// ids with this list's; it returns the number of requests it made.
+func (c *checker) checkListsDiffer(ctx context.Context, t Target, body []byte, others []catalog.KeyKind) int {
+	mine := idSet(gjson.GetBytes(body, "data.#.id").Array())
+	made := 0
+	for _, kind := range others {
+		if t.Keys[kind] == "" || t.Rejected[kind] != "" {
+			continue
+		}
+		made++
+		ids, err := ListModels(ctx, t, kind)
+		if err != nil {
+			c.fail("json", "data", "the model list of the "+string(kind)+" key", err.Error(), "could not list the other key's models to compare")
+			continue
+		}
+		theirs := map[string]bool{}
+		for _, id := range ids {
+			theirs[id] = true
+		}
+		if maps.Equal(mine, theirs) {
+			c.fail("json", "data", "a list that differs from the "+string(kind)+" key's", fmt.Sprintf("the same %d models", len(mine)),
+				"the list is the same for two keys (spec 2.1: the list differs per key)")
+		}
+	}
+	return made
+}
+
+func idSet(vs []gjson.Result) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range vs {
+		out[v.String()] = true
+	}
+	return out
 }

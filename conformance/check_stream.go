@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,9 +70,14 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 	}
 	c.addViolations(finish, exp.Strict)
 
-	if exp.StopReason != "" {
-		if m, ok := g.(*streams.Messages); ok && m.StopReason() != exp.StopReason {
-			c.fail("sse", "message_delta.delta.stop_reason", exp.StopReason, m.StopReason(), "the stream's stop_reason differs")
+	if e, ok := g.(streams.Ender); ok {
+		for _, want := range []struct {
+			where string
+			m     *catalog.Matcher
+		}{{"message_delta stop_reason", exp.StopReason}, {"choices[0].finish_reason", exp.FinishReason}} {
+			if want.m != nil {
+				c.checkMatcher(want.where, stopValue(e.StopReason()), *want.m)
+			}
 		}
 	}
 	if exp.MinText > 0 && len([]rune(g.Text())) < exp.MinText {
@@ -110,4 +116,13 @@ func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where s
 		}
 		c.fail("schema", strings.TrimSpace(at), "schema "+name, "", "%s", v.Message)
 	}
+}
+
+// stopValue presents a stream's stop reason to the JSON matchers: a string,
+// or absent when the stream carried none.
+func stopValue(s string) gjson.Result {
+	if s == "" {
+		return gjson.Result{}
+	}
+	return gjson.Parse(strconv.Quote(s))
 }

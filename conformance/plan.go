@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,6 +118,9 @@ func skipReason(cs *catalog.Case, t Target) *results.Reason {
 	if cs.Request.Auth != catalog.AuthNone && t.Keys[cs.Key] == "" {
 		return &results.Reason{Check: results.CheckKeyMissing, Message: fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])}
 	}
+	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, func(k catalog.KeyKind) bool { return t.Keys[k] != "" && t.Rejected[k] == "" }) {
+		return &results.Reason{Check: results.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
+	}
 	for _, req := range cs.Requires {
 		switch req {
 		case catalog.RequirePublicImageURL:
@@ -184,4 +188,12 @@ func Summarize(calls []Call) Summary {
 // skipped turns a planned skip into its result.
 func skipped(c Call) results.Result {
 	return newResult(c, results.StatusSkip, *c.Skip)
+}
+
+func keyVariables(kinds []catalog.KeyKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = KeyVariables[k]
+	}
+	return strings.Join(names, ", ")
 }

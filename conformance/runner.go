@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,29 +89,50 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	cs := call.Case
 	res = newResult(call, results.StatusPass)
 	res.Started = time.Now().UTC()
-	rendered, err := r.Catalog.Render(cs, call.Model, catalog.Env{PublicImageURL: r.Target.PublicImageURL})
-	if err != nil {
-		res.Status = results.StatusError
-		res.Reasons = []results.Reason{{Check: "render", Message: err.Error()}}
-		return res
-	}
-	res.Request = summarize(rendered)
-
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	ex, err := send(ctx, client, o, r.Target, cs, rendered)
-	res.Attempts = ex.attempts
-	res.TTFBMS = ex.ttfb.Milliseconds()
-	defer func() { res.DurationMS = time.Since(ex.started).Milliseconds() }()
-	if err != nil {
-		res.Status, res.Reasons = transportFailure(ctx, err, o.Timeout)
-		return res
+	started := time.Now()
+	defer func() { res.DurationMS = time.Since(started).Milliseconds() }()
+	var declined []results.Reason
+	var ex *exchange
+	for i, shape := range shapes(cs) {
+		rendered, err := r.Catalog.Render(shape.cs, call.Model, catalog.Env{PublicImageURL: r.Target.PublicImageURL})
+		if err != nil {
+			res.Status = results.StatusError
+			res.Reasons = []results.Reason{{Check: "render", Message: err.Error()}}
+			return res
+		}
+		res.Request = summarize(rendered)
+		ex, err = send(ctx, client, o, r.Target, shape.cs, rendered)
+		res.Attempts = ex.attempts
+		res.Requests += ex.attempts
+		res.TTFBMS = ex.ttfb.Milliseconds()
+		if err != nil {
+			res.Status, res.Reasons = transportFailure(ctx, err, o.Timeout)
+			res.Reasons = append(declined, res.Reasons...)
+			return res
+		}
+		code := ex.resp.StatusCode
+		if shape.name == "" || cs.Expect.Accepts(code) || code == http.StatusTooManyRequests || i == len(cs.Variants)-1 {
+			if cs.Expect.Accepts(code) {
+				res.Variant = shape.name
+			}
+			break
+		}
+		// A shape the spec does not show, declined: try the next one.
+		body, _ := readBody(ex.resp.Body, 4<<10)
+		ex.resp.Body.Close()
+		declined = append(declined, results.Reason{Check: "variant", Where: shape.name, Expected: cs.Expect.WantStatus(),
+			Actual: fmt.Sprintf("%d %s", code, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
 	}
 	defer ex.resp.Body.Close()
 	res.HTTPStatus = ex.resp.StatusCode
 
-	c := &checker{}
-	r.check(c, o, cs, ex, &res)
+	c := &checker{model: call.Model, sent: ex.started, received: ex.started.Add(ex.ttfb)}
+	r.check(ctx, c, o, cs, ex, &res)
+	if !c.ok() {
+		c.reasons = append(declined, c.reasons...)
+	}
 	res.Reasons = c.reasons
 	res.Status = r.verdict(cs, ex, c)
 	if err := ctx.Err(); err != nil && !c.ok() {
@@ -126,16 +148,33 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	return res
 }
 
+// shape is one body a call may send: the case itself, or one of its variants.
+type shape struct {
+	name string // "" for the case itself
+	cs   *catalog.Case
+}
+
+func shapes(cs *catalog.Case) []shape {
+	if len(cs.Variants) == 0 {
+		return []shape{{cs: cs}}
+	}
+	out := make([]shape, len(cs.Variants))
+	for i, v := range cs.Variants {
+		out[i] = shape{name: v.Name, cs: cs.WithVariant(v)}
+	}
+	return out
+}
+
 // check runs every expectation of the case on the answer.
-func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, res *results.Result) {
+func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.Case, ex *exchange, res *results.Result) {
 	exp := cs.Expect
 	resp := ex.resp
 	success := resp.StatusCode >= 200 && resp.StatusCode < 300
-	if resp.StatusCode != exp.Status || !success {
+	if !exp.Accepts(resp.StatusCode) || !success {
 		// A mismatched or error status: the body only explains it. Error
 		// body shapes are not shown by the spec (section 7), so no more checks.
 		body, _ := readBody(resp.Body, 64<<10)
-		c.checkStatus(exp.Status, resp.StatusCode, body)
+		c.checkStatus(exp, resp.StatusCode, body)
 		return
 	}
 	if exp.SSE != nil {
@@ -161,6 +200,9 @@ func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, re
 		c.checkSchema(r.Schemas, exp.Schema, body, "")
 	}
 	c.checkMatchers(body, exp.JSON)
+	if len(exp.DiffersFrom) > 0 {
+		res.Requests += c.checkListsDiffer(ctx, r.Target, body, exp.DiffersFrom)
+	}
 	if exp.Schema == "image_result" || exp.Images != nil {
 		res.Images = c.checkImageResult(body, exp.Images, o.Thumbnails)
 	}

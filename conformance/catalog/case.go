@@ -7,7 +7,10 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -47,7 +50,12 @@ type Case struct {
 	// Known: public_image_url.
 	Requires []string `yaml:"requires"`
 	Request  Request  `yaml:"request"`
-	Expect   Expect   `yaml:"expect"`
+	// Variants are alternative JSON bodies for a shape the spec does not
+	// show (4.3: "the exact shape of a content array for image input: not
+	// shown"): they are sent in order until the gateway accepts one, and
+	// that one is judged. A case with variants sends no request.json.
+	Variants []Variant `yaml:"variants"`
+	Expect   Expect    `yaml:"expect"`
 
 	// Where the case was declared, for messages: "cases/chat.yaml:12:5".
 	// A case generated from an explore domain has the domain's position.
@@ -56,6 +64,19 @@ type Case struct {
 	// parameter → value as written, omitted parameters absent (reports build
 	// a capability map from it). Nil for a case written out.
 	Params map[string]string `yaml:"-"`
+}
+
+// Variant is one named JSON body of a case with variants.
+type Variant struct {
+	Name string `yaml:"name"`
+	JSON any    `yaml:"json"`
+}
+
+// WithVariant returns a copy of the case that sends the variant's body.
+func (c *Case) WithVariant(v Variant) *Case {
+	cp := *c
+	cp.Request.JSON = v.JSON
+	return &cp
 }
 
 // Auth selects how the request authenticates.
@@ -96,8 +117,10 @@ type FormField struct {
 
 // Expect is what the answer must show. Every set field is a check.
 type Expect struct {
-	// Status is the exact HTTP status expected.
-	Status int `yaml:"status"`
+	// Status is the exact HTTP status expected; StatusIn a set of them, for
+	// refusals whose status the spec does not show. Exactly one is given.
+	Status   int        `yaml:"status"`
+	StatusIn *StatusSet `yaml:"status_in"`
 	// Schema names a JSON Schema in schemas/ (without .json) for the body.
 	Schema string `yaml:"schema"`
 	// JSON maps gjson paths to an expected value or a Matcher.
@@ -106,6 +129,46 @@ type Expect struct {
 	Images *ImageExpect `yaml:"images"`
 	// SSE makes the body a stream of the named protocol.
 	SSE *SSEExpect `yaml:"sse"`
+	// DiffersFrom (GET /v1/models only) demands that the list differ from
+	// the list of each named key kind that is configured (spec 2.1: "the
+	// list differs per key"); one more GET /v1/models per such key.
+	DiffersFrom []KeyKind `yaml:"differs_from"`
+}
+
+// StatusSet is a class of statuses less some, e.g. any 4xx except 408 and
+// 429: "refused" where the spec states a refusal but shows no status (5.2),
+// and a timeout or a throttle is no refusal.
+type StatusSet struct {
+	Class  string `yaml:"class"` // 1xx .. 5xx
+	Except []int  `yaml:"except"`
+}
+
+// Has reports whether code is in the set.
+func (s StatusSet) Has(code int) bool {
+	return len(s.Class) == 3 && code/100 == int(s.Class[0]-'0') && !slices.Contains(s.Except, code)
+}
+
+func (s StatusSet) String() string {
+	if len(s.Except) == 0 {
+		return "any " + s.Class
+	}
+	return fmt.Sprintf("any %s except %v", s.Class, s.Except)
+}
+
+// Accepts reports whether an answer's status is the expected one.
+func (e Expect) Accepts(code int) bool {
+	if e.StatusIn != nil {
+		return e.StatusIn.Has(code)
+	}
+	return code == e.Status
+}
+
+// WantStatus describes the expected status for a reason.
+func (e Expect) WantStatus() string {
+	if e.StatusIn != nil {
+		return e.StatusIn.String()
+	}
+	return strconv.Itoa(e.Status)
 }
 
 // Matcher is one expectation on a value read by gjson path. In YAML it is
@@ -120,9 +183,31 @@ type Matcher struct {
 	Max      *float64 `yaml:"max"`
 	NotEmpty bool     `yaml:"not_empty"`
 	Contains string   `yaml:"contains"`
+	// Model compares with the model of the call: "requested" is the id as
+	// sent, optionally followed by a date suffix (-YYYYMMDD or -YYYY-MM-DD)
+	// as gateways resolve aliases; "exact" is the id as sent.
+	Model string `yaml:"model"`
+	// UnixSeconds judges a Unix time in seconds against the exchange's own
+	// send and receive times (never the judging clock, so a later re-check
+	// of recorded traffic agrees): "plausible" is an integer, not zero, not
+	// milliseconds, not after the answer plus a day; a duration ("15m") also
+	// requires it within that much of the exchange.
+	UnixSeconds string `yaml:"unix_seconds"`
+	// IfPresent skips the other operators when the path is absent: for a
+	// field the spec does not show but constrains when it is there.
+	IfPresent bool `yaml:"if_present"`
 
 	HasEquals bool `yaml:"-"` // true when Equals was given (it may be null)
 }
+
+// Values of Matcher.Model.
+const (
+	ModelRequested = "requested"
+	ModelExact     = "exact"
+)
+
+// UnixSecondsPlausible is the UnixSeconds value without a window.
+const UnixSecondsPlausible = "plausible"
 
 // UnmarshalYAML decodes a matcher from a goccy/go-yaml node: a scalar is
 // equality, a mapping holds operators. The loader uses the same code, so both
@@ -145,8 +230,26 @@ type ImageExpect struct {
 	Format string `yaml:"format"` // png, jpeg, webp
 	Size   string `yaml:"size"`   // WxH of every image
 	Count  int    `yaml:"count"`  // number of images in data (n)
-	Alpha  *bool  `yaml:"alpha"`  // true: real transparency present; false: fully opaque
+	Alpha  *bool  `yaml:"alpha"`  // false: fully opaque (true is refused: say how much with Transparent)
+	// Transparent demands real transparency (spec 4.5: "a real alpha
+	// channel"): a transparent region, not one pixel at alpha 254.
+	Transparent *Transparency `yaml:"transparent"`
 }
+
+// Transparency is a stated threshold of real transparency: at least
+// MinShare of the pixels have an alpha below BelowAlpha (8-bit).
+type Transparency struct {
+	MinShare   float64 `yaml:"min_share"`
+	BelowAlpha int     `yaml:"below_alpha"`
+}
+
+func (t Transparency) String() string {
+	return fmt.Sprintf("at least %g%% of pixels below alpha %d", t.MinShare*100, t.BelowAlpha)
+}
+
+// DefaultTransparency is the threshold where no case states one: a result
+// whose background field says transparent (2.2), and explore rows.
+var DefaultTransparency = Transparency{MinShare: 0.01, BelowAlpha: 128}
 
 // Protocol names the grammar of an event stream (spec 6); the stream
 // checks (package streams) know one grammar per protocol.
@@ -168,11 +271,12 @@ func (p Protocol) IsImage() bool { return p == ProtocolImageGeneration || p == P
 
 // SSEExpect checks an event stream.
 type SSEExpect struct {
-	Protocol    Protocol     `yaml:"protocol"`
-	MaxPreviews *int         `yaml:"max_previews"` // images: previews at most this many
-	StopReason  string       `yaml:"stop_reason"`  // messages: expected final stop_reason
-	Images      *ImageExpect `yaml:"images"`       // images: checks on the completed image
-	MinText     int          `yaml:"min_text"`     // chat/messages: at least this many characters of text
+	Protocol     Protocol     `yaml:"protocol"`
+	MaxPreviews  *int         `yaml:"max_previews"`  // images: previews at most this many
+	StopReason   *Matcher     `yaml:"stop_reason"`   // messages: the final stop_reason
+	FinishReason *Matcher     `yaml:"finish_reason"` // chat: the last finish_reason
+	Images       *ImageExpect `yaml:"images"`        // images: checks on the completed image
+	MinText      int          `yaml:"min_text"`      // chat/messages: at least this many characters of text
 	// Strict also applies the protocol's strict-tier rules (from the official
 	// clients, not the spec); set only on strict-tier cases.
 	Strict bool `yaml:"strict"`

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -334,12 +335,14 @@ func (d *decoder) keyText(k ast.MapKeyNode) (string, bool) {
 var (
 	matcherType = reflect.TypeFor[Matcher]()
 	requestType = reflect.TypeFor[Request]()
+	variantType = reflect.TypeFor[Variant]()
 )
 
 // nouns name the structs in "unknown field" messages.
 var nouns = map[reflect.Type]string{
 	reflect.TypeFor[Case]():         "case",
 	requestType:                     "request",
+	variantType:                     "variant",
 	reflect.TypeFor[Expect]():       "expect",
 	reflect.TypeFor[ImageExpect]():  "images",
 	reflect.TypeFor[SSEExpect]():    "sse",
@@ -566,7 +569,7 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string) {
 			continue
 		}
 		was := d.inTemplate
-		if v.Type() == requestType && templated[p.key] {
+		if (v.Type() == requestType && templated[p.key]) || (v.Type() == variantType && p.key == "json") {
 			d.inTemplate = true
 		}
 		d.decode(p.value, v.Field(f.index), sub)
@@ -678,7 +681,7 @@ func (d *decoder) decodeMatcher(n ast.Node, m *Matcher, path string) {
 			}
 		}
 		if given == 0 {
-			d.errf(n, "%s: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains)", path)
+			d.errf(n, "%s: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains, model, unix_seconds, if_present)", path)
 		}
 		if m.Exists != nil && !*m.Exists && given > 1 {
 			d.errf(n, "%s: exists: false cannot be combined with other operators", path)
@@ -690,6 +693,17 @@ func (d *decoder) decodeMatcher(n ast.Node, m *Matcher, path string) {
 			if _, err := compileRegex(m.Regex); err != nil {
 				d.errAt(d.pos[path+".regex"], "%s: invalid regex: %v", path, err)
 			}
+		}
+		if m.Model != "" && m.Model != ModelRequested && m.Model != ModelExact {
+			d.errAt(d.pos[path+".model"], "%s: model %q is not %s or %s", path, m.Model, ModelRequested, ModelExact)
+		}
+		if u := m.UnixSeconds; u != "" && u != UnixSecondsPlausible {
+			if w, err := time.ParseDuration(u); err != nil || w <= 0 {
+				d.errAt(d.pos[path+".unix_seconds"], "%s: unix_seconds %q is neither %s nor a positive duration such as 15m", path, u, UnixSecondsPlausible)
+			}
+		}
+		if m.IfPresent && given == 1 {
+			d.errf(n, "%s: if_present needs another operator to apply", path)
 		}
 		if m.Min != nil && m.Max != nil && *m.Min > *m.Max {
 			d.errAt(d.pos[path+".min"], "%s: min %v is greater than max %v", path, *m.Min, *m.Max)

@@ -641,7 +641,7 @@ func deriveExpect(protocol Protocol, r *Request) Expect {
 		return Expect{Status: 200, SSE: &SSEExpect{Protocol: protocol, MaxPreviews: &previews, Images: im}}
 	}
 	if b, _ := get("background"); b == "transparent" {
-		im.Alpha = new(true)
+		im.Transparent = &DefaultTransparency
 	} else if im.Format == "jpeg" {
 		im.Alpha = new(false)
 	}

@@ -374,6 +374,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 		d.errAt(d.publicURLPos, "the request uses publicImageURL: add requires: [%s]", RequirePublicImageURL)
 	}
 	l.validateRequest(d, c)
+	l.validateVariants(d, c)
 	l.validateExpect(d, c)
 }
 
@@ -450,6 +451,32 @@ func (l *loader) validateRequest(d *decoder, c *Case) {
 	}
 }
 
+func (l *loader) validateVariants(d *decoder, c *Case) {
+	if !d.present["variants"] {
+		return
+	}
+	if len(c.Variants) < 2 {
+		d.errAt(d.at("variants"), "variants: give at least two alternative bodies (one is just request.json)")
+	}
+	if d.present["request.json"] || d.present["request.multipart"] || d.present["request.raw"] || c.Request.Method != "POST" {
+		d.errAt(d.keyAt("variants"), "variants replace request.json: the request is a POST with no body of its own")
+	}
+	seen := map[string]bool{}
+	for i, v := range c.Variants {
+		p := fmt.Sprintf("variants[%d]", i)
+		switch {
+		case v.Name == "":
+			d.errAt(d.at(p), "%s: missing field name", p)
+		case seen[v.Name]:
+			d.errAt(d.at(p+".name"), "%s: variant name %q used twice", p, v.Name)
+		}
+		seen[v.Name] = true
+		if _, ok := v.JSON.(map[string]any); !ok {
+			d.errAt(d.at(p), "%s.json: expected a mapping (the JSON body)", p)
+		}
+	}
+}
+
 func validHeaderName(s string) bool {
 	if s == "" {
 		return false
@@ -468,15 +495,26 @@ func stream(r *Request) bool {
 	return ok && (v == true || v == "true")
 }
 
+var statusClass = regexp.MustCompile(`^[1-5]xx$`)
+
 func (l *loader) validateExpect(d *decoder, c *Case) {
 	e := &c.Expect
 	if !d.present["expect"] {
 		d.errAt(d.at(""), "missing field expect")
 		return
 	}
-	if !d.present["expect.status"] {
+	switch {
+	case d.present["expect.status"] && d.present["expect.status_in"]:
+		d.errAt(d.at("expect.status_in"), "expect: give status or status_in, not both")
+	case d.present["expect.status_in"]:
+		if s := e.StatusIn; s == nil || !statusClass.MatchString(s.Class) {
+			d.errAt(d.at("expect.status_in"), "expect.status_in.class must be one of 1xx, 2xx, 3xx, 4xx, 5xx")
+		} else if s.Class == "2xx" {
+			d.errAt(d.at("expect.status_in"), "expect.status_in is for refusals; a success expects an exact status")
+		}
+	case !d.present["expect.status"]:
 		d.errAt(d.at("expect"), "expect: missing field status")
-	} else if e.Status != 0 && e.Status < 100 || e.Status > 599 {
+	case e.Status != 0 && e.Status < 100 || e.Status > 599:
 		d.errAt(d.at("expect.status"), "expect.status %d is not an HTTP status", e.Status)
 	}
 	if e.Schema != "" && l.schemas != nil && !l.schemas[e.Schema] {
@@ -489,6 +527,17 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 	}
 	if e.Images != nil {
 		l.validateImages(d, "expect.images", e.Images)
+	}
+	for i, k := range e.DiffersFrom {
+		switch {
+		case !slices.Contains(KeyKinds, k):
+			d.errAt(d.at(fmt.Sprintf("expect.differs_from[%d]", i)), "expect.differs_from: %q is not a key kind (%s)", k, joinStrings(KeyKinds))
+		case k == c.Key:
+			d.errAt(d.at(fmt.Sprintf("expect.differs_from[%d]", i)), "expect.differs_from: %q is the case's own key", k)
+		}
+	}
+	if len(e.DiffersFrom) > 0 && (c.Request.Method != "GET" || c.Request.Path != "/v1/models") {
+		d.errAt(d.keyAt("expect.differs_from"), "expect.differs_from applies to GET /v1/models only")
 	}
 	success := e.Status >= 200 && e.Status < 300
 	if s := e.SSE; s != nil {
@@ -513,8 +562,11 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 			}
 			l.validateImages(d, "expect.sse.images", s.Images)
 		}
-		if s.StopReason != "" && knownProtocol && s.Protocol != ProtocolMessages {
+		if s.StopReason != nil && knownProtocol && s.Protocol != ProtocolMessages {
 			d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
+		}
+		if s.FinishReason != nil && knownProtocol && s.Protocol != ProtocolChat {
+			d.errAt(d.at("expect.sse.finish_reason"), "expect.sse.finish_reason applies to the chat protocol only")
 		}
 		if s.MinText < 0 || (s.MinText > 0 && !text) {
 			d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat, messages and responses only")
@@ -534,6 +586,17 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 }
 
 func (l *loader) validateImages(d *decoder, p string, im *ImageExpect) {
+	if im.Alpha != nil && *im.Alpha {
+		d.errAt(d.at(p+".alpha"), "%s.alpha: true would pass one pixel at alpha 254; state real transparency with transparent: {min_share: 0.05, below_alpha: 128}", p)
+	}
+	if t := im.Transparent; t != nil {
+		if t.MinShare <= 0 || t.MinShare > 1 || t.BelowAlpha < 1 || t.BelowAlpha > 255 {
+			d.errAt(d.at(p+".transparent"), "%s.transparent: min_share must be in (0, 1] and below_alpha in 1..255", p)
+		}
+		if im.Alpha != nil {
+			d.errAt(d.at(p+".transparent"), "%s: transparent and alpha: false contradict each other", p)
+		}
+	}
 	if im.Format != "" && !slices.Contains(ImageFormats, im.Format) {
 		d.errAt(d.at(p+".format"), "%s.format %q is not one of png, jpeg, webp", p, im.Format)
 	}

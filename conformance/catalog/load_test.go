@@ -121,7 +121,7 @@ func TestLoadGood(t *testing.T) {
 		"model": "{{ .Model }}", "max_tokens": uint64(256), "stream": true,
 		"messages": []any{map[string]any{"role": "user", "content": "{{ publicImageURL }}"}},
 	}, s.Request.JSON)
-	assert.Equal(t, &SSEExpect{Protocol: "messages", StopReason: "end_turn", MinText: 1}, s.Expect.SSE)
+	assert.Equal(t, &SSEExpect{Protocol: "messages", StopReason: &Matcher{Equals: "end_turn", HasEquals: true}, MinText: 1}, s.Expect.SSE)
 	v, ok := s.Request.Param("stream")
 	assert.True(t, ok)
 	assert.Equal(t, true, v)

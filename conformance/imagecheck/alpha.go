@@ -132,3 +132,52 @@ func scanGeneric(img image.Image) (alpha, transparent bool) {
 	}
 	return
 }
+
+// TransparentShare returns the share of pixels (0..1) whose alpha is below
+// the 8-bit value below: how much of an image is a transparent region, so a
+// case can demand real transparency ("5% of pixels below alpha 128") rather
+// than one pixel at alpha 254.
+func TransparentShare(img image.Image, below uint8) float64 {
+	r := img.Bounds()
+	total := r.Dx() * r.Dy()
+	if total == 0 {
+		return 0
+	}
+	n := 0
+	switch m := img.(type) {
+	case *image.YCbCr, *image.Gray, *image.Gray16, *image.CMYK:
+		return 0 // no alpha channel
+	case *image.NRGBA:
+		n = countBelow8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3, below)
+	case *image.RGBA:
+		n = countBelow8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3, below)
+	case *image.NYCbCrA:
+		n = countBelow8(m.A, m.AStride, m.AOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 1, 0, below)
+	default:
+		limit := uint32(below) * 0x101 // RGBA() alpha is 16-bit
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if c := img.At(x, y); c != nil {
+					if _, _, _, a := c.RGBA(); a < limit {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return float64(n) / float64(total)
+}
+
+// countBelow8 counts 8-bit alpha samples below limit.
+func countBelow8(pix []byte, stride, start, w, h, bpp, aoff int, limit uint8) int {
+	n := 0
+	for y := 0; y < h; y++ {
+		row := pix[start+y*stride : start+y*stride+w*bpp]
+		for i := aoff; i < len(row); i += bpp {
+			if row[i] < limit {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -108,6 +108,13 @@ type Result struct {
 	Spec        string   `json:"spec,omitempty"`        // spec section
 	Requirement string   `json:"requirement,omitempty"` // requirement sentence
 	HTTPStatus  int      `json:"http_status,omitempty"`
+	// Requests is how many HTTP requests the call made: retries, the
+	// variants a gateway declined, and the extra model lists of a
+	// differs_from check included.
+	Requests int `json:"requests,omitempty"`
+	// Variant names the body the gateway accepted, for a case with variants
+	// (a shape the spec does not show): what client developers need to know.
+	Variant string `json:"variant,omitempty"`
 	// Stream timings: time to the first event, and the events seen.
 	FirstEventMS int64       `json:"first_event_ms,omitempty"`
 	Events       int         `json:"events,omitempty"`

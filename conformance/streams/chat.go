@@ -11,7 +11,8 @@ import (
 // chat checks a chat-completions stream (spec 6.2): JSON chunks, text in
 // choices[].delta.content, ended by data: [DONE] with nothing after it.
 type chat struct {
-	text   textBuf
+	text         textBuf
+	finishReason string // the last finish_reason of the first choice
 	done   int // event number of [DONE], 0 before it
 	events int
 	id     string // first chunk id seen
@@ -68,6 +69,9 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 		if s := c.Get("delta.content"); s.Type == gjson.String {
 			g.text.WriteString(s.Str)
 		}
+		if f := c.Get("finish_reason"); f.Type == gjson.String && f.Str != "" {
+			g.finishReason = f.Str
+		}
 		return true
 	})
 	return vs
@@ -85,3 +89,6 @@ func (g *chat) Finish(readErr error) []Violation {
 }
 
 func (g *chat) Text() string { return g.text.String() }
+
+// StopReason is the last finish_reason of the first choice, "" when none.
+func (g *chat) StopReason() string { return g.finishReason }

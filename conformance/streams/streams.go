@@ -62,6 +62,12 @@ type Grammar interface {
 	Text() string
 }
 
+// Ender is a grammar that knows why the generation ended: the final
+// stop_reason of a messages stream, the finish_reason of a chat stream.
+type Ender interface {
+	StopReason() string
+}
+
 // Rule ids. Spec-stated unless marked strict.
 const (
 	RuleIncomplete = "stream.incomplete" // the stream was cut mid-event
