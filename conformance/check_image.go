@@ -51,6 +51,10 @@ func (c *checker) checkImageResult(body []byte, exp *catalog.ImageExpect, thumbs
 		}
 	}
 	c.checkUsage(body)
+	// 2.2: created is "Unix time in seconds"; its type is the schema's.
+	if created := gjson.GetBytes(body, "created"); created.Type == gjson.Number {
+		c.checkUnixSeconds("created", created, catalog.UnixSecondsPlausible)
+	}
 	return infos
 }
 

@@ -432,7 +432,7 @@ func (l *loader) validateRequest(d *decoder, c *Case) {
 	switch {
 	case r.Method == "GET" && len(kinds) > 0:
 		d.errAt(d.keyAt("request."+kinds[0]), "request: a GET request has no body (found %s)", kinds[0])
-	case r.Method == "POST" && len(kinds) == 0:
+	case r.Method == "POST" && len(kinds) == 0 && !d.present["variants"]:
 		d.errAt(d.at("request"), "request: a POST request needs exactly one of json, multipart, raw")
 	case len(kinds) > 1:
 		d.errAt(d.keyAt("request."+kinds[1]), "request: exactly one of json, multipart, raw (found %s)", strings.Join(kinds, " and "))
