@@ -23,7 +23,6 @@ import (
 
 	xwebp "golang.org/x/image/webp"
 
-	"github.com/gwconform/gwconform/conformance/imagecheck"
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
@@ -528,7 +527,7 @@ func decodeInput(b []byte) (img image.Image, err error) {
 		}
 	}()
 	var cfg image.Config
-	switch imagecheck.Sniff(b) {
+	switch imagery.Sniff(b) {
 	case imagery.FormatPNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(b))
 	case imagery.FormatJPEG:
@@ -568,7 +567,7 @@ func decodeImageBlock(b contentBlock) (w, h, tokens int, errMsg string) {
 	if err != nil {
 		return 0, 0, 0, "image data is not valid base64"
 	}
-	if got := imagecheck.Sniff(raw); got != want {
+	if got := imagery.Sniff(raw); got != want {
 		return 0, 0, 0, fmt.Sprintf("media_type %s does not match the image data", b.Source.MediaType)
 	}
 	img, err := decodeInput(raw)
