@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // FaultHeader names the request header that switches faults on for one
@@ -199,7 +201,7 @@ func onImages(change func(body map[string]any)) func(endpoint, map[string]any) {
 // dropEvent makes an event hook that leaves out events of the given kinds.
 func dropEvent(kinds ...string) func(*stream, event) []event {
 	return func(_ *stream, ev event) []event {
-		if slices.Contains(kinds, ev.kind()) {
+		if slices.Contains(kinds, ev.kind) {
 			return nil
 		}
 		return []event{ev}
@@ -232,7 +234,7 @@ func missingEventField(s *stream, ev event) []event {
 		switch {
 		case s.c.ep == epChat:
 			delete(d, "object")
-		case s.c.ep == epMessages && ev.kind() == "content_block_delta", s.c.ep.images():
+		case s.c.ep == epMessages && ev.kind == "content_block_delta", s.c.ep.images():
 			delete(d, "type")
 		}
 	}
@@ -252,7 +254,7 @@ func wrongType(ep endpoint, body map[string]any) {
 		u := body["usage"].(map[string]any)
 		u["input_tokens"] = fmt.Sprint(u["input_tokens"])
 	case epGenerations, epEdits:
-		body["created"] = fmt.Sprint(body["created"])
+		body["created"] = strconv.FormatInt(time.Now().Unix(), 10)
 	}
 }
 
@@ -265,18 +267,17 @@ func wrongEventType(s *stream, ev event) []event {
 	if !ok {
 		return []event{ev}
 	}
-	kind := ev.kind()
 	switch {
 	case s.c.ep == epChat:
 		for _, c := range d["choices"].([]any) {
 			c.(map[string]any)["index"] = "0"
 		}
-	case kind == "message_delta":
+	case s.c.ep == epMessages && ev.kind == "message_delta":
 		u := d["usage"].(map[string]any)
 		u["output_tokens"] = fmt.Sprint(u["output_tokens"])
-	case strings.HasSuffix(kind, ".partial_image"):
+	case s.c.ep.images() && strings.HasSuffix(ev.kind, ".partial_image"):
 		d["partial_image_index"] = fmt.Sprint(d["partial_image_index"])
-	case strings.HasSuffix(kind, ".completed") && !strings.HasSuffix(s.last, ".partial_image"):
+	case s.c.ep.images() && strings.HasSuffix(ev.kind, ".completed") && !strings.HasSuffix(s.last, ".partial_image"):
 		d["b64_json"] = []any{d["b64_json"]}
 	}
 	return []event{ev}
@@ -288,7 +289,7 @@ func messageDeltaFirst(s *stream, ev event) []event {
 	if s.c.ep != epMessages {
 		return []event{ev}
 	}
-	switch ev.kind() {
+	switch ev.kind {
 	case "message_start", "message_stop":
 		return []event{ev}
 	case "message_delta":

@@ -11,18 +11,10 @@ type event struct {
 	data     any    // the data: line: a JSON object, or a raw string such as [DONE]
 	cuttable bool   // an event stream-cut may end the stream in the middle of
 	cut      bool   // write half of the event, then end the stream
-}
-
-// kind is what the event is: the type its JSON object names, or its raw data.
-func (ev event) kind() string {
-	switch d := ev.data.(type) {
-	case string:
-		return d
-	case map[string]any:
-		t, _ := d["type"].(string)
-		return t
-	}
-	return ""
+	// kind is what the event is, as planned: the type its JSON object names,
+	// or its raw data. send sets it before the hooks see the event, so that
+	// a hook still knows the event when another one has changed its data.
+	kind string
 }
 
 // stream writes one text/event-stream answer. It flushes after every event,
@@ -55,6 +47,12 @@ func (c *call) startStream() *stream {
 // events they return are written. It reports false when the stream must
 // end: client gone, write failure, or the stream was cut.
 func (s *stream) send(ev event) bool {
+	switch d := ev.data.(type) {
+	case string:
+		ev.kind = d
+	case map[string]any:
+		ev.kind, _ = d["type"].(string)
+	}
 	evs := []event{ev}
 	for _, f := range s.c.faults {
 		if f.event == nil {
@@ -66,7 +64,7 @@ func (s *stream) send(ev event) bool {
 		}
 		evs = next
 	}
-	s.last = ev.kind()
+	s.last = ev.kind
 	for _, e := range evs {
 		if !s.write(e) {
 			return false
