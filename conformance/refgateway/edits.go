@@ -15,6 +15,9 @@ import (
 	"time"
 )
 
+// maxFormFieldSize bounds a text field of a multipart form.
+const maxFormFieldSize = 1 << 20
+
 // edits answers POST /v1/images/edits (4.5): a JSON body or a multipart
 // form, which are alternatives (rule 3), answered with the image result of
 // 2.2 or, with stream true, the image stream of 6.1 (image_edit.* events).

@@ -187,7 +187,7 @@ func activeFaults(set map[string]bool) []*fault {
 	return out
 }
 
-// ---- hooks shared by several faults ----
+// ---- what the faults of the table do ----
 
 // onImages makes a body hook that changes image results only.
 func onImages(change func(body map[string]any)) func(endpoint, map[string]any) {

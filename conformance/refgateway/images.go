@@ -22,12 +22,15 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
+// What generations (4.4) and edits (4.5) share: the request and its
+// parameters, their validation, and the answer, an image result (2.2) or an
+// image stream (6.1).
+
 const (
-	modelImage2      = "gen-image-2"
-	modelImageFlare  = "gen-image-2.5-flare"
-	maxImageN        = 4       // n above this is refused (bounds the cost of one request)
-	maxInputPixels   = 1 << 24 // reference, mask and message images: at most 16 Mpx (4096x4096)
-	maxFormFieldSize = 1 << 20 // a text field of a multipart form
+	modelImage2     = "gen-image-2"
+	modelImageFlare = "gen-image-2.5-flare"
+	maxImageN       = 4       // n above this is refused (bounds the cost of one request)
+	maxInputPixels  = 1 << 24 // reference, mask and message images: at most 16 Mpx (4096x4096)
 )
 
 var (
