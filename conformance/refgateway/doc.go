@@ -58,4 +58,10 @@
 // each breaking one rule: for every request through Config.Faults, or per
 // request through the FaultHeader header (comma-separated names; an unknown
 // name gets 400).
+//
+// The handlers implement the spec alone, one file per endpoint. A fault acts
+// only through hooks at five points (hooks.go): a validation rule it
+// overrides, a request accepted, a JSON body before it is written, each
+// stream event, and each output image. The table in faults.go declares every
+// fault once, with its rule, spec section and hooks.
 package refgateway

@@ -2,8 +2,11 @@ package refgateway
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // FaultHeader names the request header that switches faults on for one
@@ -18,7 +21,7 @@ type Fault struct {
 	Spec string // spec section
 }
 
-// Fault names. Each is applied only where its rule lives; elsewhere the
+// Fault names. Each fault acts only where its rule lives; elsewhere the
 // gateway answers normally.
 const (
 	fErrorField         = "error-field"
@@ -53,66 +56,310 @@ const (
 	fPreviewIndexOrder = "preview-index-order"
 )
 
-var faultList = []Fault{
-	{fErrorField, "A 200 image result carries an `error` field (clients must treat it as failure): images JSON responses get an error object beside a normal body.", "2.2, 7"},
-	{fEmptyData, "A 200 image result has an empty `data` list (clients must treat it as failure): images JSON responses return data: [].", "2.2, 7"},
-	{fBadBase64, "`data[].b64_json` / `b64_json` is base64 of the encoded image: it is not valid base64 (images JSON and completed stream events).", "2.2, 6.1"},
-	{fUndecodable, "Completion is confirmed only by a decodable final image: b64_json is valid base64 of bytes that are no image (images JSON and completed stream events).", "6.1, 2.2"},
-	{fWrongFormat, "Decoded content matches the requested `output_format`: the image bytes are of another format (png↔jpeg, webp→png) while `output_format` still names the requested one.", "2.2"},
-	{fAlphaDropped, "Transparent output carries a real alpha channel: with background transparent the image is fully opaque while `background` still says transparent.", "4.5"},
-	{fSizeMismatch, "`size` is `<width>x<height>` of the result: the decoded image is 512 pixels narrower and lower than `size` says.", "2.2"},
-	{fFewerImages, "`data` has one entry per returned image, n of them: with n ≥ 2, one image fewer than n (JSON data and stream completed events).", "2.2, 4.4, 4.5"},
-	{fReferenceIgnored, "Edits derive from their reference images: the edit result is rendered as if no reference and no mask were given.", "4.5"},
-	{fChatNoDone, "The chat stream ends with the marker `data: [DONE]`: it is omitted.", "6.2"},
-	{fMessagesNoStop, "Messages stream events end with `message_stop`: it is omitted.", "6.3"},
-	{fMessagesOutOfOrder, "Messages stream events come in the order message_start, content-block events, message_delta, message_stop: message_delta comes before the content-block events.", "6.3"},
-	{fImageNoCompleted, "An image stream carries a completed event with a decodable final image: previews only, no completed event.", "6.1"},
-	{fPreviewOverflow, "An image stream has at most `partial_images` previews: it sends one more preview than requested.", "6.1, 8"},
-	{fWrongEventFamily, "Generation streams use image_generation.* events and edit streams image_edit.*: each uses the other family's event types.", "6.1"},
-	{fStreamCut, "Raw SSE events are separated by blank lines and a client reads to the end of the stream: the stream ends in the middle of an event (chat, messages and image streams).", "6"},
-	{fWrongContentType, "JSON responses use `Content-Type: application/json` and streams `text/event-stream`: success JSON is sent as text/plain and streams as application/json.", "4, 6"},
-	{fAcceptInvalid, "The 400 rows of the error table are rejected with 400: each is answered 200 with a normal body (missing model/messages/prompt/reference, file_id, partial_images -1 or 4).", "7"},
-	{fWrong404, "A retired or unknown model id returns 404: it returns 400.", "7, 9"},
-	{fModelMissing, "The model list names the verified models for the key: the first verified model of the key (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash) is left out.", "1, 2.1"},
-	{fMissingField, "Required response fields are present: one is removed (models `object`, chat `choices[].message.content`, chat chunk `object`, message `type`, messages event `type`, image result `created`, image event `type`).", "2.1, 2.2, 2.3, 2.4, 6"},
-	{fWrongType, "Response fields have their documented types: one has the wrong type (models `data[].owned_by` number, chat `choices[].index` string, message `usage.input_tokens` string, image `created` string, image event `partial_image_index`/`b64_json` of another type).", "2.1, 2.2, 2.3, 2.4, 6"},
-	{fChatIDChanges, "Strict (official OpenAI accumulator): every chunk of one chat stream carries the same id: each chunk gets a new one.", "6.2"},
-	{fUnnamedEvents, "Strict (official Anthropic SDKs dispatch on the event name): messages stream events carry event: lines: none is sent.", "6.3"},
-	{fBlockIndexGap, "Strict (official Anthropic accumulator indexes blocks by position): content-block indexes are dense from 0: the text block has index 1.", "6.3"},
-	{fPreviewIndexOrder, "Strict: partial_image_index rises from 0 by 1: previews are numbered from 1.", "6.1"},
-	{fMaxTokensIgnored, "`max_tokens` is an upper bound on output length: the output runs past it and ends with finish_reason stop / stop_reason end_turn.", "4.2, 4.3, 8"},
+// fault is one switch and what it does: its hooks (hooks.go) are the only
+// places it acts.
+type fault struct {
+	Fault
+	hooks
+}
+
+// faultTable declares every fault once: name, the rule it breaks, the spec
+// section, and the hooks that break it.
+var faultTable = []fault{
+	{Fault{fErrorField, "A 200 image result carries an `error` field (clients must treat it as failure): images JSON responses get an error object beside a normal body.", "2.2, 7"},
+		hooks{body: onImages(func(b map[string]any) {
+			b["error"] = map[string]any{"message": "image generation failed", "type": "server_error", "code": "generation_failed"}
+		})}},
+	{Fault{fEmptyData, "A 200 image result has an empty `data` list (clients must treat it as failure): images JSON responses return data: [].", "2.2, 7"},
+		hooks{body: onImages(func(b map[string]any) { b["data"] = []any{} })}},
+	{Fault{fBadBase64, "`data[].b64_json` / `b64_json` is base64 of the encoded image: it is not valid base64 (images JSON and completed stream events).", "2.2, 6.1"},
+		hooks{image: func(_ *imageJob, p *picture) {
+			p.garble = append(p.garble, func(s string) string { return s[:len(s)/2] + "*#!?" + s[len(s)/2:] })
+		}}},
+	{Fault{fUndecodable, "Completion is confirmed only by a decodable final image: b64_json is valid base64 of bytes that are no image (images JSON and completed stream events).", "6.1, 2.2"},
+		hooks{image: func(_ *imageJob, p *picture) {
+			p.damage = append(p.damage, func(b []byte) []byte { return b[:len(b)/4] })
+		}}},
+	{Fault{fWrongFormat, "Decoded content matches the requested `output_format`: the image bytes are of another format (png↔jpeg, webp→png) while `output_format` still names the requested one.", "2.2"},
+		hooks{image: func(_ *imageJob, p *picture) {
+			p.format = map[string]string{"png": "jpeg", "jpeg": "png", "webp": "png"}[p.format]
+		}}},
+	{Fault{fAlphaDropped, "Transparent output carries a real alpha channel: with background transparent the image is fully opaque while `background` still says transparent.", "4.5"},
+		hooks{image: func(_ *imageJob, p *picture) { p.scene.Transparent = false }}},
+	{Fault{fSizeMismatch, "`size` is `<width>x<height>` of the result: the decoded image is 512 pixels narrower and lower than `size` says.", "2.2"},
+		hooks{image: func(_ *imageJob, p *picture) {
+			p.scene.Width, p.scene.Height = max(p.scene.Width-512, 1), max(p.scene.Height-512, 1)
+		}}},
+	{Fault{fFewerImages, "`data` has one entry per returned image, n of them: with n ≥ 2, one image fewer than n (JSON data and stream completed events).", "2.2, 4.4, 4.5"},
+		hooks{image: func(j *imageJob, p *picture) { p.omit = j.n >= 2 && p.index == j.n-1 }}},
+	{Fault{fReferenceIgnored, "Edits derive from their reference images: the edit result is rendered as if no reference and no mask were given.", "4.5"},
+		hooks{image: func(_ *imageJob, p *picture) { p.scene.References, p.scene.Mask = nil, nil }}},
+	{Fault{fChatNoDone, "The chat stream ends with the marker `data: [DONE]`: it is omitted.", "6.2"},
+		hooks{event: dropEvent("[DONE]")}},
+	{Fault{fMessagesNoStop, "Messages stream events end with `message_stop`: it is omitted.", "6.3"},
+		hooks{event: dropEvent("message_stop")}},
+	{Fault{fMessagesOutOfOrder, "Messages stream events come in the order message_start, content-block events, message_delta, message_stop: message_delta comes before the content-block events.", "6.3"},
+		hooks{event: messageDeltaFirst}},
+	{Fault{fImageNoCompleted, "An image stream carries a completed event with a decodable final image: previews only, no completed event.", "6.1"},
+		hooks{event: dropEvent("image_generation.completed", "image_edit.completed")}},
+	{Fault{fPreviewOverflow, "An image stream has at most `partial_images` previews: it sends one more preview than requested.", "6.1, 8"},
+		hooks{image: func(j *imageJob, p *picture) { p.previews = j.partial + 1 }}},
+	{Fault{fWrongEventFamily, "Generation streams use image_generation.* events and edit streams image_edit.*: each uses the other family's event types.", "6.1"},
+		hooks{event: otherImageFamily}},
+	{Fault{fStreamCut, "Raw SSE events are separated by blank lines and a client reads to the end of the stream: the stream ends in the middle of an event (chat, messages and image streams).", "6"},
+		hooks{event: func(_ *stream, ev event) []event {
+			ev.cut = ev.cuttable
+			return []event{ev}
+		}}},
+	{Fault{fWrongContentType, "JSON responses use `Content-Type: application/json` and streams `text/event-stream`: success JSON is sent as text/plain and streams as application/json.", "4, 6"},
+		hooks{accepted: func(a *answer) { a.jsonType, a.streamType = "text/plain; charset=utf-8", "application/json" }}},
+	{Fault{fAcceptInvalid, "The 400 rows of the error table are rejected with 400: each is answered 200 with a normal body (missing model/messages/prompt/reference, file_id, partial_images -1 or 4).", "7"},
+		hooks{overrides: map[rule]int{
+			ruleModelRequired: http.StatusOK, ruleMessagesRequired: http.StatusOK, rulePromptRequired: http.StatusOK,
+			ruleReferenceRequired: http.StatusOK, ruleNoFileID: http.StatusOK, rulePartialImages: http.StatusOK,
+		}}},
+	{Fault{fWrong404, "A retired or unknown model id returns 404: it returns 400.", "7, 9"},
+		hooks{overrides: map[rule]int{ruleKnownModel: http.StatusBadRequest}}},
+	{Fault{fModelMissing, "The model list names the verified models for the key: the first verified model of the key (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash) is left out.", "1, 2.1"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epModels {
+				b["data"] = b["data"].([]any)[1:]
+			}
+		}}},
+	{Fault{fMissingField, "Required response fields are present: one is removed (models `object`, chat `choices[].message.content`, chat chunk `object`, message `type`, messages event `type`, image result `created`, image event `type`).", "2.1, 2.2, 2.3, 2.4, 6"},
+		hooks{body: missingField, event: missingEventField}},
+	{Fault{fWrongType, "Response fields have their documented types: one has the wrong type (models `data[].owned_by` number, chat `choices[].index` string, message `usage.input_tokens` string, image `created` string, image event `partial_image_index`/`b64_json` of another type).", "2.1, 2.2, 2.3, 2.4, 6"},
+		hooks{body: wrongType, event: wrongEventType}},
+	{Fault{fChatIDChanges, "Strict (official OpenAI accumulator): every chunk of one chat stream carries the same id: each chunk gets a new one.", "6.2"},
+		hooks{event: newChunkIDs}},
+	{Fault{fUnnamedEvents, "Strict (official Anthropic SDKs dispatch on the event name): messages stream events carry event: lines: none is sent.", "6.3"},
+		hooks{event: func(s *stream, ev event) []event {
+			if s.c.ep == epMessages {
+				ev.name = ""
+			}
+			return []event{ev}
+		}}},
+	{Fault{fBlockIndexGap, "Strict (official Anthropic accumulator indexes blocks by position): content-block indexes are dense from 0: the text block has index 1.", "6.3"},
+		hooks{event: blockIndexFrom1}},
+	{Fault{fPreviewIndexOrder, "Strict: partial_image_index rises from 0 by 1: previews are numbered from 1.", "6.1"},
+		hooks{event: previewIndexFrom1}},
+	{Fault{fMaxTokensIgnored, "`max_tokens` is an upper bound on output length: the output runs past it and ends with finish_reason stop / stop_reason end_turn.", "4.2, 4.3, 8"},
+		hooks{accepted: func(a *answer) { a.limit = overrunWords }}},
 }
 
 // Faults lists every fault switch, sorted by name.
 func Faults() []Fault {
-	out := slices.Clone(faultList)
+	out := make([]Fault, len(faultTable))
+	for i, f := range faultTable {
+		out[i] = f.Fault
+	}
 	slices.SortFunc(out, func(a, b Fault) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-func knownFault(name string) bool {
-	return slices.ContainsFunc(faultList, func(f Fault) bool { return f.Name == name })
-}
-
-// faultSet is the set of faults active on one request.
-type faultSet map[string]bool
-
-func (fs faultSet) has(name string) bool { return fs[name] }
-
-// parseFaultNames splits a comma-separated list and rejects unknown names.
-func parseFaultNames(list []string) (faultSet, error) {
-	fs := faultSet{}
-	for _, item := range list {
-		for name := range strings.SplitSeq(item, ",") {
+// addFaults adds the names of comma-separated lists to set and refuses
+// unknown names.
+func addFaults(set map[string]bool, lists []string) error {
+	for _, list := range lists {
+		for name := range strings.SplitSeq(list, ",") {
 			name = strings.TrimSpace(name)
 			if name == "" {
 				continue
 			}
-			if !knownFault(name) {
-				return nil, fmt.Errorf("unknown fault %q (see --list-faults)", name)
+			if !slices.ContainsFunc(faultTable, func(f fault) bool { return f.Name == name }) {
+				return fmt.Errorf("unknown fault %q (see --list-faults)", name)
 			}
-			fs[name] = true
+			set[name] = true
 		}
 	}
-	return fs, nil
+	return nil
+}
+
+// activeFaults lists the faults named in set, in table order, so that
+// faults switched on together always act in the same order.
+func activeFaults(set map[string]bool) []*fault {
+	var out []*fault
+	for i := range faultTable {
+		if set[faultTable[i].Name] {
+			out = append(out, &faultTable[i])
+		}
+	}
+	return out
+}
+
+// ---- what the faults of the table do ----
+
+// onImages makes a body hook that changes image results only.
+func onImages(change func(body map[string]any)) func(endpoint, map[string]any) {
+	return func(ep endpoint, body map[string]any) {
+		if ep.images() {
+			change(body)
+		}
+	}
+}
+
+// dropEvent makes an event hook that leaves out events of the given kinds.
+func dropEvent(kinds ...string) func(*stream, event) []event {
+	return func(_ *stream, ev event) []event {
+		if slices.Contains(kinds, ev.kind) {
+			return nil
+		}
+		return []event{ev}
+	}
+}
+
+// firstChoice is choices[0] of a chat completion.
+func firstChoice(body map[string]any) map[string]any {
+	return body["choices"].([]any)[0].(map[string]any)
+}
+
+// missingField removes one required field of each JSON answer (2.1–2.4).
+func missingField(ep endpoint, body map[string]any) {
+	switch ep {
+	case epModels:
+		delete(body, "object")
+	case epChat:
+		delete(firstChoice(body)["message"].(map[string]any), "content")
+	case epMessages:
+		delete(body, "type")
+	case epGenerations, epEdits:
+		delete(body, "created")
+	}
+}
+
+// missingEventField removes one required field of stream events (6): the
+// object of chat chunks, the type of messages text deltas and of image events.
+func missingEventField(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok {
+		switch {
+		case s.c.ep == epChat:
+			delete(d, "object")
+		case s.c.ep == epMessages && ev.kind == "content_block_delta", s.c.ep.images():
+			delete(d, "type")
+		}
+	}
+	return []event{ev}
+}
+
+// wrongType gives one field of each JSON answer another type (2.1–2.4).
+func wrongType(ep endpoint, body map[string]any) {
+	switch ep {
+	case epModels:
+		for _, m := range body["data"].([]any) {
+			m.(map[string]any)["owned_by"] = 7
+		}
+	case epChat:
+		firstChoice(body)["index"] = "0"
+	case epMessages:
+		u := body["usage"].(map[string]any)
+		u["input_tokens"] = fmt.Sprint(u["input_tokens"])
+	case epGenerations, epEdits:
+		body["created"] = strconv.FormatInt(time.Now().Unix(), 10)
+	}
+}
+
+// wrongEventType gives one field of stream events another type (6): the
+// index of chat choices, the output tokens of message_delta, an image
+// preview's partial_image_index, and the b64_json of a completed image that
+// had no preview (one with previews already shows the fault in them).
+func wrongEventType(s *stream, ev event) []event {
+	d, ok := ev.data.(map[string]any)
+	if !ok {
+		return []event{ev}
+	}
+	switch {
+	case s.c.ep == epChat:
+		for _, c := range d["choices"].([]any) {
+			c.(map[string]any)["index"] = "0"
+		}
+	case s.c.ep == epMessages && ev.kind == "message_delta":
+		u := d["usage"].(map[string]any)
+		u["output_tokens"] = fmt.Sprint(u["output_tokens"])
+	case s.c.ep.images() && strings.HasSuffix(ev.kind, ".partial_image"):
+		d["partial_image_index"] = fmt.Sprint(d["partial_image_index"])
+	case s.c.ep.images() && strings.HasSuffix(ev.kind, ".completed") && !strings.HasSuffix(s.last, ".partial_image"):
+		d["b64_json"] = []any{d["b64_json"]}
+	}
+	return []event{ev}
+}
+
+// messageDeltaFirst holds back everything a messages stream sends between
+// message_start and message_delta, then writes message_delta before it.
+func messageDeltaFirst(s *stream, ev event) []event {
+	if s.c.ep != epMessages {
+		return []event{ev}
+	}
+	switch ev.kind {
+	case "message_start", "message_stop":
+		return []event{ev}
+	case "message_delta":
+		out := append([]event{ev}, s.held...)
+		s.held = nil
+		return out
+	}
+	s.held = append(s.held, ev)
+	return nil
+}
+
+// otherImageFamily names image events after the other family: a generation
+// stream sends image_edit.* events and an edit stream image_generation.*.
+func otherImageFamily(s *stream, ev event) []event {
+	d, ok := ev.data.(map[string]any)
+	if !ok || !s.c.ep.images() {
+		return []event{ev}
+	}
+	other := func(t string) string {
+		if rest, ok := strings.CutPrefix(t, "image_generation."); ok {
+			return "image_edit." + rest
+		}
+		if rest, ok := strings.CutPrefix(t, "image_edit."); ok {
+			return "image_generation." + rest
+		}
+		return t
+	}
+	ev.name = other(ev.name)
+	if t, ok := d["type"].(string); ok {
+		d["type"] = other(t)
+	}
+	return []event{ev}
+}
+
+// newChunkIDs gives every chunk of a chat stream a new id.
+func newChunkIDs(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok && s.c.ep == epChat {
+		d["id"] = "chatcmpl-" + randHex(12)
+	}
+	return []event{ev}
+}
+
+// blockIndexFrom1 numbers the content blocks of a messages stream from 1.
+func blockIndexFrom1(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok && s.c.ep == epMessages {
+		if i, ok := d["index"].(int); ok {
+			d["index"] = i + 1
+		}
+	}
+	return []event{ev}
+}
+
+// previewIndexFrom1 numbers the previews of an image stream from 1.
+func previewIndexFrom1(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok && s.c.ep.images() {
+		if i, ok := d["partial_image_index"].(int); ok {
+			d["partial_image_index"] = i + 1
+		}
+	}
+	return []event{ev}
+}
+
+// overrunWords ignores max_tokens: it never cuts the words, and makes an
+// answer that would have fitted anyway run past the bound, so the fault shows.
+func overrunWords(words []string, maxTokens int) ([]string, bool) {
+	if maxTokens > 0 && len(words) <= maxTokens {
+		extra := generate("overflow", strings.Join(words, " "), nil)
+		for len(words) <= maxTokens {
+			words = append(words, extra...)
+		}
+	}
+	return words, false
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // It is safe for concurrent use.
 type Gateway struct {
 	cfg      Config
-	faults   faultSet           // from Config.Faults, active on every request
+	faults   map[string]bool    // names from Config.Faults, active on every request
 	byKey    map[string]string  // bearer key → key kind
 	lists    map[string][]model // key kind → model list, in listing order
 	client   *http.Client
@@ -29,29 +30,6 @@ type Gateway struct {
 	panics   atomic.Int64 // recovered panics; tests assert it stays 0
 	cache    *imageCache
 }
-
-// model is one entry of a key's model list.
-type model struct {
-	ID      string
-	OwnedBy string
-	Created int64
-	Family  string // key kind whose behaviour it has
-}
-
-// Built-in model lists per key kind (issue 2; spec sections 1 and 2.1). The
-// first entry of each list is the key's verified model that the model-missing
-// fault leaves out.
-var builtinModels = map[string][]string{
-	KindText:     {"gen-5.5", "gen-5.6-luna", "gen-5.6-sol", "gen-5.6-terra", "gen-6-astra"},
-	KindMessages: {"msg-sonnet-5", "msg-opus-5", "msg-haiku-4-5-20251001"},
-	KindImage:    {"gen-image-2", "gen-image-2.5-flare", "gen-image-2.5-sunburst"},
-	KindAlt:      {"alt-flash", "alt-v4-pro"},
-}
-
-var ownerOf = map[string]string{KindText: "gen", KindMessages: "msg", KindImage: "gen", KindAlt: "alt"}
-
-// modelsCreated is a fixed creation time so that listings are reproducible.
-const modelsCreated = 1767225600 // 2026-01-01T00:00:00Z
 
 // New builds a Gateway. It fails on unknown fault names, duplicate or empty
 // keys, and extra models of an unknown kind.
@@ -69,13 +47,13 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.Keys.Alt == "" {
 		cfg.Keys.Alt = def.Alt
 	}
-	fs, err := parseFaultNames(cfg.Faults)
-	if err != nil {
+	faults := map[string]bool{}
+	if err := addFaults(faults, cfg.Faults); err != nil {
 		return nil, err
 	}
 	g := &Gateway{
 		cfg:     cfg,
-		faults:  fs,
+		faults:  faults,
 		byKey:   map[string]string{},
 		lists:   map[string][]model{},
 		client:  cfg.HTTPClient,
@@ -128,7 +106,9 @@ type call struct {
 	g       *Gateway
 	w       http.ResponseWriter
 	r       *http.Request
-	fs      faultSet
+	faults  []*fault // active on this request
+	ep      endpoint
+	ans     answer // how a valid request is answered (see accept)
 	kind    string // key kind of the caller
 	dialect dialect
 	wrote   bool
@@ -139,7 +119,7 @@ type call struct {
 // ServeHTTP routes a request: counting, panic recovery, auth, then the endpoint.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.requests.Add(1)
-	c := &call{g: g, w: w, r: r, dialect: dialectOpenAI, requestID: "req_" + randHex(12)}
+	c := &call{g: g, w: w, r: r, ans: plainAnswer, dialect: dialectOpenAI, requestID: "req_" + randHex(12)}
 	if r.URL.Path == "/v1/messages" {
 		c.dialect = dialectAnthropic
 	}
@@ -157,22 +137,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	fs := faultSet{}
-	for k := range g.faults {
-		fs[k] = true
+	faults := maps.Clone(g.faults)
+	if err := addFaults(faults, r.Header.Values(FaultHeader)); err != nil {
+		c.fail(http.StatusBadRequest, err.Error())
+		return
 	}
-	if hv := r.Header.Values(FaultHeader); len(hv) > 0 {
-		extra, err := parseFaultNames(hv)
-		if err != nil {
-			c.fs = faultSet{}
-			c.fail(http.StatusBadRequest, err.Error())
-			return
-		}
-		for k := range extra {
-			fs[k] = true
-		}
-	}
-	c.fs = fs
+	c.faults = activeFaults(faults)
 
 	kind, ok := g.authenticate(r, c.dialect == dialectAnthropic)
 	if !ok {
@@ -183,16 +153,17 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	type route struct {
 		method string
+		ep     endpoint
 		h      func(*call)
 		lat    Range
 	}
 	routes := map[string]route{
-		"/v1/models":             {http.MethodGet, (*call).models, g.cfg.Latency.Models},
-		"/v1/chat/completions":   {http.MethodPost, (*call).chat, g.cfg.Latency.Chat},
-		"/v1/messages":           {http.MethodPost, (*call).messages, g.cfg.Latency.Messages},
-		"/v1/images/generations": {http.MethodPost, (*call).imagesGenerations, g.cfg.Latency.ImagesGenerations},
-		"/v1/images/edits":       {http.MethodPost, (*call).imagesEdits, g.cfg.Latency.ImagesEdits},
-		"/v1/responses":          {http.MethodPost, (*call).responses, g.cfg.Latency.Responses},
+		"/v1/models":             {http.MethodGet, epModels, (*call).models, g.cfg.Latency.Models},
+		"/v1/chat/completions":   {http.MethodPost, epChat, (*call).chat, g.cfg.Latency.Chat},
+		"/v1/messages":           {http.MethodPost, epMessages, (*call).messages, g.cfg.Latency.Messages},
+		"/v1/images/generations": {http.MethodPost, epGenerations, (*call).generations, g.cfg.Latency.ImagesGenerations},
+		"/v1/images/edits":       {http.MethodPost, epEdits, (*call).edits, g.cfg.Latency.ImagesEdits},
+		"/v1/responses":          {http.MethodPost, epResponses, (*call).responses, g.cfg.Latency.Responses},
 	}
 	rt, ok := routes[r.URL.Path]
 	if !ok {
@@ -207,6 +178,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !c.sleep(rt.lat) {
 		return
 	}
+	c.ep = rt.ep
 	rt.h(c)
 }
 
@@ -249,25 +221,6 @@ func (c *call) sleep(r Range) bool {
 	case <-c.r.Context().Done():
 		return false
 	}
-}
-
-// lookupModel finds id in the caller's model list.
-func (c *call) lookupModel(id string) (model, bool) {
-	for _, m := range c.g.lists[c.kind] {
-		if m.ID == id {
-			return m, true
-		}
-	}
-	return model{}, false
-}
-
-// modelNotFound answers an unknown model with 404 (or 400 under wrong-404).
-func (c *call) modelNotFound(id string) {
-	status := http.StatusNotFound
-	if c.fs.has(fWrong404) {
-		status = http.StatusBadRequest
-	}
-	c.failParam(status, "model", fmt.Sprintf("model %q does not exist or is not available to this key", id))
 }
 
 // errorTypes gives the error type and code for a status, per dialect.
@@ -329,7 +282,8 @@ func (c *call) failParam(status int, param, msg string) {
 	c.writeJSON(status, body)
 }
 
-// writeJSON writes a JSON body. Under wrong-content-type a 2xx body is labelled text/plain.
+// writeJSON writes a JSON body. A success body has the Content-Type of the
+// call's answer.
 func (c *call) writeJSON(status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -338,8 +292,8 @@ func (c *call) writeJSON(status int, v any) {
 		status = http.StatusInternalServerError
 	}
 	ct := "application/json"
-	if status/100 == 2 && c.fs.has(fWrongContentType) {
-		ct = "text/plain; charset=utf-8"
+	if status/100 == 2 {
+		ct = c.ans.jsonType
 	}
 	h := c.w.Header()
 	h.Set("Content-Type", ct)
@@ -384,7 +338,6 @@ func (c *call) bodyError(err error) {
 	c.fail(http.StatusBadRequest, "could not read request body: "+err.Error())
 }
 
-// decodeJSON parses a JSON object body into v; on failure it answers 400.
 // readJSON reads the request body within the size limit and decodes it into
 // v; on failure it has answered the request.
 func (c *call) readJSON(v any) bool {
@@ -392,6 +345,7 @@ func (c *call) readJSON(v any) bool {
 	return ok && c.decodeJSON(body, v)
 }
 
+// decodeJSON parses a JSON object body into v; on failure it answers 400.
 func (c *call) decodeJSON(body []byte, v any) bool {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -403,6 +357,34 @@ func (c *call) decodeJSON(body []byte, v any) bool {
 		return false
 	}
 	return true
+}
+
+// errBad is a client error found while reading a request.
+type errBad struct {
+	status     int
+	param, msg string
+}
+
+func (e *errBad) Error() string { return e.msg }
+
+// bad is a 400 error of param.
+func bad(param, format string, args ...any) error {
+	return &errBad{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// answerErr answers an error from reading a request: an errBad with its
+// status, the body limit with 413, anything else with 400.
+func (c *call) answerErr(err error) {
+	var eb *errBad
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		c.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds the limit of %d bytes", c.g.maxBody))
+	case errors.As(err, &eb):
+		c.failParam(eb.status, eb.param, eb.msg)
+	default:
+		c.fail(http.StatusBadRequest, err.Error())
+	}
 }
 
 func randHex(n int) string {

@@ -2,7 +2,6 @@ package refgateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -12,27 +11,26 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
-	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	xwebp "golang.org/x/image/webp"
 
-	"github.com/gwconform/gwconform/conformance/imagecheck"
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
+// What generations (4.4) and edits (4.5) share: the request and its
+// parameters, their validation, and the answer, an image result (2.2) or an
+// image stream (6.1).
+
 const (
-	modelImage2      = "gen-image-2"
-	modelImageFlare  = "gen-image-2.5-flare"
-	maxImageN        = 4       // n above this is refused (bounds the cost of one request)
-	maxInputPixels   = 1 << 24 // reference, mask and message images: at most 16 Mpx (4096x4096)
-	maxFormFieldSize = 1 << 20 // a text field of a multipart form
+	modelImage2     = "gen-image-2"
+	modelImageFlare = "gen-image-2.5-flare"
+	maxImageN       = 4       // n above this is refused (bounds the cost of one request)
+	maxInputPixels  = 1 << 24 // reference, mask and message images: at most 16 Mpx (4096x4096)
 )
 
 var (
@@ -93,187 +91,15 @@ type imageJob struct {
 	seed        uint64
 }
 
-// errBad is a client error found while reading an image request.
-type errBad struct{ param, msg string }
-
-func (e *errBad) Error() string { return e.msg }
-
-func bad(param, format string, args ...any) error {
-	return &errBad{param: param, msg: fmt.Sprintf(format, args...)}
-}
-
-// answerErr answers an error from request reading: errBad → 400, body limit → 413.
-func (c *call) answerErr(err error) {
-	var eb *errBad
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		c.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds the limit of %d bytes", c.g.maxBody))
-	case errors.As(err, &eb):
-		c.failParam(http.StatusBadRequest, eb.param, eb.msg)
-	default:
-		c.fail(http.StatusBadRequest, err.Error())
-	}
-}
-
-func (c *call) imagesGenerations() {
-	ct, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
-	if ct != "" && ct != "application/json" {
-		c.fail(http.StatusBadRequest, fmt.Sprintf("unsupported Content-Type %q: image generation takes application/json", ct))
-		return
-	}
-	var req imageRequest
-	if !c.readJSON(&req) {
-		return
-	}
-	c.runImages(&req, nil, false)
-}
-
-func (c *call) imagesEdits() {
-	ct, params, err := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
-	if c.r.Header.Get("Content-Type") == "" {
-		ct, err = "application/json", nil
-	}
-	if err != nil {
-		c.fail(http.StatusBadRequest, "bad Content-Type: "+err.Error())
-		return
-	}
-	switch ct {
-	case "application/json":
-		var req imageRequest
-		if !c.readJSON(&req) {
-			return
-		}
-		c.runImages(&req, nil, true)
-	case "multipart/form-data":
-		if params["boundary"] == "" {
-			c.fail(http.StatusBadRequest, "multipart body without a boundary")
-			return
-		}
-		if c.r.ContentLength > c.g.maxBody {
-			c.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", c.r.ContentLength, c.g.maxBody))
-			return
-		}
-		c.r.Body = http.MaxBytesReader(c.w, c.r.Body, c.g.maxBody)
-		req, files, err := readMultipart(multipart.NewReader(c.r.Body, params["boundary"]))
-		if err != nil {
-			c.answerErr(err)
-			return
-		}
-		c.runImages(req, files, true)
-	default:
-		c.fail(http.StatusBadRequest, fmt.Sprintf("unsupported Content-Type %q: use application/json or multipart/form-data", ct))
-	}
-}
-
-// formFiles are the file parts of a multipart edit.
-type formFiles struct {
-	images [][]byte
-	mask   []byte
-	hasMsk bool
-}
-
-// readMultipart reads an edit form part by part (never buffering more than
-// the body limit, which the caller's MaxBytesReader enforces).
-func readMultipart(mr *multipart.Reader) (*imageRequest, *formFiles, error) {
-	req := &imageRequest{}
-	files := &formFiles{}
-	for {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, wrapMultipart(err)
-		}
-		name := p.FormName()
-		switch name {
-		case "image", "image[]", "mask":
-			b, err := io.ReadAll(p)
-			if err != nil {
-				return nil, nil, wrapMultipart(err)
-			}
-			if name == "mask" {
-				if files.hasMsk {
-					return nil, nil, bad("mask", "more than one mask field")
-				}
-				files.mask, files.hasMsk = b, true
-			} else {
-				files.images = append(files.images, b)
-			}
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(p, maxFormFieldSize+1))
-		if err != nil {
-			return nil, nil, wrapMultipart(err)
-		}
-		if len(b) > maxFormFieldSize {
-			return nil, nil, bad(name, "form field %q is too long", name)
-		}
-		v := string(b)
-		intField := func(dst **int) error {
-			i, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return bad(name, "%s must be an integer, got %q", name, v)
-			}
-			*dst = &i
-			return nil
-		}
-		switch name {
-		case "model":
-			req.Model = &v
-		case "prompt":
-			req.Prompt = &v
-		case "size":
-			req.Size = &v
-		case "quality":
-			req.Quality = &v
-		case "background":
-			req.Background = &v
-		case "output_format":
-			req.OutputFormat = &v
-		case "response_format":
-			req.ResponseFormat = &v
-		case "n":
-			err = intField(&req.N)
-		case "output_compression":
-			err = intField(&req.OutputCompression)
-		case "partial_images":
-			err = intField(&req.PartialImages)
-		case "stream":
-			bv, perr := strconv.ParseBool(strings.TrimSpace(v))
-			if perr != nil {
-				err = bad(name, "stream must be true or false, got %q", v)
-			}
-			req.Stream = &bv
-		case "images[][file_id]", "mask[file_id]", "file_id":
-			return nil, nil, bad(name, "file_id references are not supported: send the image itself")
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	return req, files, nil
-}
-
-func wrapMultipart(err error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return err
-	}
-	return bad("", "malformed multipart body: %v", err)
-}
-
-// runImages validates the request, then answers it as JSON or a stream.
+// runImages validates an image request, then answers it with the image
+// result of 2.2 or, with stream true, the image stream of 6.1.
 func (c *call) runImages(req *imageRequest, files *formFiles, edit bool) {
 	job, err := c.buildJob(req, files, edit)
 	if err != nil {
 		c.answerErr(err)
 		return
 	}
-	if job == nil {
-		return // already answered (404)
-	}
+	c.accept()
 	if job.stream {
 		c.streamImages(job)
 		return
@@ -281,24 +107,13 @@ func (c *call) runImages(req *imageRequest, files *formFiles, edit bool) {
 	c.jsonImages(job)
 }
 
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// buildJob checks every parameter (spec 4.4, 4.5 and section 7). A nil job
-// with a nil error means the answer was already written.
+// buildJob checks every parameter of generations and edits (4.4, 4.5, 7).
 func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJob, error) {
-	accept := c.fs.has(fAcceptInvalid)
 	job := &imageJob{edit: edit, n: 1, partial: 0, format: "png", quality: "auto"}
 
 	if req.Prompt == nil || strings.TrimSpace(*req.Prompt) == "" {
-		if !accept {
-			return nil, bad("prompt", "prompt is required")
+		if err := c.violation(rulePromptRequired, "prompt", "prompt is required"); err != nil {
+			return nil, err
 		}
 	} else {
 		job.prompt = *req.Prompt
@@ -311,8 +126,7 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	}
 	m, found := c.lookupModel(id)
 	if !found || m.Family != KindImage {
-		c.modelNotFound(id)
-		return nil, nil
+		return nil, c.unknownModel(id)
 	}
 	job.model = m
 	img2 := m.ID == modelImage2
@@ -337,13 +151,13 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 		if img2 {
 			allowed = qualityImg2
 		}
-		if !contains(allowed, *req.Quality) {
+		if !slices.Contains(allowed, *req.Quality) {
 			return nil, bad("quality", "quality must be one of %s for %s; got %q", strings.Join(allowed, ", "), m.ID, *req.Quality)
 		}
 		job.quality = *req.Quality
 	}
 	if req.OutputFormat != nil {
-		if !contains([]string{"png", "jpeg", "webp"}, *req.OutputFormat) {
+		if !slices.Contains([]string{"png", "jpeg", "webp"}, *req.OutputFormat) {
 			return nil, bad("output_format", "output_format must be png, jpeg or webp; got %q", *req.OutputFormat)
 		}
 		job.format = *req.OutputFormat
@@ -376,8 +190,8 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	if req.PartialImages != nil {
 		p := *req.PartialImages
 		if p < 0 || p > 3 {
-			if !accept {
-				return nil, bad("partial_images", "partial_images must be between 0 and 3")
+			if err := c.violation(rulePartialImages, "partial_images", "partial_images must be between 0 and 3"); err != nil {
+				return nil, err
 			}
 			p = min(max(p, 0), 3)
 		}
@@ -395,128 +209,6 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	return job, nil
 }
 
-// readEditInputs decodes the reference images and the mask of an edit.
-func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles, img2 bool) error {
-	accept := c.fs.has(fAcceptInvalid)
-	var raws [][]byte
-	var maskRaw []byte
-	hasMask := false
-	if files != nil {
-		if len(req.Images) > 0 || req.Mask != nil {
-			return bad("images", "multipart edits take image files, not images[].image_url")
-		}
-		raws = files.images
-		maskRaw, hasMask = files.mask, files.hasMsk
-	} else {
-		for i, ref := range req.Images {
-			if ref.FileID != nil {
-				if accept {
-					continue
-				}
-				return bad(fmt.Sprintf("images[%d].file_id", i), "images[].file_id is not supported: send image_url")
-			}
-			if ref.ImageURL == nil || *ref.ImageURL == "" {
-				return bad(fmt.Sprintf("images[%d].image_url", i), "images[%d].image_url is required", i)
-			}
-			b, err := c.fetchImageURL(*ref.ImageURL, fmt.Sprintf("images[%d].image_url", i))
-			if err != nil {
-				return err
-			}
-			raws = append(raws, b)
-		}
-		if req.Mask != nil {
-			switch {
-			case req.Mask.FileID != nil:
-				if !accept {
-					return bad("mask.file_id", "mask.file_id is not supported: send mask.image_url")
-				}
-			case req.Mask.ImageURL == nil || *req.Mask.ImageURL == "":
-				return bad("mask.image_url", "mask.image_url is required")
-			default:
-				b, err := c.fetchImageURL(*req.Mask.ImageURL, "mask.image_url")
-				if err != nil {
-					return err
-				}
-				maskRaw, hasMask = b, true
-			}
-		}
-	}
-	if len(raws) == 0 {
-		if !accept {
-			return bad("image", "an edit needs at least one reference image (image, image[] or images[].image_url)")
-		}
-		hasMask = false // nothing to mask: served like a generation
-	}
-	if img2 && len(raws) > 1 {
-		return bad("image", "%s takes one reference image", modelImage2)
-	}
-	if img2 && hasMask {
-		return bad("mask", "%s takes no mask", modelImage2)
-	}
-	for i, b := range raws {
-		img, err := decodeInput(b)
-		if err != nil {
-			return bad("image", "reference image %d: %v", i, err)
-		}
-		job.refs = append(job.refs, inputImage{img: img, raw: b})
-	}
-	if hasMask {
-		img, err := decodeInput(maskRaw)
-		if err != nil {
-			return bad("mask", "mask: %v", err)
-		}
-		if img.Bounds().Size() != job.refs[0].img.Bounds().Size() {
-			return bad("mask", "mask is %v but the reference image is %v: they must have the same dimensions",
-				img.Bounds().Size(), job.refs[0].img.Bounds().Size())
-		}
-		job.mask = &inputImage{img: img, raw: maskRaw}
-	}
-	return nil
-}
-
-// fetchImageURL reads a data URL or fetches an HTTPS URL.
-func (c *call) fetchImageURL(s, param string) ([]byte, error) {
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		meta, data, ok := strings.Cut(rest, ",")
-		if !ok || !strings.HasSuffix(meta, ";base64") {
-			return nil, bad(param, "%s: a data URL must have the form data:<media_type>;base64,<data>", param)
-		}
-		b, err := base64.StdEncoding.DecodeString(data)
-		if err != nil {
-			if b, err = base64.RawStdEncoding.DecodeString(data); err != nil {
-				return nil, bad(param, "%s: invalid base64 data", param)
-			}
-		}
-		return b, nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return nil, bad(param, "%s must be a data URL or an https URL", param)
-	}
-	ctx, cancel := context.WithTimeout(c.r.Context(), 60*time.Second)
-	defer cancel()
-	rq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, bad(param, "%s: %v", param, err)
-	}
-	resp, err := c.g.client.Do(rq)
-	if err != nil {
-		return nil, bad(param, "%s: could not fetch the image: %v", param, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, bad(param, "%s: fetching the image gave HTTP %d", param, resp.StatusCode)
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, c.g.maxBody+1))
-	if err != nil {
-		return nil, bad(param, "%s: could not read the image: %v", param, err)
-	}
-	if int64(len(b)) > c.g.maxBody {
-		return nil, bad(param, "%s: the image is larger than %d bytes", param, c.g.maxBody)
-	}
-	return b, nil
-}
-
 // decodeInput decodes a png, jpeg or webp input image after checking its
 // declared dimensions, so a small file claiming a huge size cannot make the
 // gateway allocate gigabytes.
@@ -528,7 +220,7 @@ func decodeInput(b []byte) (img image.Image, err error) {
 		}
 	}()
 	var cfg image.Config
-	switch imagecheck.Sniff(b) {
+	switch imagery.Sniff(b) {
 	case imagery.FormatPNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(b))
 	case imagery.FormatJPEG:
@@ -549,34 +241,6 @@ func decodeInput(b []byte) (img image.Image, err error) {
 		return nil, fmt.Errorf("undecodable image: %v", err)
 	}
 	return img, nil
-}
-
-// decodeImageBlock checks an Anthropic image block and returns its size and
-// an input-token estimate, or an error message.
-func decodeImageBlock(b contentBlock) (w, h, tokens int, errMsg string) {
-	if b.Source == nil {
-		return 0, 0, 0, "image block without source"
-	}
-	if b.Source.Type != "base64" {
-		return 0, 0, 0, fmt.Sprintf("image source type %q is not supported (use base64)", b.Source.Type)
-	}
-	want := map[string]string{"image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp"}[b.Source.MediaType]
-	if want == "" {
-		return 0, 0, 0, fmt.Sprintf("media_type %q is not supported (image/png, image/jpeg, image/webp)", b.Source.MediaType)
-	}
-	raw, err := base64.StdEncoding.DecodeString(b.Source.Data)
-	if err != nil {
-		return 0, 0, 0, "image data is not valid base64"
-	}
-	if got := imagecheck.Sniff(raw); got != want {
-		return 0, 0, 0, fmt.Sprintf("media_type %s does not match the image data", b.Source.MediaType)
-	}
-	img, err := decodeInput(raw)
-	if err != nil {
-		return 0, 0, 0, err.Error()
-	}
-	sz := img.Bounds().Size()
-	return sz.X, sz.Y, max(1, sz.X*sz.Y/750), ""
 }
 
 // hash derives the request's seed from what the picture shows: model,
@@ -642,56 +306,49 @@ func (j *imageJob) usage(k int) map[string]any {
 	}
 }
 
-// imageCount applies fewer-images.
-func (c *call) imageCount(j *imageJob) int {
-	if c.fs.has(fFewerImages) && j.n >= 2 {
-		return j.n - 1
+// scene is what output image i of j shows: an edit derives from its
+// references, and keeps the first one where its mask is opaque (4.5).
+func (j *imageJob) scene(i int) imagery.Scene {
+	s := imagery.Scene{Prompt: j.prompt, Seed: j.seed + uint64(i), Width: j.w, Height: j.h, Transparent: j.transparent}
+	for _, r := range j.refs {
+		s.References = append(s.References, r.img)
 	}
-	return j.n
+	if j.mask != nil && len(j.refs) > 0 {
+		s.Mask = j.mask.img
+	}
+	return s
 }
 
-// render makes and encodes image i (preview ≥ 0 for previews, -1 final),
-// applying the image faults, and returns its base64 text as sent.
-func (c *call) render(j *imageJob, i, preview int) (string, error) {
-	s := imagery.Scene{
-		Prompt: j.prompt, Seed: j.seed + uint64(i), Width: j.w, Height: j.h,
-		Transparent: j.transparent && !c.fs.has(fAlphaDropped), Preview: preview,
-	}
-	if !c.fs.has(fReferenceIgnored) {
-		for _, r := range j.refs {
-			s.References = append(s.References, r.img)
-		}
-		if j.mask != nil && len(j.refs) > 0 {
-			s.Mask = j.mask.img
-		}
-	}
-	if c.fs.has(fSizeMismatch) {
-		s.Width, s.Height = max(j.w-512, 1), max(j.h-512, 1)
-	}
-	format := j.format
-	if c.fs.has(fWrongFormat) {
-		format = map[string]string{"png": "jpeg", "jpeg": "png", "webp": "png"}[format]
-	}
+// render draws and encodes picture p of j (preview ≥ 0 for previews, -1 for
+// the final image) and returns its base64 text as sent.
+func (c *call) render(j *imageJob, p picture, preview int) (string, error) {
+	s := p.scene
+	s.Preview = preview
 	comp := j.compression
-	if format == "png" {
+	if p.format == "png" {
 		comp = nil
 	}
-	key := fmt.Sprintf("%x|%d|%dx%d|%v|%v|%d|%s|%v", s.Seed, len(s.References), s.Width, s.Height, s.Transparent, s.Mask != nil, s.Preview, format, ptrInt(comp))
+	key := fmt.Sprintf("%x|%d|%dx%d|%v|%v|%d|%s|%v", s.Seed, len(s.References), s.Width, s.Height, s.Transparent, s.Mask != nil, s.Preview, p.format, ptrInt(comp))
 	b, ok := c.g.cache.get(key)
 	if !ok {
 		var err error
-		b, err = imagery.Encode(renderScene(s), format, comp)
+		b, err = imagery.Encode(renderScene(s), p.format, comp)
 		if err != nil {
 			return "", err
 		}
 		c.g.cache.put(key, b)
 	}
-	if preview < 0 && c.fs.has(fUndecodable) {
-		b = b[:len(b)/4]
+	final := preview < 0
+	if final {
+		for _, damage := range p.damage {
+			b = damage(b)
+		}
 	}
 	enc := base64.StdEncoding.EncodeToString(b)
-	if preview < 0 && c.fs.has(fBadBase64) {
-		enc = enc[:len(enc)/2] + "*#!?" + enc[len(enc)/2:]
+	if final {
+		for _, garble := range p.garble {
+			enc = garble(enc)
+		}
 	}
 	return enc, nil
 }
@@ -710,11 +367,13 @@ func (j *imageJob) backgroundOut() string {
 	return "opaque"
 }
 
+// jsonImages answers with the image result of 2.2: one data entry per
+// returned image, each its b64_json and generation_id.
 func (c *call) jsonImages(j *imageJob) {
-	k := c.imageCount(j)
+	pics := c.pictures(j)
 	data := []any{}
-	for i := range k {
-		b64, err := c.render(j, i, -1)
+	for _, p := range pics {
+		b64, err := c.render(j, p, -1)
 		if err != nil {
 			c.fail(http.StatusInternalServerError, "could not encode the image")
 			return
@@ -724,83 +383,44 @@ func (c *call) jsonImages(j *imageJob) {
 		}
 		data = append(data, map[string]any{"b64_json": b64, "generation_id": newUUID()})
 	}
-	body := map[string]any{
+	c.reply(map[string]any{
 		"created": time.Now().Unix(), "background": j.backgroundOut(), "data": data,
-		"output_format": j.format, "quality": j.quality, "size": j.size, "usage": j.usage(k),
-	}
-	if c.fs.has(fEmptyData) {
-		body["data"] = []any{}
-	}
-	if c.fs.has(fErrorField) {
-		body["error"] = map[string]any{"message": "image generation failed", "type": "server_error", "code": "generation_failed"}
-	}
-	if c.fs.has(fMissingField) {
-		delete(body, "created")
-	}
-	if c.fs.has(fWrongType) {
-		body["created"] = strconv.FormatInt(time.Now().Unix(), 10)
-	}
-	c.writeJSON(http.StatusOK, body)
+		"output_format": j.format, "quality": j.quality, "size": j.size, "usage": j.usage(len(pics)),
+	})
 }
 
+// streamImages answers with the image stream of 6.1: for each image, its
+// previews (partial_image events), then its completed event.
 func (c *call) streamImages(j *imageJob) {
 	family := "image_generation"
 	if j.edit {
 		family = "image_edit"
 	}
-	if c.fs.has(fWrongEventFamily) {
-		family = map[string]string{"image_generation": "image_edit", "image_edit": "image_generation"}[family]
-	}
-	k := c.imageCount(j)
-	s := c.startSSE()
-	for i := range k {
-		previews := j.previewCount(i)
-		if c.fs.has(fPreviewOverflow) {
-			previews = j.partial + 1
-		}
-		for p := range previews {
-			b64, err := c.render(j, i, min(p, 3))
+	pics := c.pictures(j)
+	s := c.startStream()
+	for _, p := range pics {
+		for k := range p.previews {
+			b64, err := c.render(j, p, min(k, 3))
 			if err != nil {
 				return
 			}
-			index := p
-			if c.fs.has(fPreviewIndexOrder) {
-				index = p + 1
-			}
-			ev := map[string]any{
-				"type": family + ".partial_image", "b64_json": b64, "partial_image_index": index,
+			if !s.send(event{name: family + ".partial_image", data: map[string]any{
+				"type": family + ".partial_image", "b64_json": b64, "partial_image_index": k,
 				"created_at": time.Now().Unix(), "size": j.size, "quality": j.quality,
 				"background": j.backgroundOut(), "output_format": j.format,
-			}
-			if c.fs.has(fWrongType) {
-				ev["partial_image_index"] = strconv.Itoa(p)
-			}
-			if c.fs.has(fMissingField) {
-				delete(ev, "type")
-			}
-			if !s.send(family+".partial_image", ev, false) {
+			}}) {
 				return
 			}
 		}
-		if c.fs.has(fImageNoCompleted) {
-			continue
-		}
-		b64, err := c.render(j, i, -1)
+		b64, err := c.render(j, p, -1)
 		if err != nil {
 			return
 		}
-		ev := map[string]any{
+		if !s.send(event{name: family + ".completed", cuttable: true, data: map[string]any{
 			"type": family + ".completed", "b64_json": b64, "generation_id": newUUID(),
 			"created_at": time.Now().Unix(), "size": j.size, "quality": j.quality,
 			"background": j.backgroundOut(), "output_format": j.format, "usage": j.usage(1),
-		}
-		if c.fs.has(fWrongType) && previews == 0 {
-			ev["b64_json"] = []string{b64}
-		}
-		if c.fs.has(fMissingField) {
-			delete(ev, "type")
-		}
-		if !s.send(family+".completed", ev, true) {
+		}}) {
 			return
 		}
 	}

@@ -5,40 +5,77 @@ import (
 	"net/http"
 )
 
-// sseWriter writes one text/event-stream response. It flushes after every
-// event, waits the configured event latency between events, stops when the
-// client goes away, and applies the stream-cut fault.
-type sseWriter struct {
+// event is one server-sent event as a handler plans it (spec 6).
+type event struct {
+	name     string // the event: line; "" sends none
+	data     any    // the data: line: a JSON object, or a raw string such as [DONE]
+	cuttable bool   // an event stream-cut may end the stream in the middle of
+	cut      bool   // write half of the event, then end the stream
+	// kind is what the event is, as planned: the type its JSON object names,
+	// or its raw data. send sets it before the hooks see the event, so that
+	// a hook still knows the event when another one has changed its data.
+	kind string
+}
+
+// stream writes one text/event-stream answer. It flushes after every event,
+// waits the configured event latency between events, and stops when the
+// client goes away.
+type stream struct {
 	c       *call
 	rc      *http.ResponseController
 	sent    int
-	cutNext bool // stream-cut: the next cuttable event is written half and ends the stream
 	stopped bool
+	last    string  // kind of the event planned before, for hooks that look back
+	held    []event // events a hook holds back to write later
 }
 
-// startSSE writes the stream's headers. Under wrong-content-type the stream is
-// labelled application/json.
-func (c *call) startSSE() *sseWriter {
-	ct := "text/event-stream; charset=utf-8"
-	if c.fs.has(fWrongContentType) {
-		ct = "application/json"
-	}
+// startStream writes the stream's headers.
+func (c *call) startStream() *stream {
 	h := c.w.Header()
-	h.Set("Content-Type", ct)
+	h.Set("Content-Type", c.ans.streamType)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	c.setRequestID(h)
 	c.wrote = true
 	c.w.WriteHeader(http.StatusOK)
-	s := &sseWriter{c: c, rc: http.NewResponseController(c.w), cutNext: c.fs.has(fStreamCut)}
+	s := &stream{c: c, rc: http.NewResponseController(c.w)}
 	_ = s.rc.Flush()
 	return s
 }
 
-// send writes one event (an "event:" line when name is set, then one "data:"
-// line). It reports false when the stream must end: client gone, write
-// failure, or the stream was cut. A cuttable event is where stream-cut strikes.
-func (s *sseWriter) send(name string, v any, cuttable bool) bool {
+// send plans ev: the event hooks of the active faults see it, then the
+// events they return are written. It reports false when the stream must
+// end: client gone, write failure, or the stream was cut.
+func (s *stream) send(ev event) bool {
+	switch d := ev.data.(type) {
+	case string:
+		ev.kind = d
+	case map[string]any:
+		ev.kind, _ = d["type"].(string)
+	}
+	evs := []event{ev}
+	for _, f := range s.c.faults {
+		if f.event == nil {
+			continue
+		}
+		var next []event
+		for _, e := range evs {
+			next = append(next, f.event(s, e)...)
+		}
+		evs = next
+	}
+	s.last = ev.kind
+	for _, e := range evs {
+		if !s.write(e) {
+			return false
+		}
+	}
+	return s.c.r.Context().Err() == nil
+}
+
+// write writes one event: an "event:" line when it is named, then one
+// "data:" line and the blank line that ends it.
+func (s *stream) write(ev event) bool {
 	if s.stopped {
 		return false
 	}
@@ -47,11 +84,11 @@ func (s *sseWriter) send(name string, v any, cuttable bool) bool {
 		return false
 	}
 	var data []byte
-	switch d := v.(type) {
+	switch d := ev.data.(type) {
 	case string:
 		data = []byte(d)
 	default:
-		b, err := json.Marshal(v)
+		b, err := json.Marshal(d)
 		if err != nil {
 			s.stopped = true
 			return false
@@ -59,11 +96,11 @@ func (s *sseWriter) send(name string, v any, cuttable bool) bool {
 		data = b
 	}
 	var buf []byte
-	if name != "" && !(s.c.dialect == dialectAnthropic && s.c.fs.has(fUnnamedEvents)) {
-		buf = append(buf, "event: "+name+"\n"...)
+	if ev.name != "" {
+		buf = append(buf, "event: "+ev.name+"\n"...)
 	}
 	buf = append(buf, "data: "...)
-	if cuttable && s.cutNext {
+	if ev.cut {
 		// Half an event, no terminating blank line, then the stream ends.
 		buf = append(buf, data[:len(data)/2]...)
 		_, _ = s.c.w.Write(buf)
@@ -82,5 +119,5 @@ func (s *sseWriter) send(name string, v any, cuttable bool) bool {
 		return false
 	}
 	s.sent++
-	return s.c.r.Context().Err() == nil
+	return true
 }

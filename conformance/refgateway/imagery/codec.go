@@ -12,8 +12,6 @@ import (
 	"github.com/HugoSmits86/nativewebp"
 	lossywebp "github.com/deepteams/webp"
 	xwebp "golang.org/x/image/webp"
-
-	"github.com/gwconform/gwconform/conformance/imagecheck"
 )
 
 // Format names as used by output_format.
@@ -162,7 +160,7 @@ func overWhite(img image.Image) image.Image {
 // than image.Decode avoids depending on which packages registered which
 // decoders (both x/image/webp and deepteams/webp register "webp").
 func Decode(b []byte) (image.Image, string, error) {
-	f := imagecheck.Sniff(b) // the suite's one reading of magic bytes
+	f := Sniff(b)
 	var img image.Image
 	var err error
 	switch f {

@@ -1,0 +1,161 @@
+package refgateway
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
+)
+
+// Faults reach the gateway at five points only, the methods of this file:
+//
+//   - violation: a named validation rule, which a fault may override;
+//   - accept: a request found valid, whose answer a fault may bend;
+//   - reply: a success JSON body, just before it is written;
+//   - stream.send (sse.go): each planned stream event;
+//   - pictures: each output image, before it is drawn.
+//
+// Handlers call these and never ask which fault is on; what each fault does
+// at its points is declared once, in the table of faults.go.
+
+// hooks are what one fault does at those points. A nil hook does nothing.
+type hooks struct {
+	// overrides maps each validation rule the fault overrides to the status
+	// answered instead of the spec's. http.StatusOK lets the request through:
+	// it is served as if it were valid.
+	overrides map[rule]int
+	// accepted may change how a valid request is answered.
+	accepted func(a *answer)
+	// body changes a success JSON body of endpoint ep.
+	body func(ep endpoint, body map[string]any)
+	// event sees each event a handler plans and returns the events to write
+	// in its place: none drops it; several write events it held back before.
+	event func(s *stream, ev event) []event
+	// image changes output image p of job j before it is drawn.
+	image func(j *imageJob, p *picture)
+}
+
+// endpoint names what a call is served by, for hooks that act on several.
+type endpoint int
+
+const (
+	epModels      endpoint = iota // GET /v1/models (4.1)
+	epChat                        // POST /v1/chat/completions (4.2)
+	epMessages                    // POST /v1/messages (4.3)
+	epGenerations                 // POST /v1/images/generations (4.4)
+	epEdits                       // POST /v1/images/edits (4.5)
+	epResponses                   // POST /v1/responses (4.6)
+)
+
+// images reports whether ep answers with image results and image streams.
+func (ep endpoint) images() bool { return ep == epGenerations || ep == epEdits }
+
+// rule names a rejection the spec states, so that a fault overrides it in
+// one place (violation) instead of in each validator that applies it.
+type rule int
+
+const (
+	ruleModelRequired     rule = iota // chat completions and messages without model (4.2, 4.3, 7)
+	ruleMessagesRequired              // chat completions without messages (4.2, 7)
+	rulePromptRequired                // image request without prompt (4.5, 7)
+	ruleReferenceRequired             // image edit without a reference image (4.5 rule 1, 7)
+	ruleNoFileID                      // images[].file_id or mask.file_id (4.5 rule 2, 7)
+	rulePartialImages                 // partial_images outside 0 to 3 (4.5, 7, 8)
+	ruleKnownModel                    // a retired or unknown model id (7, 9)
+)
+
+// ruleStatus is the status the spec gives a request that breaks each rule.
+var ruleStatus = map[rule]int{
+	ruleModelRequired:     http.StatusBadRequest,
+	ruleMessagesRequired:  http.StatusBadRequest,
+	rulePromptRequired:    http.StatusBadRequest,
+	ruleReferenceRequired: http.StatusBadRequest,
+	ruleNoFileID:          http.StatusBadRequest,
+	rulePartialImages:     http.StatusBadRequest,
+	ruleKnownModel:        http.StatusNotFound,
+}
+
+// violation is the error answering a request that breaks rule r, with the
+// spec's status or the one an active fault answers instead. It is nil when
+// a fault lets the request through: the validator then carries on with a
+// fallback value of its own.
+func (c *call) violation(r rule, param, format string, args ...any) error {
+	status := ruleStatus[r]
+	for _, f := range c.faults {
+		if s, ok := f.overrides[r]; ok {
+			status = s
+		}
+	}
+	if status == http.StatusOK {
+		return nil
+	}
+	return &errBad{status: status, param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// answer is how the gateway answers a valid request.
+type answer struct {
+	jsonType   string // Content-Type of a success JSON body (4)
+	streamType string // Content-Type of an event stream (6)
+	// limit applies max_tokens to the generated words and reports whether it
+	// cut them (4.2, 4.3, 8).
+	limit func(words []string, maxTokens int) ([]string, bool)
+}
+
+// plainAnswer is the answer as the spec has it.
+var plainAnswer = answer{
+	jsonType:   "application/json",
+	streamType: "text/event-stream; charset=utf-8",
+	limit:      limitWords,
+}
+
+// accept marks the request valid: every handler calls it once validation
+// has passed and before it answers. The accepted hooks may bend the answer.
+func (c *call) accept() {
+	for _, f := range c.faults {
+		if f.accepted != nil {
+			f.accepted(&c.ans)
+		}
+	}
+}
+
+// reply answers a valid request with body (200), after the body hooks.
+func (c *call) reply(body map[string]any) {
+	for _, f := range c.faults {
+		if f.body != nil {
+			f.body(c.ep, body)
+		}
+	}
+	c.writeJSON(http.StatusOK, body)
+}
+
+// picture is one output image of an image answer, planned before it is
+// drawn.
+type picture struct {
+	index    int           // position among the n requested
+	omit     bool          // left out of the answer
+	previews int           // previews before it in a stream (6.1)
+	scene    imagery.Scene // what is drawn; Preview is set per render
+	format   string        // how it is encoded
+	// damage and garble change the final image after encoding: its bytes,
+	// then its base64 text. Previews are sent as drawn.
+	damage []func([]byte) []byte
+	garble []func(string) string
+}
+
+// pictures plans the output images of j, after the image hooks, leaving out
+// those a hook omits.
+func (c *call) pictures(j *imageJob) []picture {
+	var out []picture
+	for i := range j.n {
+		p := picture{index: i, previews: j.previewCount(i), scene: j.scene(i), format: j.format}
+		for _, f := range c.faults {
+			if f.image != nil {
+				f.image(j, &p)
+			}
+		}
+		if !p.omit {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+package refgateway
+
+// model is one entry of a key's model list.
+type model struct {
+	ID      string
+	OwnedBy string
+	Created int64
+	Family  string // key kind whose behaviour it has
+}
+
+// Built-in model lists per key kind (spec sections 1 and 2.1). The first
+// entry of each list is the key's verified model that the model-missing
+// fault leaves out.
+var builtinModels = map[string][]string{
+	KindText:     {"gen-5.5", "gen-5.6-luna", "gen-5.6-sol", "gen-5.6-terra", "gen-6-astra"},
+	KindMessages: {"msg-sonnet-5", "msg-opus-5", "msg-haiku-4-5-20251001"},
+	KindImage:    {"gen-image-2", "gen-image-2.5-flare", "gen-image-2.5-sunburst"},
+	KindAlt:      {"alt-flash", "alt-v4-pro"},
+}
+
+var ownerOf = map[string]string{KindText: "gen", KindMessages: "msg", KindImage: "gen", KindAlt: "alt"}
+
+// modelsCreated is a fixed creation time so that listings are reproducible.
+const modelsCreated = 1767225600 // 2026-01-01T00:00:00Z
+
+// models answers GET /v1/models (4.1) with the model list of 2.1: the
+// models visible to the calling key, which differ per key (2.1, 5 rule 2).
+func (c *call) models() {
+	c.accept()
+	list := c.g.lists[c.kind]
+	data := make([]any, 0, len(list))
+	for _, m := range list {
+		data = append(data, map[string]any{"id": m.ID, "object": "model", "owned_by": m.OwnedBy, "created": m.Created})
+	}
+	c.reply(map[string]any{"object": "list", "data": data})
+}
+
+// lookupModel finds id in the caller's model list.
+func (c *call) lookupModel(id string) (model, bool) {
+	for _, m := range c.g.lists[c.kind] {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return model{}, false
+}
+
+// unknownModel is the error answering a model outside the caller's list, or
+// of another family than the endpoint serves: a retired or unknown model id
+// returns 404 (7, 9). It is never nil: no fault lets such a request through,
+// as no model could serve it.
+func (c *call) unknownModel(id string) error {
+	return c.violation(ruleKnownModel, "model", "model %q does not exist or is not available to this key", id)
+}
