@@ -260,7 +260,7 @@ func TestExploreRequestAndExpect(t *testing.T) {
 			assert.NotContains(t, body, "output_compression")
 		}
 		assert.Equal(t, Expect{Status: 200, Schema: "image_result", Images: &ImageExpect{
-			Format: c.Params["output_format"], Size: c.Params["size"], Count: 2, Alpha: new(true),
+			Format: c.Params["output_format"], Size: c.Params["size"], Count: 2, Transparent: &DefaultTransparency,
 		}}, c.Expect)
 		// The base request's json is not modified.
 		base := find("explore-edit-", func(p map[string]string) bool { return p["n"] == "1" })
