@@ -213,7 +213,7 @@ func TestLoadBad(t *testing.T) {
 		{"bad matcher type", "{type: integer, min: 0}", "{type: int}",
 			[]string{f + `27:25: expect.json[created]: type "int" is not one of string, number, integer, boolean, array, object, null`}},
 		{"empty matcher", "{type: integer, min: 0}", "{}",
-			[]string{f + `27:18: expect.json[created]: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains)`}},
+			[]string{f + `27:18: expect.json[created]: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains, model, unix_seconds, if_present)`}},
 		{"missing status", "      status: 200\n      sse", "      sse",
 			[]string{f + `48:7: expect: missing field status`}},
 		{"missing field", "    spec: \"6.3\"\n", "",
