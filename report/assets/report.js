@@ -350,6 +350,10 @@
     t2('total', ms(res.duration_ms));
     if (res.events) { t2('first event', ms(res.first_event_ms)); t2('events', res.events); }
     t2('attempts', res.attempts || 0);
+    if (res.requests && res.requests !== res.attempts) t2('requests', res.requests);
+    // A case with variants tries shapes the spec does not show: which one the
+    // gateway accepted is worth knowing for every client developer.
+    if (res.variant) t2('shape accepted', res.variant);
     if (res.started && !/^0001-/.test(res.started)) t2('started', new Date(res.started).toISOString().slice(11, 23));
     add(box, dl);
 
