@@ -350,6 +350,11 @@ func TestBrowser(t *testing.T) {
 	run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
 	cells := eval(`document.querySelectorAll('table.matrix td.cell').length`)
 	cellsFail := eval(`document.querySelectorAll('table.matrix td.cell[data-status="fail"]').length`)
+	// The verdict badge and the headline say the same as report.json.
+	head, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`header.top`)))
+	require.NoError(t, err)
+	assert.Contains(t, head, "FAIL")
+	assert.Contains(t, head, "conformance failed:")
 
 	// Open the failing image-edit stream cell.
 	run(chromedp.Click(chromedp.CSS(`td.cell[data-model="gen-image-2.5-flare"][data-feature="images.edit.stream"]`)))
