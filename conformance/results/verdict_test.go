@@ -24,7 +24,7 @@ func TestJudge(t *testing.T) {
 		{name: "all counted pass", outcome: OutcomePass, headline: "conformance passed: 2 verified, 1 negative",
 			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusPass, "text"), res(TierNegative, StatusPass, "text")}},
 		{name: "a failure wins over everything", outcome: OutcomeFail, headline: "conformance failed: 1 of 2 verified/negative results failed or errored",
-			rs: []Result{res(TierVerified, StatusFail, "text"), res(TierVerified, StatusThrottled, "text")},
+			rs:    []Result{res(TierVerified, StatusFail, "text"), res(TierVerified, StatusThrottled, "text")},
 			notes: []string{"1 verified/negative result throttled (429 after retries): not verified"}},
 		{name: "an error fails too", outcome: OutcomeFail,
 			rs: []Result{res(TierNegative, StatusError, "image")}},
