@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 	}
 	calls, err := conformance.Plan(suite.Catalog, target, sel)
 	require.NoError(t, err)
-	planned := conformance.Summarize(calls).Total
+	planned := conformance.Summarize(calls).Requests
 	var made atomic.Int64
 	if loc != nil {
 		// Every request a call made is in its result, so the gateway saw

@@ -21,6 +21,12 @@ type Options struct {
 	// Timeout bounds one request, body or stream included (default 600 s,
 	// the duration the spec allows verified clients, section 8).
 	Timeout time.Duration
+	// ConnectTimeout, HeaderTimeout (to the first response byte) and
+	// IdleTimeout (between two body bytes; SSE comments count) bound the
+	// phases of a request; each defaults to Timeout. A non-streaming image
+	// call, or a stream with partial_images 0, may rightly be silent for
+	// minutes, so shorter limits are the user's choice, and a stall an error.
+	ConnectTimeout, HeaderTimeout, IdleTimeout time.Duration
 	// MaxRetries is how often a call is retried after 429, 502, 503, 504 or a
 	// connection error before any response byte (default 2; negative: none).
 	MaxRetries int
@@ -43,7 +49,12 @@ func (o Options) withDefaults() Options {
 		o.Concurrency = 4
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 600 * time.Second
+		o.Timeout = SpecMaxDuration
+	}
+	for _, d := range []*time.Duration{&o.ConnectTimeout, &o.HeaderTimeout, &o.IdleTimeout} {
+		if *d <= 0 || *d > o.Timeout {
+			*d = o.Timeout
+		}
 	}
 	if o.MaxRetries == 0 {
 		o.MaxRetries = 2
@@ -70,6 +81,15 @@ type exchange struct {
 	started  time.Time
 	ttfb     time.Duration
 	attempts int
+	watch    *watchdog // of the attempt that answered
+}
+
+// stalled is the phase limit that cut the answered attempt, if any.
+func (ex *exchange) stalled() *StallError {
+	if ex.watch == nil {
+		return nil
+	}
+	return ex.watch.stalled()
 }
 
 // retryable says whether a status is worth another attempt.
@@ -94,8 +114,8 @@ func send(ctx context.Context, client *http.Client, o Options, t Target, cs *cat
 	ex := &exchange{}
 	for {
 		ex.attempts++
-		resp, ttfb, started, err := sendOnce(ctx, client, t, cs, r)
-		ex.started, ex.ttfb = started, ttfb
+		resp, ttfb, started, watch, err := sendOnce(ctx, client, o, t, cs, r)
+		ex.started, ex.ttfb, ex.watch = started, ttfb, watch
 		var wait time.Duration
 		switch {
 		case err != nil:
@@ -130,11 +150,16 @@ func send(ctx context.Context, client *http.Client, o Options, t Target, cs *cat
 	}
 }
 
-func sendOnce(ctx context.Context, client *http.Client, t Target, cs *catalog.Case, r *catalog.Rendered) (*http.Response, time.Duration, time.Time, error) {
+// sendOnce makes one attempt under a watchdog of its phases; the response
+// body it returns keeps the watch until it is closed.
+func sendOnce(ctx context.Context, client *http.Client, o Options, t Target, cs *catalog.Case, r *catalog.Rendered) (*http.Response, time.Duration, time.Time, *watchdog, error) {
+	ctx, watch := newWatchdog(ctx, o)
 	req, err := http.NewRequestWithContext(ctx, r.Method, t.BaseURL+r.Path, bytes.NewReader(r.Body))
 	if err != nil {
-		return nil, 0, time.Now(), err
+		watch.stop()
+		return nil, 0, time.Now(), nil, err
 	}
+	t.setHeaders(req.Header, cs.Key)
 	for k, vs := range r.Header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
@@ -148,20 +173,27 @@ func sendOnce(ctx context.Context, client *http.Client, t Target, cs *catalog.Ca
 	started := time.Now()
 	var ttfb time.Duration
 	trace := &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { watch.enter(phaseHeader) },
 		GotFirstResponseByte: func() {
 			gotByte = true
 			ttfb = time.Since(started)
+			watch.enter(phaseBody)
 		},
 	}
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	resp, err := client.Do(req)
 	if err != nil {
-		if !gotByte {
-			return nil, ttfb, started, errNoResponse{err}
+		watch.stop()
+		if s := watch.stalled(); s != nil {
+			err = s
 		}
-		return nil, ttfb, started, err
+		if !gotByte {
+			return nil, ttfb, started, watch, errNoResponse{err}
+		}
+		return nil, ttfb, started, watch, err
 	}
-	return resp, ttfb, started, nil
+	resp.Body = &watchedBody{rc: resp.Body, w: watch}
+	return resp, ttfb, started, watch, nil
 }
 
 // retryAfter reads a Retry-After header (seconds or an HTTP date).

@@ -50,6 +50,10 @@ type Call struct {
 	Case  *catalog.Case
 	Model string
 	Skip  *results.Reason
+	// Extra counts the requests the call makes beyond its own, known when
+	// planned: the other keys' model lists of a differs_from check. (A case
+	// with variants makes more only when the gateway declines a shape.)
+	Extra int
 }
 
 // ID names the call as the go test subtests do: feature/model/case.
@@ -96,6 +100,7 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 			continue
 		}
 		call.Skip = skipReason(call.Case, t)
+		call.Extra = extraRequests(call.Case, t)
 		if call.Skip == nil {
 			if sel.MaxCalls > 0 && made >= sel.MaxCalls {
 				call.Skip = &results.Reason{Check: results.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)}
@@ -158,7 +163,8 @@ type Summary struct {
 	Calls      map[catalog.KeyKind]map[string]int
 	Units      map[catalog.KeyKind]map[string]float64 // estimated cost units (see Cost)
 	Images     int                                    // final images requested in all
-	Total      int
+	Total      int                                    // calls to be made
+	Requests   int                                    // HTTP requests they make at least (retries aside)
 	Skipped    int
 	TotalUnits float64
 }
@@ -181,6 +187,7 @@ func Summarize(calls []Call) Summary {
 		s.TotalUnits += cost.Units
 		s.Images += cost.Images
 		s.Total++
+		s.Requests += 1 + c.Extra
 	}
 	return s
 }
@@ -188,6 +195,17 @@ func Summarize(calls []Call) Summary {
 // skipped turns a planned skip into its result.
 func skipped(c Call) results.Result {
 	return newResult(c, results.StatusSkip, *c.Skip)
+}
+
+// extraRequests: one model list per other configured key of differs_from.
+func extraRequests(cs *catalog.Case, t Target) int {
+	n := 0
+	for _, k := range cs.Expect.DiffersFrom {
+		if t.Keys[k] != "" && t.Rejected[k] == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func keyVariables(kinds []catalog.KeyKind) string {

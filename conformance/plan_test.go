@@ -32,7 +32,7 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 			loc := startLocal(t, refgateway.Config{})
 			calls, err := conformance.Plan(suite.Catalog, loc.target, tc.sel)
 			require.NoError(t, err)
-			planned := conformance.Summarize(calls).Total
+			planned := conformance.Summarize(calls).Requests
 			runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
 			budgetSkips := 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
@@ -77,7 +77,7 @@ func TestPlanSelection(t *testing.T) {
 	t.Run("a missing key skips with the reason", func(t *testing.T) {
 		noImage := all
 		noImage.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
-		calls, err := conformance.Plan(suite.Catalog, noImage, conformance.Selection{Features: []string{"images.generate"}})
+		calls, err := conformance.Plan(suite.Catalog, noImage, conformance.Selection{Features: []string{"images.generate"}, Tiers: []string{"verified"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, calls)
 		for _, c := range calls {

@@ -58,6 +58,7 @@ func preflightCall(ctx context.Context, client *http.Client, t Target, kind cata
 	if err != nil {
 		return 0, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
 	}
+	t.setHeaders(req.Header, kind)
 	if kind != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
 	}

@@ -34,6 +34,7 @@ func ListModels(ctx context.Context, t Target, kind catalog.KeyKind) ([]string, 
 	if err != nil {
 		return nil, err
 	}
+	t.setHeaders(req.Header, kind)
 	req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
 	resp, err := client.Do(req)
 	if err != nil {

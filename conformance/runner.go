@@ -108,7 +108,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		res.Requests += ex.attempts
 		res.TTFBMS = ex.ttfb.Milliseconds()
 		if err != nil {
-			res.Status, res.Reasons = transportFailure(ctx, err, o.Timeout)
+			res.Status, res.Reasons = transportFailure(ctx, err, o)
 			res.Reasons = append(declined, res.Reasons...)
 			return res
 		}
@@ -135,10 +135,16 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	}
 	res.Reasons = c.reasons
 	res.Status = r.verdict(cs, ex, c)
-	if err := ctx.Err(); err != nil && !c.ok() {
-		// The timeout or a cancelled run cut the body or stream: say so
-		// first; a cancelled run is an error of the run, not a verdict.
-		st, rs := transportFailure(ctx, err, o.Timeout)
+	var cut error
+	if s := ex.stalled(); s != nil {
+		cut = s
+	} else if err := ctx.Err(); err != nil {
+		cut = err
+	}
+	if cut != nil && !c.ok() {
+		// A stall, the timeout or a cancelled run cut the body or stream:
+		// say so first; only the spec's own limit makes it a verdict.
+		st, rs := transportFailure(ctx, cut, o)
 		res.Reasons = append(rs, res.Reasons...)
 		if st == results.StatusError {
 			res.Status = st
@@ -223,14 +229,23 @@ func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) results.Sta
 	return results.StatusFail
 }
 
-// transportFailure classifies an error before a usable response. A request
-// the gateway let run past the timeout broke the contract (spec 8 allows 600
-// s); anything else (refused connection, DNS, cancelled run) is an error of
-// the run, not a verdict on the gateway.
-func transportFailure(ctx context.Context, err error, timeout time.Duration) (results.Status, []results.Reason) {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return results.StatusFail, []results.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s", timeout),
-			Actual: "no answer", Message: "the request timed out"}}
+// transportFailure classifies an error before (or while reading) a usable
+// response. Only a request the gateway let run past the spec's own limit
+// broke the contract (section 8 allows 600 s); a stall, a shorter limit the
+// user set, a refused connection, DNS or a cancelled run is an error of the
+// run, not a verdict on the gateway.
+func transportFailure(ctx context.Context, err error, o Options) (results.Status, []results.Reason) {
+	var stall *StallError
+	switch {
+	case errors.As(err, &stall):
+		return results.StatusError, []results.Reason{{Check: "transport", Where: string(stall.Phase),
+			Expected: fmt.Sprintf("progress within %s", stall.Limit), Actual: "none", Message: stall.Error()}}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && o.Timeout >= SpecMaxDuration:
+		return results.StatusFail, []results.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s (spec 8)", o.Timeout),
+			Actual: "no answer", Message: "the request ran past the duration the spec allows"}}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return results.StatusError, []results.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s", o.Timeout),
+			Actual: "no answer", Message: fmt.Sprintf("the whole-request limit of %s (--timeout) was reached; it is below the spec's %s, so this is no verdict", o.Timeout, SpecMaxDuration)}}
 	}
 	return results.StatusError, []results.Reason{{Check: "transport", Message: err.Error()}}
 }

@@ -24,6 +24,95 @@ type Target struct {
 	// Client sends the requests; nil means a client with no overall timeout
 	// (Options.Timeout bounds each request instead).
 	Client *http.Client
+	// Headers go with every request, KeyHeaders with the requests made with
+	// that key kind: what a relay routes by, or a proxy's token. The
+	// missing- and invalid-key cases send them too: only Authorization
+	// differs there. Neither may name Authorization (CheckHeaders).
+	Headers    http.Header
+	KeyHeaders map[catalog.KeyKind]http.Header
+	// SecretValues are header values to redact like keys: values taken
+	// from the environment with ${NAME}, of redact.MinSecretLen or more.
+	SecretValues []string
+}
+
+// setHeaders adds the target's headers for a request of that key kind
+// ("" for a request made with no key kind, such as the preflight without
+// keys).
+func (t Target) setHeaders(h http.Header, kind catalog.KeyKind) {
+	for name, vs := range t.Headers {
+		h[name] = append([]string(nil), vs...)
+	}
+	for name, vs := range t.KeyHeaders[kind] {
+		h[name] = append([]string(nil), vs...)
+	}
+}
+
+// HeaderVariables names the variables go test reads headers from, one
+// "Name: value" a line: every request, and each key kind's.
+var HeaderVariables = map[catalog.KeyKind]string{
+	"":                  "GWCONFORM_HEADERS",
+	catalog.KeyText:     "GWCONFORM_TEXT_HEADERS",
+	catalog.KeyMessages: "GWCONFORM_MESSAGES_HEADERS",
+	catalog.KeyImage:    "GWCONFORM_IMAGE_HEADERS",
+	catalog.KeyAlt:      "GWCONFORM_ALT_HEADERS",
+}
+
+// ParseHeader reads one "Name: value" header. A value "${NAME}" (or one
+// holding such references) is read from the environment by getenv, and
+// then counts as a secret: it is returned in secret for redaction.
+func ParseHeader(s string, getenv func(string) string) (name, value string, secret bool, err error) {
+	name, value, ok := strings.Cut(s, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+		return "", "", false, fmt.Errorf("header %q: want 'Name: value'", s)
+	}
+	if strings.EqualFold(name, "Authorization") {
+		return "", "", false, fmt.Errorf("header %q: Authorization comes from the keys; the missing- and invalid-key cases change only it", name)
+	}
+	if strings.Contains(value, "${") {
+		var missing []string
+		value = os.Expand(value, func(v string) string {
+			x := getenv(v)
+			if x == "" {
+				missing = append(missing, v)
+			}
+			return x
+		})
+		if len(missing) > 0 {
+			return "", "", false, fmt.Errorf("header %s: variable %s is not set", name, strings.Join(missing, ", "))
+		}
+		secret = true
+	}
+	return http.CanonicalHeaderKey(name), value, secret, nil
+}
+
+// AddHeader adds one "Name: value" line for a key kind ("" for every
+// request), reading ${NAME} references from getenv.
+func (t *Target) AddHeader(kind catalog.KeyKind, line string, getenv func(string) string) error {
+	name, value, secret, err := ParseHeader(line, getenv)
+	if err != nil {
+		return err
+	}
+	h := t.Headers
+	if kind != "" {
+		if t.KeyHeaders == nil {
+			t.KeyHeaders = map[catalog.KeyKind]http.Header{}
+		}
+		if t.KeyHeaders[kind] == nil {
+			t.KeyHeaders[kind] = http.Header{}
+		}
+		h = t.KeyHeaders[kind]
+	} else if h == nil {
+		t.Headers = http.Header{}
+		h = t.Headers
+	}
+	h.Add(name, value)
+	// Redaction replaces exact values: a short one ("openai") would be
+	// replaced inside ordinary words, and is no secret worth it.
+	if secret && len(value) >= redact.MinSecretLen {
+		t.SecretValues = append(t.SecretValues, value)
+	}
+	return nil
 }
 
 // KeyVariables names the environment variable of each key kind (DESIGN.md).
@@ -50,7 +139,23 @@ func TargetFromEnv() Target {
 	return t
 }
 
-// Secrets returns every key value, for redaction.
+// HeadersFromEnv adds the headers of the GWCONFORM_*HEADERS variables (one
+// "Name: value" a line) to t: how go test takes what run takes as flags.
+func (t *Target) HeadersFromEnv() error {
+	for kind, v := range HeaderVariables {
+		for _, line := range strings.Split(os.Getenv(v), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if err := t.AddHeader(kind, line, os.Getenv); err != nil {
+				return fmt.Errorf("%s: %w", v, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Secrets returns every key value and secret header value, for redaction.
 func (t Target) Secrets() []string {
 	var out []string
 	for _, k := range t.Keys {
@@ -58,7 +163,7 @@ func (t Target) Secrets() []string {
 			out = append(out, k)
 		}
 	}
-	return out
+	return append(out, t.SecretValues...)
 }
 
 // Validate refuses keys that redaction cannot keep out of the outputs:

@@ -60,7 +60,7 @@ func TestCoverageTableRows(t *testing.T) {
 		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` |",
 		"`messages-image-input` (explore)",
 		"`explore-edit-01` … `explore-edit-32`",
-		"| `5.2/image-permission` | negative | Image endpoints require a key with image permission. | **not covered** |",
+		"| `4.2/other-roles` | explore | Roles other than `user` in messages: not shown. | **not covered** |",
 		"| `6.4/no-webhooks` | explore | No webhooks or other pushed events are shown beyond the stream events above. | not testable: Nothing is pushed, so there is nothing to call or receive. |",
 	} {
 		assert.True(t, strings.Contains(table, want), "coverage table lacks %q", want)
