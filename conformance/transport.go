@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // SpecMaxDuration is what the spec allows a verified client to wait for one
@@ -33,7 +36,11 @@ type TLSOptions struct {
 // not set here: Options bound each phase of each request.
 func NewClient(o TLSOptions) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = http.ProxyFromEnvironment
+	// The proxy variables are read now, for this client: the standard
+	// http.ProxyFromEnvironment reads them once per process, so a second
+	// client (a test, a later run in the same process) could not change them.
+	proxy := httpproxy.FromEnvironment().ProxyFunc()
+	tr.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CACertFile != "" {
 		pem, err := os.ReadFile(o.CACertFile)
@@ -58,9 +65,9 @@ func NewClient(o TLSOptions) (*http.Client, error) {
 type phase string
 
 const (
-	phaseConnect phase = "connect"     // until the connection is up
-	phaseHeader  phase = "first byte"  // until the first response byte
-	phaseBody    phase = "body"        // between two body bytes
+	phaseConnect phase = "connect"    // until the connection is up
+	phaseHeader  phase = "first byte" // until the first response byte
+	phaseBody    phase = "body"       // between two body bytes
 )
 
 // StallError says a phase of a request passed its limit: an error of the

@@ -39,6 +39,8 @@ type Meta struct {
 	Finished     time.Time
 	Features     []string // column order: catalog.Features
 	Strict       bool
+	// Insecure: the gateway's certificate was not verified (--insecure).
+	Insecure bool
 }
 
 // Metadata is Meta as written in report.json.
@@ -50,6 +52,7 @@ type Metadata struct {
 	Started      time.Time `json:"started"`
 	Finished     time.Time `json:"finished"`
 	Strict       bool      `json:"strict"`
+	Insecure     bool      `json:"insecure,omitempty"`
 }
 
 // Counts holds how many results had each status. Every status is a field (not
@@ -191,10 +194,16 @@ func Build(meta Meta, rs []results.Result) *Report {
 			Started:      meta.Started,
 			Finished:     meta.Finished,
 			Strict:       meta.Strict,
+			Insecure:     meta.Insecure,
 		},
 	}
 	v := results.Judge(rs, meta.Strict)
 	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, v.Notes
+	if meta.Insecure {
+		// First, in every report: nothing else matters if the gateway
+		// answering may not have been the one asked.
+		r.Notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, r.Notes...)
+	}
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}

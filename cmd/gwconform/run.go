@@ -100,6 +100,7 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 		BaseURL:      s.target.BaseURL,
 		Features:     catalog.Features,
 		Strict:       s.strict,
+		Insecure:     s.tls.Insecure,
 		Finished:     time.Now().UTC(),
 	}
 	if started, _ := report.Span(rs); !started.IsZero() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -46,6 +48,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&faults, "fault", "switch a fault on for every request (repeatable, or comma-separated; see --list-faults)")
 	fs.Var(&extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
 	listFaults := fs.Bool("list-faults", false, "print the fault switches and the rule each breaks, then exit")
+	tlsDir := fs.String("tls", "", "serve HTTPS with a new self-signed certificate for 127.0.0.1 and localhost, written to DIR/cert.pem (give it to run --ca-cert)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()
@@ -96,13 +99,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform serve:", err)
 		return exitNotStart
 	}
+	scheme := "http"
+	if *tlsDir != "" {
+		cert, err := selfSigned(*tlsDir)
+		if err != nil {
+			ln.Close()
+			fmt.Fprintln(stderr, "gwconform serve: --tls:", err)
+			return exitNotStart
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		scheme = "https"
+	}
 	srv := &http.Server{
 		Handler:           gw,
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: streams and large image requests may take up to
 		// the spec's 600 s (section 8).
 	}
-	fmt.Fprintf(stdout, "gwconform reference gateway listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "gwconform reference gateway listening on %s://%s\n", scheme, ln.Addr())
+	if *tlsDir != "" {
+		fmt.Fprintf(stdout, "  certificate:  %s (self-signed; run --ca-cert %[1]s)\n", filepath.Join(*tlsDir, "cert.pem"))
+	}
 	fmt.Fprintf(stdout, "  text key:     %s\n  messages key: %s\n  image key:    %s\n  alt key:      %s\n",
 		cfg.Keys.Text, cfg.Keys.Messages, cfg.Keys.Image, cfg.Keys.Alt)
 	if len(faults) > 0 {

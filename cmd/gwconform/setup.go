@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,8 +27,25 @@ type fileConfig struct {
 	Cases          string        `yaml:"cases"`
 	Concurrency    int           `yaml:"concurrency"`
 	Timeout        time.Duration `yaml:"timeout"`
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	HeaderTimeout  time.Duration `yaml:"header_timeout"`
+	IdleTimeout    time.Duration `yaml:"idle_timeout"`
 	Retries        *int          `yaml:"retries"`
+	CACert         string        `yaml:"ca_cert"`
+	// Headers per key kind ("all" for every request), "Name: value" each;
+	// a value may name a variable (${RELAY_TOKEN}), so the file holds no
+	// secret either.
+	Headers map[string][]string `yaml:"headers"`
 }
+
+// allKinds is the headers key of the requests of every key kind.
+const allKinds = "all"
+
+// repeatFlag is a repeatable flag whose values may hold commas (headers).
+type repeatFlag []string
+
+func (r *repeatFlag) String() string     { return strings.Join(*r, "; ") }
+func (r *repeatFlag) Set(v string) error { *r = append(*r, v); return nil }
 
 // listFlag is a repeatable, comma-separated flag.
 type listFlag []string
@@ -54,7 +72,13 @@ type engineFlags struct {
 	maxCalls                     int
 	concurrency, retries         int
 	timeout                      time.Duration
+	connectTimeout               time.Duration
+	headerTimeout, idleTimeout   time.Duration
 	strict                       bool
+	// headers by key kind, "" for every request
+	headers  map[catalog.KeyKind]*repeatFlag
+	caCert   string
+	insecure bool
 }
 
 func newEngineFlags(name string, stderr io.Writer) *engineFlags {
@@ -76,7 +100,19 @@ func newEngineFlags(name string, stderr io.Writer) *engineFlags {
 	f.fs.IntVar(&f.maxCalls, "max-calls", 0, "make at most N calls; planned calls beyond are skipped (0: no cap)")
 	f.fs.IntVar(&f.concurrency, "concurrency", 4, "calls in flight per key")
 	f.fs.IntVar(&f.retries, "retries", 2, "retries after 429/502/503/504 or a connection error before any response byte")
-	f.fs.DurationVar(&f.timeout, "timeout", 600*time.Second, "per-request timeout (spec 8 allows 600 s)")
+	f.fs.DurationVar(&f.timeout, "timeout", conformance.SpecMaxDuration, "whole-request limit (spec 8 allows 600 s; a shorter one ends a call as an error, not a verdict)")
+	f.fs.DurationVar(&f.connectTimeout, "connect-timeout", 0, "limit on connecting, TLS included (default: --timeout)")
+	f.fs.DurationVar(&f.headerTimeout, "header-timeout", 0, "limit until the first response byte (default: --timeout; a non-streaming image call may rightly take minutes)")
+	f.fs.DurationVar(&f.idleTimeout, "idle-timeout", 0, "limit on a gap between two body bytes, SSE comments included (default: --timeout; a stream with partial_images 0 may rightly be silent for minutes)")
+	f.headers = map[catalog.KeyKind]*repeatFlag{"": {}}
+	f.fs.Var(f.headers[""], "header", "'Name: value' sent with every request (repeatable; ${VAR} reads a variable and is redacted like a key)")
+	f.fs.Var(f.headers[""], "H", "short for --header")
+	for _, k := range catalog.KeyKinds {
+		f.headers[k] = &repeatFlag{}
+		f.fs.Var(f.headers[k], string(k)+"-header", fmt.Sprintf("'Name: value' sent with the requests of the %s key (repeatable)", k))
+	}
+	f.fs.StringVar(&f.caCert, "ca-cert", "", "PEM file of a private CA to trust besides the system's")
+	f.fs.BoolVar(&f.insecure, "insecure", false, "do not verify the gateway's certificate (flagged in every report)")
 	f.fs.BoolVar(&f.strict, "strict", false, "strict-tier failures count toward the exit code")
 	return f
 }
@@ -90,6 +126,40 @@ type settings struct {
 	out       string
 	casesDir  string
 	strict    bool
+	tls       conformance.TLSOptions
+}
+
+// resolveHeaders sets the target's headers, per key kind: flags, else the
+// GWCONFORM_*HEADERS variables, else gwconform.yaml.
+func (f *engineFlags) resolveHeaders(t *conformance.Target, file map[string][]string) error {
+	kinds := append([]catalog.KeyKind{""}, catalog.KeyKinds...)
+	for name := range file {
+		if name != allKinds && !slices.Contains(catalog.KeyKinds, catalog.KeyKind(name)) {
+			return fmt.Errorf("%s: headers: %q is not %s or a key kind", f.config, name, allKinds)
+		}
+	}
+	for _, kind := range kinds {
+		lines := []string(*f.headers[kind])
+		if len(lines) == 0 {
+			lines = strings.Split(os.Getenv(conformance.HeaderVariables[kind]), "\n")
+		}
+		if strings.TrimSpace(strings.Join(lines, "")) == "" {
+			fileKey := string(kind)
+			if kind == "" {
+				fileKey = allKinds
+			}
+			lines = file[fileKey]
+		}
+		for _, line := range lines {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if err := t.AddHeader(kind, line, os.Getenv); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (f *engineFlags) resolve() (*settings, error) {
@@ -137,7 +207,24 @@ func (f *engineFlags) resolve() (*settings, error) {
 		return nil, err
 	}
 	s.selection = conformance.Selection{Features: f.features, Models: f.models, Cases: f.ids, Tiers: f.tiers, Shard: shard, MaxCalls: f.maxCalls}
-	s.options = conformance.Options{Concurrency: f.concurrency, Timeout: f.timeout, MaxRetries: f.retries, Thumbnails: true}
+	s.options = conformance.Options{Concurrency: f.concurrency, Timeout: f.timeout, MaxRetries: f.retries, Thumbnails: true,
+		ConnectTimeout: f.connectTimeout, HeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout}
+	for _, d := range []struct {
+		flag string
+		v    *time.Duration
+		file time.Duration
+	}{{"connect-timeout", &s.options.ConnectTimeout, fc.ConnectTimeout}, {"header-timeout", &s.options.HeaderTimeout, fc.HeaderTimeout}, {"idle-timeout", &s.options.IdleTimeout, fc.IdleTimeout}} {
+		if !set[d.flag] && d.file > 0 {
+			*d.v = d.file
+		}
+	}
+	if err := f.resolveHeaders(&s.target, fc.Headers); err != nil {
+		return nil, err
+	}
+	s.tls = conformance.TLSOptions{CACertFile: f.caCert, Insecure: f.insecure}
+	if !set["ca-cert"] && fc.CACert != "" {
+		s.tls.CACertFile = fc.CACert
+	}
 	if !set["concurrency"] && fc.Concurrency > 0 {
 		s.options.Concurrency = fc.Concurrency
 	}
@@ -190,6 +277,12 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	local, err := useLocalGateway(&s.target, stderr)
+	if err == nil && local == nil {
+		s.target.Client, err = conformance.NewClient(s.tls)
+		if err == nil && s.tls.Insecure {
+			fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
+		}
+	}
 	if err == nil && local == nil {
 		err = preflight(ctx, name, &s.target, stderr)
 	}
