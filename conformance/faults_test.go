@@ -28,7 +28,7 @@ var faultCases = []faultCase{
 	{"bad-base64", []string{"gen-basic", "edit-stream-partials-1"}, "edit-stream-partials-1", "image", "not valid base64"},
 	{"undecodable-image", []string{"gen-basic"}, "gen-basic", "image", "does not decode"},
 	{"wrong-format", []string{"edit-opaque-jpeg"}, "edit-opaque-jpeg", "image", "format differs"},
-	{"alpha-dropped", []string{"edit-transparent-png"}, "edit-transparent-png", "image", "carries no alpha"},
+	{"alpha-dropped", []string{"edit-transparent-png"}, "edit-transparent-png", "image", "carries no real alpha"},
 	{"size-mismatch", []string{"gen-basic"}, "gen-basic", "image", "size differs"},
 	{"fewer-images", []string{"edit-n-2"}, "edit-n-2", "image", "differs from n"},
 	{"chat-no-done", []string{"chat-stream"}, "chat-stream", "sse", "chat.done-missing"},

@@ -36,7 +36,7 @@ func commands() []command {
 		{"lint", "validate case files and schemas", runLint},
 		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},
 		{"merge", "merge shard results into one report", runMerge},
-		{"version", "print the version", func([]string, io.Writer, io.Writer) int { fmt.Println(version); return 0 }},
+		{"version", "print the version", func(_ []string, stdout, _ io.Writer) int { fmt.Fprintln(stdout, suiteVersion()); return 0 }},
 	}
 }
 

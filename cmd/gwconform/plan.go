@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"text/tabwriter"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -42,6 +43,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitNotStart
 	}
 	printPlan(stdout, calls)
+	need := conformance.EstimateDuration(calls, s.options.Concurrency)
+	fmt.Fprintf(stdout, "against a real gateway this takes about %s at --concurrency %d; for go test use -timeout %s (or 0)\n",
+		need.Round(time.Minute), s.options.Concurrency, (need + need/2).Round(time.Minute))
 	return exitOK
 }
 

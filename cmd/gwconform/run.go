@@ -94,7 +94,7 @@ func execute(ss *session, calls []conformance.Call, stdout io.Writer) ([]results
 
 func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error {
 	meta := report.Meta{
-		SuiteVersion: version,
+		SuiteVersion: suiteVersion(),
 		Commit:       buildCommit(),
 		CatalogHash:  cat.Hash(),
 		BaseURL:      s.target.BaseURL,

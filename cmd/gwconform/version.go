@@ -22,3 +22,16 @@ func buildCommit() string {
 	}
 	return "unknown"
 }
+
+// suiteVersion is the version -ldflags set (make build, make run), else the
+// module version Go stamped into a binary built by go install
+// (v1.2.3, or a pseudo-version), else "dev" for a build from a work tree.
+func suiteVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return version
+}

@@ -1,0 +1,187 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// Config is what Run needs. ConfigFromEnv fills it from the variables of
+// the interface contract, so `go test` against a live key needs no code.
+type Config struct {
+	Target    Target
+	Selection Selection
+	Options   Options
+	// Strict makes strict-tier failures fail their subtests.
+	Strict bool
+	// Suite is the catalog to run; nil loads the embedded one.
+	Suite *Suite
+	// Local says the gateway answers in milliseconds (the in-process
+	// reference gateway): the deadline check, sized for real gateways,
+	// does not apply.
+	Local bool
+}
+
+// ConfigFromEnv reads GWCONFORM_BASE_URL, the key, header and public image
+// variables, GWCONFORM_TIERS (comma-separated globs) and GWCONFORM_STRICT.
+func ConfigFromEnv() (Config, error) {
+	cfg := Config{Target: TargetFromEnv(), Strict: os.Getenv("GWCONFORM_STRICT") != ""}
+	if err := cfg.Target.HeadersFromEnv(); err != nil {
+		return cfg, err
+	}
+	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
+		cfg.Selection.Tiers = strings.Split(tiers, ",")
+	}
+	return cfg, cfg.Target.Validate()
+}
+
+// Nominal durations of one call of a real gateway, for the deadline check:
+// a text call takes seconds, an image tens of seconds per final image. Only
+// a guard against go test's default 10-minute timeout killing a long run
+// half way; the spec allows up to 600 s a request (section 8).
+const (
+	nominalTextCall = 20 * time.Second
+	nominalImage    = 60 * time.Second
+)
+
+// EstimateDuration is how long the calls of a plan take at the nominal
+// durations, keys in parallel and Options.Concurrency calls per key.
+func EstimateDuration(calls []Call, concurrency int) time.Duration {
+	if concurrency <= 0 {
+		concurrency = Options{}.withDefaults().Concurrency
+	}
+	perKey := map[catalog.KeyKind]time.Duration{}
+	for _, c := range calls {
+		if c.Skip != nil {
+			continue
+		}
+		d := nominalTextCall
+		if cost := EstimateCost(c.Case); cost.Images > 0 {
+			d = time.Duration(cost.Images) * nominalImage
+		}
+		perKey[c.Case.Key] += d
+	}
+	var longest time.Duration
+	for _, d := range perKey {
+		longest = max(longest, d/time.Duration(concurrency))
+	}
+	return longest
+}
+
+// Run runs the catalog as subtests <feature>/<model>/<case-id> of t against
+// cfg.Target and returns every result. Another module's tests can run the
+// catalog against their own gateway with it:
+//
+//	func TestGateway(t *testing.T) {
+//		cfg, err := conformance.ConfigFromEnv()
+//		if err != nil { t.Fatal(err) }
+//		conformance.Run(t, cfg)
+//	}
+//
+// The rules are gwconform run's: an unreachable gateway fails at once; no
+// key with a base URL checks nothing and fails; a rejected key is said once
+// and its subtests skip; a throttled verified or negative subtest fails
+// ("throttled: not verified"); explore cases never fail. Against a live
+// gateway it fails at once when the test's deadline is shorter than the plan
+// needs (run with -timeout 0, or the timeout gwconform plan suggests).
+func Run(t *testing.T, cfg Config) []results.Result {
+	t.Helper()
+	suite := cfg.Suite
+	if suite == nil {
+		var err error
+		if suite, err = LoadSuite(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := cfg.Target
+	if len(target.Keys) == 0 {
+		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
+	}
+	rejected, err := Preflight(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, why := range rejected {
+		t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
+	}
+	target.Rejected = rejected
+	calls, err := Plan(suite.Catalog, target, cfg.Selection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deadline, ok := t.Deadline(); ok && !cfg.Local {
+		need := EstimateDuration(calls, cfg.Options.Concurrency)
+		if left := time.Until(deadline); left < need {
+			t.Fatalf("the test's deadline is %s away, but the plan needs about %s (%d calls): run with -timeout 0, or -timeout %s",
+				left.Round(time.Second), need.Round(time.Second), Summarize(calls).Total, (need + need/2).Round(time.Minute))
+		}
+	}
+	runner := &Runner{Suite: suite, Target: target, Options: cfg.Options}
+	var mu sync.Mutex
+	var all []results.Result
+	for _, feature := range groupCalls(calls, func(c Call) string { return c.Case.Feature }) {
+		t.Run(feature.name, func(t *testing.T) {
+			for _, model := range groupCalls(feature.calls, func(c Call) string { return c.Model }) {
+				t.Run(model.name, func(t *testing.T) {
+					for _, c := range model.calls {
+						t.Run(c.Case.ID, func(t *testing.T) {
+							t.Parallel()
+							res := runner.RunOne(context.Background(), c)
+							mu.Lock()
+							all = append(all, res)
+							mu.Unlock()
+							judgeSubtest(t, res, cfg.Strict)
+						})
+					}
+				})
+			}
+		})
+	}
+	return all
+}
+
+// callGroup is calls sharing a name, in plan order.
+type callGroup struct {
+	name  string
+	calls []Call
+}
+
+func groupCalls(calls []Call, key func(Call) string) []*callGroup {
+	var out []*callGroup
+	by := map[string]*callGroup{}
+	for _, c := range calls {
+		k := key(c)
+		g := by[k]
+		if g == nil {
+			g = &callGroup{name: k}
+			by[k] = g
+			out = append(out, g)
+		}
+		g.calls = append(g.calls, c)
+	}
+	return out
+}
+
+// judgeSubtest turns a result into the subtest's outcome.
+func judgeSubtest(t *testing.T, r results.Result, strict bool) {
+	t.Helper()
+	switch {
+	case r.Status == results.StatusThrottled && r.Counts(strict):
+		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
+	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
+		t.Skipf("%s: %v", r.Status, r.Reasons)
+	case r.FailsRun(strict):
+		t.Errorf("%s %s (%s, spec %s): %s", r.Status, r.Case, r.Tier, r.Spec, r.Requirement)
+		for _, reason := range r.Reasons {
+			t.Errorf("  %s", reason)
+		}
+	case r.Failed():
+		t.Logf("%s tier, not counted: %s %v", r.Tier, r.Status, r.Reasons)
+	}
+}
