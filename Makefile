@@ -34,11 +34,12 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
 
-## lint: gofmt, go vet, staticcheck (unused code among its checks), and the case files and schemas
+## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows and action.yml), and the case files and schemas
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	$(GO) tool actionlint .github/workflows/*.yml
 	$(GO) run ./cmd/gwconform lint
 
 ## fuzz: each fuzz target for $(FUZZTIME) (go test -fuzz takes one target at a time)
