@@ -84,7 +84,7 @@ type engineFlags struct {
 func newEngineFlags(name string, stderr io.Writer) *engineFlags {
 	f := &engineFlags{fs: flag.NewFlagSet("gwconform "+name, flag.ContinueOnError), keys: map[catalog.KeyKind]*string{}}
 	f.fs.SetOutput(stderr)
-	f.fs.StringVar(&f.config, "config", "gwconform.yaml", "optional config file (base_url, public_image_url, out, cases, concurrency, timeout, retries; never keys)")
+	f.fs.StringVar(&f.config, "config", "gwconform.yaml", "optional config file (base_url, public_image_url, out, cases, concurrency, timeout, connect_timeout, header_timeout, idle_timeout, retries, ca_cert, headers; never keys)")
 	f.fs.StringVar(&f.casesDir, "cases", "", "case directory (default: the embedded catalog)")
 	f.fs.StringVar(&f.out, "out", "out", "output directory")
 	f.fs.StringVar(&f.baseURL, "base-url", "", "gateway base URL (default $GWCONFORM_BASE_URL; unset: the in-process reference gateway)")
