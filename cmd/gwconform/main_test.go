@@ -27,7 +27,8 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 
 // clearEnv makes the test independent of the developer's variables.
 func clearEnv(t *testing.T) {
-	for _, v := range []string{"GWCONFORM_BASE_URL", "GWCONFORM_TEXT_KEY", "GWCONFORM_MESSAGES_KEY", "GWCONFORM_IMAGE_KEY", "GWCONFORM_ALT_KEY", "GWCONFORM_PUBLIC_IMAGE_URL"} {
+	for _, v := range []string{"GWCONFORM_BASE_URL", "GWCONFORM_TEXT_KEY", "GWCONFORM_MESSAGES_KEY", "GWCONFORM_IMAGE_KEY", "GWCONFORM_ALT_KEY", "GWCONFORM_PUBLIC_IMAGE_URL",
+		"GWCONFORM_HEADERS", "GWCONFORM_TEXT_HEADERS", "GWCONFORM_MESSAGES_HEADERS", "GWCONFORM_IMAGE_HEADERS", "GWCONFORM_ALT_HEADERS"} {
 		t.Setenv(v, "")
 	}
 	t.Chdir(t.TempDir()) // no gwconform.yaml from the working tree

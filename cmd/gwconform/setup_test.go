@@ -62,3 +62,49 @@ func TestSettingsPrecedence(t *testing.T) {
 		})
 	}
 }
+
+// Headers per key kind: flags, else the GWCONFORM_*HEADERS variables, else
+// gwconform.yaml; timeouts from the file unless flagged.
+func TestHeaderAndTimeoutSettings(t *testing.T) {
+	file := "headers:\n  all: ['X-Team: core']\n  image: ['X-Route: images']\n  text: ['X-Route: file-text']\nidle_timeout: 90s\nconnect_timeout: 5s\n"
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		wantAll   string
+		wantImage string
+		wantText  string
+		wantIdle  time.Duration
+		wantErr   string
+	}{
+		{name: "file", wantAll: "core", wantImage: "images", wantText: "file-text", wantIdle: 90 * time.Second},
+		{name: "variable over file", env: map[string]string{"GWCONFORM_TEXT_HEADERS": "X-Route: env-text"},
+			wantAll: "core", wantImage: "images", wantText: "env-text", wantIdle: 90 * time.Second},
+		{name: "flag over variable", env: map[string]string{"GWCONFORM_TEXT_HEADERS": "X-Route: env-text"},
+			args:    []string{"--text-header", "X-Route: flag-text", "-H", "X-Team: flag", "--idle-timeout", "3s"},
+			wantAll: "flag", wantImage: "images", wantText: "flag-text", wantIdle: 3 * time.Second},
+		{name: "unknown kind in the file", args: []string{"--config", "bad.yaml"}, wantErr: `headers: "texts" is not all or a key kind`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			require.NoError(t, os.WriteFile("gwconform.yaml", []byte(file), 0o644))
+			require.NoError(t, os.WriteFile("bad.yaml", []byte("headers:\n  texts: ['X-A: b']\n"), 0o644))
+			f := newEngineFlags("run", io.Discard)
+			require.NoError(t, f.fs.Parse(tc.args))
+			s, err := f.resolve()
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantAll, s.target.Headers.Get("X-Team"))
+			assert.Equal(t, tc.wantImage, s.target.KeyHeaders[catalog.KeyImage].Get("X-Route"))
+			assert.Equal(t, tc.wantText, s.target.KeyHeaders[catalog.KeyText].Get("X-Route"))
+			assert.Equal(t, tc.wantIdle, s.options.IdleTimeout)
+			assert.Equal(t, 5*time.Second, s.options.ConnectTimeout)
+		})
+	}
+}
