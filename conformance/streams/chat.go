@@ -13,10 +13,10 @@ import (
 type chat struct {
 	text         textBuf
 	finishReason string // the last finish_reason of the first choice
-	done   int // event number of [DONE], 0 before it
-	events int
-	id     string // first chunk id seen
-	once   once
+	done         int    // event number of [DONE], 0 before it
+	events       int
+	id           string // first chunk id seen
+	once         once
 }
 
 // NewChat returns the chat-completions stream grammar.

@@ -88,9 +88,9 @@ const (
 	RuleMsgStopLast          = "messages.stop-last"
 	RuleMsgStopMissing       = "messages.stop-missing"
 	RuleMsgStopReasonMissing = "messages.stop-reason-missing"
-	RuleMsgNoTextDelta       = "messages.no-text-delta" // no content_block_delta carried delta.text
-	RuleMsgNameMissing       = "messages.event-name-missing"      // strict
-	RuleMsgBlockIndex        = "messages.block-index"             // strict
+	RuleMsgNoTextDelta       = "messages.no-text-delta"            // no content_block_delta carried delta.text
+	RuleMsgNameMissing       = "messages.event-name-missing"       // strict
+	RuleMsgBlockIndex        = "messages.block-index"              // strict
 	RuleMsgStopReasonPlace   = "messages.stop-reason-not-in-delta" // strict
 
 	RuleImgNotJSON           = "images.not-json"
