@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,21 +57,27 @@ func (c *checker) ok() bool { return len(c.reasons) == 0 }
 
 // cite names the spec rows behind a generic check, for its reason: the
 // case's rows whose sentence names the field (`stop_reason`,
-// `content[].text`), or every row of the case when none does or field is
-// "". A reader then sees which sentence of the spec the gateway broke; the
-// specific checks (images, streams, created) name their section themselves.
+// `content[].text`), or else every row of the case (field "": all of
+// them), by section when there are more than a few. A reader then sees
+// which sentence of the spec the gateway broke; the specific checks
+// (images, streams, created) name their section themselves.
 func (c *checker) cite(field string) string {
-	var named, all []string
+	var named, all, sections []string
 	for _, r := range c.rows {
 		all = append(all, r.ID)
+		if !slices.Contains(sections, r.Section) {
+			sections = append(sections, r.Section)
+		}
 		if field != "" && (strings.Contains(r.Sentence, "`"+field+"`") || strings.Contains(r.Sentence, "."+field+"`")) {
 			named = append(named, r.ID)
 		}
 	}
-	if len(named) > 0 {
+	switch {
+	case len(named) > 0:
 		all = named
-	}
-	if len(all) == 0 {
+	case len(all) > 3:
+		all = sections
+	case len(all) == 0:
 		return ""
 	}
 	return " (spec " + strings.Join(all, ", ") + ")"
