@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type checker struct {
 	// re-check of the same traffic in agreement.
 	model          string
 	sent, received time.Time
+	// rows are the spec rows the case cites: the reason of a generic check
+	// (a status, a matcher) names those it stands for (see cite).
+	rows []*catalog.SpecRow
 }
 
 // maxReasons bounds the reasons kept for one call: a hostile stream of a
@@ -51,6 +55,39 @@ func (c *checker) fail(check, where, expected, actual, format string, args ...an
 
 func (c *checker) ok() bool { return len(c.reasons) == 0 }
 
+// cite names the spec rows behind a generic check, for its reason: the
+// case's rows whose sentence names the field (`stop_reason`,
+// `content[].text`), or else every row of the case (field "": all of
+// them), by section when there are more than a few. A reader then sees
+// which sentence of the spec the gateway broke; the specific checks
+// (images, streams, created) name their section themselves.
+func (c *checker) cite(field string) string {
+	var named, all, sections []string
+	for _, r := range c.rows {
+		all = append(all, r.ID)
+		if !slices.Contains(sections, r.Section) {
+			sections = append(sections, r.Section)
+		}
+		if field != "" && (strings.Contains(r.Sentence, "`"+field+"`") || strings.Contains(r.Sentence, "."+field+"`")) {
+			named = append(named, r.ID)
+		}
+	}
+	switch {
+	case len(named) > 0:
+		all = named
+	case len(all) > 3:
+		all = sections
+	case len(all) == 0:
+		return ""
+	}
+	return " (spec " + strings.Join(all, ", ") + ")"
+}
+
+// fieldOf is the field a matcher path or stream place ends with:
+// "choices.0.finish_reason" and "message_delta stop_reason" end with
+// finish_reason and stop_reason.
+func fieldOf(path string) string { return path[strings.LastIndexAny(path, ". ")+1:] }
+
 // checkStatus compares the HTTP status; a body excerpt goes with a mismatch
 // because it usually says why.
 func (c *checker) checkStatus(exp catalog.Expect, got int, body []byte) bool {
@@ -61,7 +98,7 @@ func (c *checker) checkStatus(exp catalog.Expect, got int, body []byte) bool {
 	if len(body) > 0 {
 		actual += " " + strings.Join(strings.Fields(string(body)), " ")
 	}
-	c.fail("status", "", exp.WantStatus(), actual, "HTTP status %d, want %s", got, exp.WantStatus())
+	c.fail("status", "", exp.WantStatus(), actual, "HTTP status %d, want %s%s", got, exp.WantStatus(), c.cite(""))
 	return false
 }
 

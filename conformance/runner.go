@@ -128,7 +128,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	defer ex.resp.Body.Close()
 	res.HTTPStatus = ex.resp.StatusCode
 
-	c := &checker{model: call.Model, sent: ex.started, received: ex.started.Add(ex.ttfb)}
+	c := &checker{model: call.Model, sent: ex.started, received: ex.started.Add(ex.ttfb), rows: r.citedRows(cs)}
 	r.check(ctx, c, o, cs, ex, &res)
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
@@ -152,6 +152,20 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	}
 	res.Flaky = res.Status == results.StatusPass && res.Attempts > 1
 	return res
+}
+
+// citedRows resolves the case's spec references to rows, for the reasons
+// of its generic checks. A catalog without a spec cites none.
+func (r *Runner) citedRows(cs *catalog.Case) []*catalog.SpecRow {
+	if r.Catalog.Spec == nil {
+		return nil
+	}
+	var rows []*catalog.SpecRow
+	for _, ref := range cs.Refs {
+		rs, _ := r.Catalog.Spec.Resolve(ref) // the loader resolved every reference
+		rows = append(rows, rs...)
+	}
+	return rows
 }
 
 // shape is one body a call may send: the case itself, or one of its variants.

@@ -36,6 +36,12 @@ type variation struct {
 	events func(evs []wireEvent) []wireEvent
 	// wire controls how a stream is written back.
 	wire wireStyle
+	// request plays a gateway that takes other request shapes than the
+	// reference gateway: it rewrites a JSON request body for it, or refuses
+	// the request (false: 400).
+	request func(v any) (any, bool)
+	// variant is the shape a case with variants must report accepted.
+	variant string
 	// contentType appends parameters to the media type.
 	charset bool
 	gzip    bool
@@ -60,7 +66,8 @@ type wireStyle struct {
 // The cases run through every variation: each body and stream kind once,
 // with images kept few (they dominate the time under the race detector).
 var streamCases = []string{"chat-stream", "messages-stream", "messages-alt-stream", "gen-stream-partials-2", "edit-stream-partials-3"}
-var jsonCases = []string{"models-*", "chat-json", "messages-json", "messages-alt-json", "messages-alt-image-input", "gen-basic", "edit-json-one-ref", "edit-n-2", "edit-transparent-png"}
+var jsonCases = []string{"models-*", "chat-json", "messages-json", "messages-alt-json", "messages-alt-image-input",
+	"messages-max-tokens-256", "messages-alt-max-tokens-1024", "gen-basic", "edit-json-one-ref", "edit-n-2", "edit-transparent-png"}
 
 func variations() []variation {
 	all := append(append([]string{}, jsonCases...), streamCases...)
@@ -76,7 +83,15 @@ func variations() []variation {
 		{name: "charset parameter", cases: all, charset: true},
 		{name: "gzip", cases: jsonCases, gzip: true},
 		{name: "role-only first chat chunk", cases: []string{"chat-stream"}, events: roleOnlyFirstChunk},
-		{name: "usage-only last chat chunk", cases: []string{"chat-stream"}, events: usageOnlyLastChunk},
+		{name: "usage-only last chat chunk", cases: []string{"chat-stream"}, events: usageChunk(true)},
+		// The shapes issue 9 loosened: what the spec does not show, a
+		// conforming gateway may do either way.
+		{name: "usage-only chat chunk without choices", cases: []string{"chat-stream"}, events: usageChunk(false)},
+		{name: "stop_reason on the message_delta event", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnEvent},
+		{name: "an image event of a type 6.1 does not name", cases: []string{"gen-stream-partials-2", "edit-stream-partials-3"}, events: unknownImageEvent},
+		{name: "model named with a release date", cases: []string{"chat-json", "messages-json", "messages-alt-json"}, json: datedModel},
+		{name: "image input only as an image_url part", cases: []string{"messages-alt-image-input"}, request: onlyImageURLParts,
+			variant: "image_url part with a data URL"},
 		{name: "two text blocks in one message", cases: []string{"messages-json", "messages-stream", "messages-alt-*"}, json: splitTextBlocks, events: splitStreamBlocks},
 		{name: "fewer image previews than requested", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: dropPreviews},
 	}
@@ -96,22 +111,30 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, calls, "the variation selects no case")
 			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
-			ran := 0
+			ran, varied := 0, 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				if r.Status == results.StatusSkip {
 					return
 				}
 				ran++
 				assert.Equal(t, results.StatusPass, r.Status, "%s/%s: %v", r.Model, r.Case, r.Reasons)
+				if v.variant != "" && len(suite.Catalog.Case(r.Case).Variants) > 0 {
+					varied++
+					assert.Equal(t, v.variant, r.Variant, "%s/%s: the shape reported accepted", r.Model, r.Case)
+				}
 			})
 			assert.NotZero(t, ran)
+			if v.variant != "" {
+				assert.NotZero(t, varied, "no case with variants ran")
+			}
 			// The variation must really have been applied, or the test proves nothing.
 			assert.NotZero(t, changed.Load(), "the variation changed no response")
 		})
 	}
 }
 
-// proxy forwards to the gateway and rewrites each answer.
+// proxy forwards to the gateway and rewrites each answer, and each request
+// when the variation plays a gateway taking other request shapes.
 func (v variation) proxy(t *testing.T, upstream string, changed *atomic.Int64) http.Handler {
 	u, err := url.Parse(upstream)
 	require.NoError(t, err)
@@ -160,7 +183,31 @@ func (v variation) proxy(t *testing.T, upstream string, changed *atomic.Int64) h
 		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		return nil
 	}
-	return p
+	if v.request == nil {
+		return p
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		require.NoError(t, err)
+		var doc any
+		if json.Unmarshal(body, &doc) == nil {
+			before, _ := json.Marshal(doc)
+			doc, ok := v.request(doc)
+			if !ok {
+				changed.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unsupported content block"}}`)
+				return
+			}
+			if body, _ = json.Marshal(doc); !bytes.Equal(before, body) {
+				changed.Add(1)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		p.ServeHTTP(w, r)
+	})
 }
 
 func (v variation) rewriteJSON(s string) string {
@@ -312,16 +359,92 @@ func roleOnlyFirstChunk(evs []wireEvent) []wireEvent {
 	return append([]wireEvent{{data: encode(role)}}, evs...)
 }
 
-// usageOnlyLastChunk adds a chunk with empty choices and usage before [DONE].
-func usageOnlyLastChunk(evs []wireEvent) []wireEvent {
-	if len(evs) < 2 {
+// usageChunk adds a chunk with usage and empty choices, or with no choices
+// member at all (6.2 shows none but choices[].delta.content), before [DONE].
+func usageChunk(withChoices bool) func([]wireEvent) []wireEvent {
+	return func(evs []wireEvent) []wireEvent {
+		if len(evs) < 2 {
+			return evs
+		}
+		first := decode(evs[0].data)
+		usage := map[string]any{"id": first["id"], "object": "chat.completion.chunk", "created": first["created"], "model": first["model"],
+			"usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}}
+		if withChoices {
+			usage["choices"] = []any{}
+		}
+		last := evs[len(evs)-1]
+		return append(append(evs[:len(evs)-1:len(evs)-1], wireEvent{data: encode(usage)}), last)
+	}
+}
+
+// stopReasonOnEvent moves message_delta's stop_reason out of its delta onto
+// the event (6.3 shows no payload field of message_delta).
+func stopReasonOnEvent(evs []wireEvent) []wireEvent {
+	for i, ev := range evs {
+		m := decode(ev.data)
+		d, ok := m["delta"].(map[string]any)
+		if m["type"] != "message_delta" || !ok {
+			continue
+		}
+		m["stop_reason"] = d["stop_reason"]
+		delete(d, "stop_reason")
+		evs[i].data = encode(m)
+	}
+	return evs
+}
+
+// unknownImageEvent adds, after the first event of an image stream, an
+// event of its family whose type 6.1 does not name.
+func unknownImageEvent(evs []wireEvent) []wireEvent {
+	if len(evs) == 0 {
 		return evs
 	}
-	first := decode(evs[0].data)
-	usage := map[string]any{"id": first["id"], "object": "chat.completion.chunk", "created": first["created"], "model": first["model"],
-		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}}
-	last := evs[len(evs)-1]
-	return append(append(evs[:len(evs)-1:len(evs)-1], wireEvent{data: encode(usage)}), last)
+	family, _, ok := strings.Cut(jsonType(evs[0].data), ".")
+	if !ok {
+		return evs
+	}
+	typ := family + ".in_progress"
+	extra := wireEvent{name: typ, data: encode(map[string]any{"type": typ, "sequence_number": 0})}
+	return append([]wireEvent{evs[0], extra}, evs[1:]...)
+}
+
+// datedModel names the model of a chat completion or a message with a
+// release date appended, as a gateway resolving an alias does (2.3, 2.4:
+// "model used").
+func datedModel(v any) any {
+	if m, ok := v.(map[string]any); ok && (m["object"] == "chat.completion" || m["type"] == "message") {
+		if id, ok := m["model"].(string); ok {
+			m["model"] = id + "-2026-05-01"
+		}
+	}
+	return v
+}
+
+// onlyImageURLParts plays a gateway that takes message image input only as
+// an image_url part holding a data URL (4.3 shows no shape): an image block
+// is refused, and the part is handed on as the block the reference gateway
+// reads.
+func onlyImageURLParts(v any) (any, bool) {
+	m, _ := v.(map[string]any)
+	msgs, _ := m["messages"].([]any)
+	for _, msg := range msgs {
+		mm, _ := msg.(map[string]any)
+		content, _ := mm["content"].([]any)
+		for i, part := range content {
+			p, _ := part.(map[string]any)
+			switch p["type"] {
+			case "image":
+				return v, false
+			case "image_url":
+				u, _ := p["image_url"].(map[string]any)
+				s, _ := u["url"].(string)
+				meta, data, _ := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
+				content[i] = map[string]any{"type": "image", "source": map[string]any{
+					"type": "base64", "media_type": strings.TrimSuffix(meta, ";base64"), "data": data}}
+			}
+		}
+	}
+	return v, true
 }
 
 // splitTextBlocks turns one text block of a message into two.

@@ -91,11 +91,12 @@ func (c *call) chat() {
 			maxTokens = *p
 		}
 	}
-	m := chatModel
+	m := chatModel // also serves a request let through without a known model
 	if modelID != "" {
-		var found bool
-		if m, found = c.lookupModel(modelID); !found || m.Family != KindText {
-			c.answerErr(c.unknownModel(modelID))
+		if found, ok := c.lookupModel(modelID); ok && found.Family == KindText {
+			m = found
+		} else if err := c.unknownModel(modelID); err != nil {
+			c.answerErr(err)
 			return
 		}
 	}
@@ -108,8 +109,9 @@ func (c *call) chat() {
 	}
 	id := "chatcmpl-" + randHex(12)
 	created := time.Now().Unix()
+	output := c.ans.outputTokens(words, maxTokens)
 	usage := map[string]any{
-		"prompt_tokens": inputTokens, "completion_tokens": len(words), "total_tokens": inputTokens + len(words),
+		"prompt_tokens": inputTokens, "completion_tokens": output, "total_tokens": inputTokens + output,
 		"prompt_tokens_details":     map[string]any{"cached_tokens": 0, "audio_tokens": 0},
 		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}

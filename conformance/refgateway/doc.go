@@ -15,7 +15,9 @@
 // # Authentication
 //
 // Every path needs `Authorization: Bearer <key>`; /v1/messages also takes the
-// Anthropic header `x-api-key`. A missing or unknown key gets 401. A model
+// Anthropic header `x-api-key`. A missing or unknown key gets 401. An image
+// request with a key other than the image key gets 403 (5.2: image endpoints
+// require a key with image permission; the spec shows no status). A model
 // outside the caller's list (or of another family than the endpoint serves)
 // gets 404. Image requests with the model omitted use gen-image-2.5-flare.
 //
@@ -26,7 +28,7 @@
 //
 //   - /v1/messages (Anthropic):
 //     {"type":"error","error":{"type":"invalid_request_error","message":"…"},"request_id":"req_…"}
-//     with error.type authentication_error (401), not_found_error (404),
+//     with error.type authentication_error (401), permission_error (403), not_found_error (404),
 //     request_too_large (413), invalid_request_error (other 4xx), api_error (500).
 //   - every other path (OpenAI):
 //     {"error":{"message":"…","type":"invalid_request_error","param":"prompt"|null,"code":…|null}}

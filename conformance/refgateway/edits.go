@@ -171,13 +171,17 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 		maskRaw, hasMask = files.mask, files.hasMsk
 	} else {
 		for i, ref := range req.Images {
+			hasURL := ref.ImageURL != nil && *ref.ImageURL != ""
 			if ref.FileID != nil {
 				if err := c.violation(ruleNoFileID, fmt.Sprintf("images[%d].file_id", i), "images[].file_id is not supported: send image_url"); err != nil {
 					return err
 				}
-				continue // let through: the reference is skipped
+				if !hasURL {
+					continue // let through: a reference by file_id alone is left out
+				}
+				// Let through beside an image_url: the file_id is ignored.
 			}
-			if ref.ImageURL == nil || *ref.ImageURL == "" {
+			if !hasURL {
 				return bad(fmt.Sprintf("images[%d].image_url", i), "images[%d].image_url is required", i)
 			}
 			b, err := c.fetchImageURL(*ref.ImageURL, fmt.Sprintf("images[%d].image_url", i))
@@ -186,20 +190,24 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 			}
 			raws = append(raws, b)
 		}
-		if req.Mask != nil {
-			switch {
-			case req.Mask.FileID != nil:
+		if mk := req.Mask; mk != nil {
+			hasURL := mk.ImageURL != nil && *mk.ImageURL != ""
+			if mk.FileID != nil {
 				if err := c.violation(ruleNoFileID, "mask.file_id", "mask.file_id is not supported: send mask.image_url"); err != nil {
 					return err
 				}
-			case req.Mask.ImageURL == nil || *req.Mask.ImageURL == "":
-				return bad("mask.image_url", "mask.image_url is required")
-			default:
-				b, err := c.fetchImageURL(*req.Mask.ImageURL, "mask.image_url")
+				// Let through: the file_id is ignored; a mask by file_id
+				// alone is left out.
+			}
+			switch {
+			case hasURL:
+				b, err := c.fetchImageURL(*mk.ImageURL, "mask.image_url")
 				if err != nil {
 					return err
 				}
 				maskRaw, hasMask = b, true
+			case mk.FileID == nil:
+				return bad("mask.image_url", "mask.image_url is required")
 			}
 		}
 	}

@@ -92,7 +92,7 @@ func TestChat(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.do(t, "POST", "/v1/chat/completions", keys.Text, tc.body)
-			assert.Empty(t, validateChatJSON(r, tc.maxTokens).names())
+			assert.Empty(t, validateChatJSON(r, tc.body["model"].(string), tc.maxTokens).names())
 			m := r.json(t)
 			fr, _ := field(m, "choices.0.finish_reason")
 			assert.Equal(t, tc.wantFinish, fr)
@@ -154,7 +154,7 @@ func TestMessages(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/max%d", model, max), func(t *testing.T) {
 				body := map[string]any{"model": model, "max_tokens": max, "messages": msg("Write 30 words about stone")}
 				r := s.do(t, "POST", "/v1/messages", keys.Messages, body)
-				assert.Empty(t, validateMessagesJSON(r, max).names())
+				assert.Empty(t, validateMessagesJSON(r, model, max).names())
 				m := r.json(t)
 				want := "end_turn"
 				if max == 4 {
@@ -297,7 +297,7 @@ func TestImagesGenerations(t *testing.T) {
 			checkErrorBody(t, r, "/v1/images/generations")
 		})
 	}
-	assert.Equal(t, 404, s.do(t, "POST", "/v1/images/generations", keys.Text, map[string]any{"prompt": "x"}).status, "text key: flare not in its list")
+	assert.Equal(t, 403, s.do(t, "POST", "/v1/images/generations", keys.Text, map[string]any{"prompt": "x"}).status, "text key: no image permission (5.2)")
 	assert.Equal(t, 404, s.do(t, "POST", "/v1/images/generations", keys.Image, map[string]any{"model": "gen-image-1", "prompt": "x"}).status)
 }
 

@@ -2,11 +2,15 @@ package refgateway
 
 import (
 	"fmt"
+	"image"
+	"image/draw"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
 // FaultHeader names the request header that switches faults on for one
@@ -47,13 +51,30 @@ const (
 	fMissingField       = "missing-field"
 	fWrongType          = "wrong-type"
 	fMaxTokensIgnored   = "max-tokens-ignored"
+	fListsIdentical     = "lists-identical"
+	fImageAnyKey        = "image-any-key"
+	fCreatedMillis      = "created-ms"
+	fBackgroundMismatch = "background-mismatch"
+	fAlphaSpeck         = "alpha-speck"
+	fModelOther         = "model-other"
+	fStopReasonOther    = "stop-reason-other"
+	fFinishReasonOther  = "finish-reason-other"
+	fTextInBlockStart   = "text-in-block-start"
+	fMaxTokensHalved    = "max-tokens-halved"
+	fEmptyTextAtBound   = "empty-text-at-bound"
+	fFileIDIgnored      = "file-id-ignored"
 
 	// Strict-tier faults: each breaks a rule the official clients depend on
-	// but the spec does not state, so only strict cases catch them.
+	// but the spec does not state, or a reading stricter than the verified
+	// tier's, so only strict cases catch them.
 	fChatIDChanges     = "chat-id-changes"
 	fUnnamedEvents     = "messages-unnamed-events"
 	fBlockIndexGap     = "block-index-gap"
 	fPreviewIndexOrder = "preview-index-order"
+	fCreatedHoursOff   = "created-hours-off"
+	fModelDated        = "model-dated"
+	fChatUsageOver     = "chat-usage-over"
+	fDefaultModel      = "default-model"
 )
 
 // fault is one switch and what it does: its hooks (hooks.go) are the only
@@ -112,14 +133,16 @@ var faultTable = []fault{
 			return []event{ev}
 		}}},
 	{Fault{fWrongContentType, "JSON responses use `Content-Type: application/json` and streams `text/event-stream`: success JSON is sent as text/plain and streams as application/json.", "4, 6"},
-		hooks{accepted: func(a *answer) { a.jsonType, a.streamType = "text/plain; charset=utf-8", "application/json" }}},
+		hooks{accepted: func(_ endpoint, a *answer) {
+			a.jsonType, a.streamType = "text/plain; charset=utf-8", "application/json"
+		}}},
 	{Fault{fAcceptInvalid, "The 400 rows of the error table are rejected with 400: each is answered 200 with a normal body (missing model/messages/prompt/reference, file_id, partial_images -1 or 4).", "7"},
 		hooks{overrides: map[rule]int{
 			ruleModelRequired: http.StatusOK, ruleMessagesRequired: http.StatusOK, rulePromptRequired: http.StatusOK,
 			ruleReferenceRequired: http.StatusOK, ruleNoFileID: http.StatusOK, rulePartialImages: http.StatusOK,
 		}}},
 	{Fault{fWrong404, "A retired or unknown model id returns 404: it returns 400.", "7, 9"},
-		hooks{overrides: map[rule]int{ruleKnownModel: http.StatusBadRequest}}},
+		hooks{overrides: map[rule]int{ruleKnownModel: http.StatusBadRequest, ruleKnownOtherModel: http.StatusBadRequest}}},
 	{Fault{fModelMissing, "The model list names the verified models for the key: the first verified model of the key (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash) is left out.", "1, 2.1"},
 		hooks{body: func(ep endpoint, b map[string]any) {
 			if ep == epModels {
@@ -144,7 +167,92 @@ var faultTable = []fault{
 	{Fault{fPreviewIndexOrder, "Strict: partial_image_index rises from 0 by 1: previews are numbered from 1.", "6.1"},
 		hooks{event: previewIndexFrom1}},
 	{Fault{fMaxTokensIgnored, "`max_tokens` is an upper bound on output length: the output runs past it and ends with finish_reason stop / stop_reason end_turn.", "4.2, 4.3, 8"},
-		hooks{accepted: func(a *answer) { a.limit = overrunWords }}},
+		hooks{accepted: func(_ endpoint, a *answer) { a.limit = overrunWords }}},
+	{Fault{fListsIdentical, "The model list differs per key: every key lists the models of all four key kinds.", "2.1, 5.2"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epModels {
+				b["data"] = everyModel()
+			}
+		}}},
+	{Fault{fImageAnyKey, "Image endpoints require a key with image permission: text and messages keys are served image generation and edits as an image key is.", "5.2"},
+		hooks{overrides: map[rule]int{ruleImagePermission: http.StatusOK}}},
+	{Fault{fCreatedMillis, "`created` is Unix time in seconds: image results give it in milliseconds.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { b["created"] = time.Now().UnixMilli() })}},
+	{Fault{fBackgroundMismatch, "`background` reflects the output background: image results name the other one (transparent for an opaque image, opaque for a transparent one).", "2.2"},
+		hooks{body: onImages(func(b map[string]any) {
+			b["background"] = map[string]string{"opaque": "transparent", "transparent": "opaque"}[b["background"].(string)]
+		})}},
+	{Fault{fAlphaSpeck, "Transparent output carries a real alpha channel: with background transparent the final image is opaque but for four pixels at alpha 254, a speck rather than a transparent region.", "4.5"},
+		hooks{image: func(j *imageJob, p *picture) {
+			if j.transparent {
+				p.scene.Transparent = false
+				p.damage = append(p.damage, speck(p.format))
+			}
+		}}},
+	{Fault{fModelOther, "`model` of a chat completion and of a message is the model used, the one requested: it names another model of the same family.", "2.3, 2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epChat || ep == epMessages {
+				b["model"] = otherModel(b["model"].(string))
+			}
+		}}},
+	{Fault{fStopReasonOther, "`stop_reason` is end_turn or max_tokens for the verified prompts: messages (JSON, and the stream's message_delta) carry the chat interface's stop or length instead.", "2.4, 6.3"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epMessages {
+				b["stop_reason"] = chatReasons[b["stop_reason"].(string)]
+			}
+		}, event: func(s *stream, ev event) []event {
+			if s.c.ep == epMessages && ev.kind == "message_delta" {
+				d := ev.data.(map[string]any)["delta"].(map[string]any)
+				d["stop_reason"] = chatReasons[d["stop_reason"].(string)]
+			}
+			return []event{ev}
+		}}},
+	{Fault{fFinishReasonOther, "`finish_reason` is stop for the verified prompt: chat completions and chat stream chunks carry the messages interface's end_turn or max_tokens instead (in a stream a strict rule: 6.2 shows no finish_reason).", "2.3, 6.2"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epChat {
+				c := firstChoice(b)
+				c["finish_reason"] = messagesReasons[c["finish_reason"].(string)]
+			}
+		}, event: func(s *stream, ev event) []event {
+			if d, ok := ev.data.(map[string]any); ok && s.c.ep == epChat {
+				for _, c := range d["choices"].([]any) {
+					if r, ok := c.(map[string]any)["finish_reason"].(string); ok {
+						c.(map[string]any)["finish_reason"] = messagesReasons[r]
+					}
+				}
+			}
+			return []event{ev}
+		}}},
+	{Fault{fTextInBlockStart, "Messages stream text is carried in content_block_delta events (`delta.text`): the whole text comes in content_block_start's content_block, and no delta is sent.", "6.3"},
+		hooks{event: textInBlockStart}},
+	{Fault{fMaxTokensHalved, "A stop at max_tokens comes at the bound: the output stops at half of max_tokens, yet says it stopped at the bound (stop_reason max_tokens, finish_reason length), with usage counting the shorter output.", "8"},
+		hooks{accepted: func(_ endpoint, a *answer) { a.limit = halvedWords }}},
+	{Fault{fEmptyTextAtBound, "A message that stops at max_tokens carries the text generated: its text block is empty (JSON messages).", "8, 2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epMessages && b["stop_reason"] == "max_tokens" {
+				for _, blk := range b["content"].([]any) {
+					blk.(map[string]any)["text"] = ""
+				}
+			}
+		}}},
+	{Fault{fFileIDIgnored, "`images[].file_id` and `mask.file_id` are rejected with 400: they are ignored, so an image_url beside them is used and a mask by file_id alone is left out.", "4.5, 7"},
+		hooks{overrides: map[rule]int{ruleNoFileID: http.StatusOK}}},
+	{Fault{fCreatedHoursOff, "Strict: `created` is the time of the exchange in Unix seconds: image results are dated three hours early, as by a gateway whose clock or time zone is off.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { b["created"] = time.Now().Add(-3 * time.Hour).Unix() })}},
+	{Fault{fModelDated, "Strict: `model` is the requested id exactly: chat completions and messages name it with a release date appended (-20260501), which the verified tier accepts.", "2.3, 2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epChat || ep == epMessages {
+				b["model"] = b["model"].(string) + "-20260501"
+			}
+		}}},
+	{Fault{fChatUsageOver, "Strict: a chat completion's usage.completion_tokens is at most max_tokens: it adds as many hidden reasoning tokens as max_tokens to the text's.", "4.2, 8"},
+		hooks{accepted: func(ep endpoint, a *answer) {
+			if ep == epChat {
+				a.outputTokens = func(words []string, maxTokens int) int { return len(words) + maxTokens }
+			}
+		}}},
+	{Fault{fDefaultModel, "Strict: a retired or unknown model id returns 404 (section 7 states it for messages only): chat completions and images serve an unknown id with a default model (gen-5.5, gen-image-2.5-flare).", "9"},
+		hooks{overrides: map[rule]int{ruleKnownOtherModel: http.StatusOK}}},
 }
 
 // Faults lists every fault switch, sorted by name.
@@ -362,4 +470,89 @@ func overrunWords(words []string, maxTokens int) ([]string, bool) {
 		}
 	}
 	return words, false
+}
+
+// everyModel is the list of every built-in model, as if one key saw them all.
+func everyModel() []any {
+	var out []any
+	for _, kind := range []string{KindText, KindMessages, KindImage, KindAlt} {
+		for _, id := range builtinModels[kind] {
+			out = append(out, map[string]any{"id": id, "object": "model", "owned_by": ownerOf[kind], "created": modelsCreated})
+		}
+	}
+	return out
+}
+
+// otherModel is the model after id in its family's list (the first after
+// the last): another model a key of that family sees.
+func otherModel(id string) string {
+	for _, ids := range builtinModels {
+		if i := slices.Index(ids, id); i >= 0 {
+			return ids[(i+1)%len(ids)]
+		}
+	}
+	return id + "-other"
+}
+
+// chatReasons and messagesReasons translate a stop reason into the other
+// interface's word for it, as a gateway passing one backend's reasons
+// through the other interface would.
+var (
+	chatReasons     = map[string]string{"end_turn": "stop", "max_tokens": "length"}
+	messagesReasons = map[string]string{"stop": "end_turn", "length": "max_tokens"}
+)
+
+// textInBlockStart holds back a messages stream's content_block_start, adds
+// the text of each delta to its content_block instead of sending the delta,
+// and sends it just before content_block_stop.
+func textInBlockStart(s *stream, ev event) []event {
+	if s.c.ep != epMessages {
+		return []event{ev}
+	}
+	switch ev.kind {
+	case "content_block_start":
+		s.held = append(s.held, ev)
+		return nil
+	case "content_block_delta":
+		if len(s.held) > 0 {
+			blk := s.held[0].data.(map[string]any)["content_block"].(map[string]any)
+			blk["text"] = blk["text"].(string) + ev.data.(map[string]any)["delta"].(map[string]any)["text"].(string)
+			return nil
+		}
+	case "content_block_stop":
+		out := append(s.held, ev)
+		s.held = nil
+		return out
+	}
+	return []event{ev}
+}
+
+// halvedWords stops the words at half of max_tokens, and reports the stop
+// as one at the bound.
+func halvedWords(words []string, maxTokens int) ([]string, bool) {
+	return limitWords(words, (maxTokens+1)/2)
+}
+
+// speck makes a final image of format opaque but for four pixels at alpha
+// 254, one near each corner: some transparency, but no transparent region.
+func speck(format string) func([]byte) []byte {
+	return func(b []byte) []byte {
+		img, _, err := imagery.Decode(b)
+		if err != nil {
+			return b
+		}
+		r := img.Bounds()
+		out := image.NewNRGBA(r)
+		draw.Draw(out, r, img, r.Min, draw.Src)
+		for _, p := range []image.Point{{r.Min.X + 1, r.Min.Y + 1}, {r.Max.X - 2, r.Min.Y + 1}, {r.Min.X + 1, r.Max.Y - 2}, {r.Max.X - 2, r.Max.Y - 2}} {
+			c := out.NRGBAAt(p.X, p.Y)
+			c.A = 254
+			out.SetNRGBA(p.X, p.Y, c)
+		}
+		enc, err := imagery.Encode(out, format, nil)
+		if err != nil {
+			return b
+		}
+		return enc
+	}
 }

@@ -2,6 +2,7 @@ package refgateway
 
 import (
 	"image/color"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -11,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// section7Row is one row of the spec's error table (plus the 404 rows of 1 and 9).
+// section7Row is one row of the spec's error table (plus the 404 rows of 1
+// and 9, and the refusal of 5.2).
 type section7Row struct {
 	name   string
 	method string
@@ -19,6 +21,7 @@ type section7Row struct {
 	key    string
 	body   func(t *testing.T) any
 	want   int
+	lets   []string // the faults that answer it 200 instead
 }
 
 var (
@@ -67,26 +70,47 @@ func section7Rows() []section7Row {
 			return makeMultipart(t, f)
 		}
 	}
+	withURL := func(t *testing.T, ref []byte) map[string]any {
+		return map[string]any{"image_url": dataURL(ref), "file_id": "file-abc"}
+	}
 	msgs := []any{map[string]any{"role": "user", "content": "hello"}}
+	invalid := []string{fAcceptInvalid}
+	fileID := []string{fAcceptInvalid, fFileIDIgnored}
+	unknown := []string{fDefaultModel}
+	anyKey := []string{fImageAnyKey}
 	return []section7Row{
-		{"chat without model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"messages": msgs}), 400},
-		{"chat without messages", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-5.5"}), 400},
-		{"messages without model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"max_tokens": 16, "messages": msgs}), 400},
-		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-sonnet-4-6", "max_tokens": 16, "messages": msgs}), 404},
-		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-nope-1", "max_tokens": 16, "messages": msgs}), 404},
-		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404},
-		{"edit json without prompt", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"prompt": nil}), 400},
-		{"edit multipart without prompt", "POST", "/v1/images/edits", keys.Image, editMultipart(nil, true), 400},
-		{"edit json without reference", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": nil}), 400},
-		{"edit json empty images", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{}}), 400},
-		{"edit multipart without reference", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x"}, false), 400},
-		{"edit images[].file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{map[string]any{"file_id": "file-abc"}}}), 400},
-		{"edit mask.file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"mask": map[string]any{"file_id": "file-abc"}}), 400},
-		{"edit stream partial_images -1", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": -1}), 400},
-		{"edit stream partial_images 4", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": 4}), 400},
-		{"edit multipart partial_images 4", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x", "stream": "true", "partial_images": "4"}, true), 400},
-		{"generation stream partial_images -1", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": -1}), 400},
-		{"generation stream partial_images 4", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": 4}), 400},
+		{"chat without model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"messages": msgs}), 400, invalid},
+		{"chat without messages", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-5.5"}), 400, invalid},
+		{"messages without model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"max_tokens": 16, "messages": msgs}), 400, invalid},
+		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-sonnet-4-6", "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-nope-1", "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"chat unknown model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-nope-1", "messages": msgs}), 404, unknown},
+		{"generation unknown model", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"model": "gen-image-0", "prompt": "x", "size": "1024x1024"}), 404, unknown},
+		{"edit unknown model", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"model": "gen-image-0"}), 404, unknown},
+		{"generation with the text key", "POST", "/v1/images/generations", keys.Text, chat(map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}), 403, anyKey},
+		{"edit with the messages key", "POST", "/v1/images/edits", keys.Messages, editJSON(nil), 403, anyKey},
+		{"edit json without prompt", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"prompt": nil}), 400, invalid},
+		{"edit multipart without prompt", "POST", "/v1/images/edits", keys.Image, editMultipart(nil, true), 400, invalid},
+		{"edit json without reference", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": nil}), 400, invalid},
+		{"edit json empty images", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{}}), 400, invalid},
+		{"edit multipart without reference", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x"}, false), 400, invalid},
+		{"edit images[].file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{map[string]any{"file_id": "file-abc"}}}), 400, invalid},
+		{"edit mask.file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"mask": map[string]any{"file_id": "file-abc"}}), 400, fileID},
+		// Rule 2 alone: the reference and the mask are valid beside the file_id.
+		{"edit images[].file_id beside image_url", "POST", "/v1/images/edits", keys.Image, func(t *testing.T) any {
+			a, _, _ := refs(t)
+			return editJSON(map[string]any{"images": []any{withURL(t, a)}})(t)
+		}, 400, fileID},
+		{"edit mask.file_id beside image_url", "POST", "/v1/images/edits", keys.Image, func(t *testing.T) any {
+			_, _, m := refs(t)
+			return editJSON(map[string]any{"mask": withURL(t, m)})(t)
+		}, 400, fileID},
+		{"edit stream partial_images -1", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": -1}), 400, invalid},
+		{"edit stream partial_images 4", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"stream": true, "partial_images": 4}), 400, invalid},
+		{"edit multipart partial_images 4", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x", "stream": "true", "partial_images": "4"}, true), 400, invalid},
+		{"generation stream partial_images -1", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": -1}), 400, invalid},
+		{"generation stream partial_images 4", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"prompt": "x", "size": "1024x1024", "stream": true, "partial_images": 4}), 400, invalid},
 	}
 }
 
@@ -133,33 +157,41 @@ type scenario struct {
 const chatPrompt = "Write 20 words about rivers"
 
 func scenarios() []scenario {
-	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType}
+	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType,
+		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch}
 	return []scenario{
-		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType},
+		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				return validateModels(s.do(t, "GET", "/v1/models", keys.Image, nil, o...), "gen-image-2")
+				r := s.do(t, "GET", "/v1/models", keys.Image, nil, o...)
+				v := validateModels(r, "gen-image-2")
+				// 2.1: the list differs per key.
+				if ids := listedIDs(r); len(ids) > 0 && slices.Equal(ids, listedIDs(s.do(t, "GET", "/v1/models", keys.Text, nil, o...))) {
+					v.add(fListsIdentical)
+				}
+				return v
 			}},
-		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
+				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
-		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
 			}},
-		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-haiku-4-5-20251001", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
+				return validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-haiku-4-5-20251001", 6)
 			}},
-		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored},
+		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
+			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
 			}},
-		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fFewerImages),
+		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fAlphaSpeck, fFewerImages),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
@@ -194,19 +226,40 @@ func scenarios() []scenario {
 				}
 				return va
 			}},
-		{"section7", []string{fAcceptInvalid, fWrong404},
+		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				v := violations{}
-				for _, row := range section7Rows() {
+				rows := section7Rows()
+				served := map[string]bool{} // rows answered 200
+				for _, row := range rows {
 					r := s.do(t, row.method, row.path, row.key, row.body(t), o...)
 					switch {
 					case r.status == row.want:
-					case row.want == 400 && r.status == 200:
-						v.add(fAcceptInvalid)
+					case r.status == 200:
+						served[row.name] = true
 					case row.want == 404 && r.status == 400:
 						v.add(fWrong404)
 					default:
 						v.problem("%s: status %d", row.name, r.status)
+					}
+				}
+				if len(served) > 0 {
+					// The fault is the one that answers exactly these rows 200.
+					explained := false
+					for _, f := range []string{fAcceptInvalid, fFileIDIgnored, fDefaultModel, fImageAnyKey} {
+						lets := map[string]bool{}
+						for _, row := range rows {
+							if slices.Contains(row.lets, f) {
+								lets[row.name] = true
+							}
+						}
+						if maps.Equal(served, lets) {
+							v.add(f)
+							explained = true
+						}
+					}
+					if !explained {
+						v.problem("answered 200: %v", slices.Sorted(maps.Keys(served)))
 					}
 				}
 				return v

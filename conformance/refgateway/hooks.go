@@ -24,8 +24,8 @@ type hooks struct {
 	// answered instead of the spec's. http.StatusOK lets the request through:
 	// it is served as if it were valid.
 	overrides map[rule]int
-	// accepted may change how a valid request is answered.
-	accepted func(a *answer)
+	// accepted may change how a valid request to ep is answered.
+	accepted func(ep endpoint, a *answer)
 	// body changes a success JSON body of endpoint ep.
 	body func(ep endpoint, body map[string]any)
 	// event sees each event a handler plans and returns the events to write
@@ -61,7 +61,9 @@ const (
 	ruleReferenceRequired             // image edit without a reference image (4.5 rule 1, 7)
 	ruleNoFileID                      // images[].file_id or mask.file_id (4.5 rule 2, 7)
 	rulePartialImages                 // partial_images outside 0 to 3 (4.5, 7, 8)
-	ruleKnownModel                    // a retired or unknown model id (7, 9)
+	ruleKnownModel                    // messages with a retired or unknown model id (7, 9)
+	ruleKnownOtherModel               // chat or images with a retired or unknown model id (9; 7 lists messages only)
+	ruleImagePermission               // an image request with a key without image permission (5 rule 2)
 )
 
 // ruleStatus is the status the spec gives a request that breaks each rule.
@@ -73,6 +75,10 @@ var ruleStatus = map[rule]int{
 	ruleNoFileID:          http.StatusBadRequest,
 	rulePartialImages:     http.StatusBadRequest,
 	ruleKnownModel:        http.StatusNotFound,
+	ruleKnownOtherModel:   http.StatusNotFound,
+	// The spec shows no status for this refusal; 403 is HTTP's "not
+	// permitted", and a status the official clients never retry.
+	ruleImagePermission: http.StatusForbidden,
 }
 
 // violation is the error answering a request that breaks rule r, with the
@@ -99,13 +105,17 @@ type answer struct {
 	// limit applies max_tokens to the generated words and reports whether it
 	// cut them (4.2, 4.3, 8).
 	limit func(words []string, maxTokens int) ([]string, bool)
+	// outputTokens is the output token count usage reports for the words
+	// answered under maxTokens (one word is one token).
+	outputTokens func(words []string, maxTokens int) int
 }
 
 // plainAnswer is the answer as the spec has it.
 var plainAnswer = answer{
-	jsonType:   "application/json",
-	streamType: "text/event-stream; charset=utf-8",
-	limit:      limitWords,
+	jsonType:     "application/json",
+	streamType:   "text/event-stream; charset=utf-8",
+	limit:        limitWords,
+	outputTokens: func(words []string, _ int) int { return len(words) },
 }
 
 // accept marks the request valid: every handler calls it once validation
@@ -113,7 +123,7 @@ var plainAnswer = answer{
 func (c *call) accept() {
 	for _, f := range c.faults {
 		if f.accepted != nil {
-			f.accepted(&c.ans)
+			f.accepted(c.ep, &c.ans)
 		}
 	}
 }

@@ -111,6 +111,15 @@ func (c *call) runImages(req *imageRequest, files *formFiles, edit bool) {
 func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJob, error) {
 	job := &imageJob{edit: edit, n: 1, partial: 0, format: "png", quality: "auto"}
 
+	// Image endpoints require a key with image permission (5 rule 2).
+	lister := c.kind
+	if lister != KindImage {
+		if err := c.violation(ruleImagePermission, "model", "this key has no image permission: image generation and editing need an image key"); err != nil {
+			return nil, err
+		}
+		lister = KindImage // let through: served as for an image key
+	}
+
 	if req.Prompt == nil || strings.TrimSpace(*req.Prompt) == "" {
 		if err := c.violation(rulePromptRequired, "prompt", "prompt is required"); err != nil {
 			return nil, err
@@ -124,9 +133,12 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	if req.Model != nil && *req.Model != "" {
 		id = *req.Model
 	}
-	m, found := c.lookupModel(id)
+	m, found := c.g.lookupModel(lister, id)
 	if !found || m.Family != KindImage {
-		return nil, c.unknownModel(id)
+		if err := c.unknownModel(id); err != nil {
+			return nil, err
+		}
+		m, _ = c.g.lookupModel(KindImage, modelImageFlare) // let through: served by the default model
 	}
 	job.model = m
 	img2 := m.ID == modelImage2

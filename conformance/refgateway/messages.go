@@ -56,19 +56,20 @@ func (c *call) messages() {
 			c.answerErr(err)
 			return
 		}
-		// Let through: served as the key's first model would be.
+	} else if found, ok := c.lookupModel(modelID); ok && (found.Family == KindMessages || found.Family == KindAlt) {
+		m = found
+	} else if err := c.unknownModel(modelID); err != nil {
+		c.answerErr(err)
+		return
+	}
+	if m.ID == "" {
+		// Let through without a known model: served as the key's first
+		// model would be.
 		if list := c.g.lists[c.kind]; len(list) > 0 {
 			m = list[0]
 		}
 		if m.Family != KindMessages && m.Family != KindAlt {
 			m = model{ID: "msg-sonnet-5", Family: KindMessages}
-		}
-	} else {
-		var found bool
-		m, found = c.lookupModel(modelID)
-		if !found || (m.Family != KindMessages && m.Family != KindAlt) {
-			c.answerErr(c.unknownModel(modelID))
-			return
 		}
 	}
 	// max_tokens: required for the alternative text model (4.3).
@@ -156,9 +157,10 @@ func (c *call) messages() {
 		stop = "max_tokens"
 	}
 	id := "msg_" + randHex(12)
-	usage := func(output int) map[string]any {
+	output := c.ans.outputTokens(words, maxTokens)
+	usage := func(n int) map[string]any {
 		return map[string]any{
-			"input_tokens": inputTokens, "output_tokens": output,
+			"input_tokens": inputTokens, "output_tokens": n,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard",
 		}
 	}
@@ -167,7 +169,7 @@ func (c *call) messages() {
 		c.reply(map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": m.ID,
 			"content":     []any{map[string]any{"type": "text", "text": strings.Join(words, " ")}},
-			"stop_reason": stop, "stop_sequence": nil, "usage": usage(len(words)),
+			"stop_reason": stop, "stop_sequence": nil, "usage": usage(output),
 		})
 		return
 	}
@@ -193,7 +195,7 @@ func (c *call) messages() {
 			return
 		}
 	}
-	du := usage(len(words))
+	du := usage(output)
 	delete(du, "service_tier")
 	if !send("content_block_stop", map[string]any{"index": 0}, false) ||
 		!send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": du}, false) {

@@ -36,8 +36,11 @@ func (c *call) models() {
 }
 
 // lookupModel finds id in the caller's model list.
-func (c *call) lookupModel(id string) (model, bool) {
-	for _, m := range c.g.lists[c.kind] {
+func (c *call) lookupModel(id string) (model, bool) { return c.g.lookupModel(c.kind, id) }
+
+// lookupModel finds id in the model list of key kind kind.
+func (g *Gateway) lookupModel(kind, id string) (model, bool) {
+	for _, m := range g.lists[kind] {
 		if m.ID == id {
 			return m, true
 		}
@@ -47,8 +50,12 @@ func (c *call) lookupModel(id string) (model, bool) {
 
 // unknownModel is the error answering a model outside the caller's list, or
 // of another family than the endpoint serves: a retired or unknown model id
-// returns 404 (7, 9). It is never nil: no fault lets such a request through,
-// as no model could serve it.
+// returns 404 (9; section 7 states it for messages). It is nil when a fault
+// lets the request through: the caller then serves its default model.
 func (c *call) unknownModel(id string) error {
-	return c.violation(ruleKnownModel, "model", "model %q does not exist or is not available to this key", id)
+	r := ruleKnownOtherModel
+	if c.ep == epMessages {
+		r = ruleKnownModel
+	}
+	return c.violation(r, "model", "model %q does not exist or is not available to this key", id)
 }

@@ -7,9 +7,12 @@ package refgateway
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"mime"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 )
 
 type violations map[string]bool
@@ -25,6 +28,53 @@ func (v violations) names() []string {
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// datedRE is a release date a gateway may append to the model requested.
+var datedRE = regexp.MustCompile(`^-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+
+// checkModel: the model used is the one requested (2.3, 2.4); the same id
+// with a release date appended is the verified tier's reading only.
+func checkModel(v violations, got any, requested string) {
+	s, _ := got.(string)
+	rest, dated := strings.CutPrefix(s, requested)
+	switch {
+	case s == requested:
+	case dated && datedRE.MatchString(rest):
+		v.add(fModelDated)
+	default:
+		v.add(fModelOther)
+	}
+}
+
+// stopClaim reads a stop reason of the interface's own words: "cut" for
+// the one saying the output stopped at max_tokens, "done" for the other;
+// anything else is the fault named, and claims neither.
+func stopClaim(v violations, reason any, cut, done, fault string) string {
+	switch reason {
+	case cut:
+		return "cut"
+	case done:
+		return "done"
+	}
+	v.add(fault)
+	return ""
+}
+
+// listedIDs are the sorted model ids of a model list response.
+func listedIDs(r resp) []string {
+	var m struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	json.Unmarshal(r.body, &m)
+	var ids []string
+	for _, d := range m.Data {
+		ids = append(ids, d.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
 
 func mediaType(r resp) string {
 	mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
@@ -104,7 +154,7 @@ func validateModels(r resp, verified string) violations {
 	return v
 }
 
-func validateChatJSON(r resp, maxTokens int) violations {
+func validateChatJSON(r resp, model string, maxTokens int) violations {
 	v, m, ok := answeredJSON(r)
 	if !ok {
 		return v
@@ -121,24 +171,33 @@ func validateChatJSON(r resp, maxTokens int) violations {
 	if role, _ := field(m, "choices.0.message.role"); role != "assistant" {
 		v.problem("role %v", role)
 	}
-	content, ok := field(m, "choices.0.message.content")
-	text, isStr := content.(string)
-	if !ok || !isStr {
-		v.add(fMissingField)
-	}
+	checkModel(v, m["model"], model)
 	fr, _ := field(m, "choices.0.finish_reason")
-	checkLength(v, words(text), maxTokens, fr == "length")
+	claim := stopClaim(v, fr, "length", "stop", fFinishReasonOther)
+	content, _ := field(m, "choices.0.message.content")
+	text, ok := content.(string)
+	if !ok {
+		v.add(fMissingField)
+		return v
+	}
+	checkLength(v, words(text), maxTokens, claim)
+	// Usage is not shown by 2.3; where it is there, it counts the output,
+	// which max_tokens bounds (an output past the bound is the fault above).
+	if ct, ok := field(m, "usage.completion_tokens"); ok && maxTokens > 0 && words(text) <= maxTokens && (!isNumber(ct) || ct.(float64) > float64(maxTokens)) {
+		v.add(fChatUsageOver)
+	}
 	return v
 }
 
-// checkLength: at most maxTokens words, and the bound reached is reported as such.
-func checkLength(v violations, n, maxTokens int, saysCut bool) {
-	if maxTokens > 0 && n > maxTokens {
+// checkLength: at most maxTokens words, and a stop claimed at the bound
+// ("cut") exactly when the output reached it; a claim of "" says neither.
+func checkLength(v violations, n, maxTokens int, claim string) {
+	switch {
+	case maxTokens <= 0:
+	case n > maxTokens, n == maxTokens && claim == "done":
 		v.add(fMaxTokensIgnored)
-		return
-	}
-	if maxTokens > 0 && n == maxTokens && !saysCut {
-		v.add(fMaxTokensIgnored)
+	case n < maxTokens && claim == "cut":
+		v.add(fMaxTokensHalved)
 	}
 }
 
@@ -204,13 +263,14 @@ func validateChatStream(r resp, maxTokens int) violations {
 		}
 		if finish == "" {
 			v.problem("no finish_reason")
+		} else {
+			checkLength(v, words(text.String()), maxTokens, stopClaim(v, finish, "length", "stop", fFinishReasonOther))
 		}
-		checkLength(v, words(text.String()), maxTokens, finish == "length")
 	}
 	return v
 }
 
-func validateMessagesJSON(r resp, maxTokens int) violations {
+func validateMessagesJSON(r resp, model string, maxTokens int) violations {
 	v, m, ok := answeredJSON(r)
 	if !ok {
 		return v
@@ -235,7 +295,13 @@ func validateMessagesJSON(r resp, maxTokens int) violations {
 			text += s
 		}
 	}
-	checkLength(v, words(text), maxTokens, m["stop_reason"] == "max_tokens")
+	checkModel(v, m["model"], model)
+	claim := stopClaim(v, m["stop_reason"], "max_tokens", "end_turn", fStopReasonOther)
+	if text == "" {
+		v.add(fEmptyTextAtBound) // every prompt here asks for words
+	} else {
+		checkLength(v, words(text), maxTokens, claim)
+	}
 	return v
 }
 
@@ -250,6 +316,7 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 	}
 	var names []string
 	var text strings.Builder
+	textDeltas := 0
 	stop := ""
 	for i, e := range events {
 		var m map[string]any
@@ -278,6 +345,7 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 			if s, ok := field(m, "delta.text"); ok {
 				str, _ := s.(string)
 				text.WriteString(str)
+				textDeltas++
 			}
 		case "message_delta":
 			if x, _ := field(m, "usage.output_tokens"); !isNumber(x) {
@@ -307,10 +375,15 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 		if names[len(names)-1] != "message_stop" {
 			v.add(fMessagesNoStop)
 		}
-		if stop == "" {
+		switch {
+		case stop == "":
 			v.problem("no stop_reason")
+		case textDeltas == 0:
+			stopClaim(v, stop, "max_tokens", "end_turn", fStopReasonOther)
+			v.add(fTextInBlockStart)
+		default:
+			checkLength(v, words(text.String()), maxTokens, stopClaim(v, stop, "max_tokens", "end_turn", fStopReasonOther))
 		}
-		checkLength(v, words(text.String()), maxTokens, stop == "max_tokens")
 	}
 	return v
 }
@@ -349,7 +422,11 @@ func checkImage(v violations, b64 any, exp imageExpect) *decoded {
 		v.add(fSizeMismatch)
 	}
 	tr, op := alphaKinds(d.img)
-	if exp.transparent && !(tr && op) {
+	switch {
+	case !exp.transparent || (tr && op):
+	case translucent(d.img):
+		v.add(fAlphaSpeck)
+	default:
 		v.add(fAlphaDropped)
 	}
 	if !exp.transparent && tr {
@@ -371,6 +448,14 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 		v.add(fMissingField)
 	case !isNumber(c):
 		v.add(fWrongType)
+	default:
+		// Unix seconds (2.2), of this request.
+		switch at := time.Unix(int64(c.(float64)), 0); {
+		case at.After(time.Now().Add(24 * time.Hour)):
+			v.add(fCreatedMillis)
+		case time.Since(at).Abs() > 15*time.Minute:
+			v.add(fCreatedHoursOff)
+		}
 	}
 	if m["output_format"] != exp.format || m["size"] != fmt.Sprintf("%dx%d", exp.w, exp.h) {
 		v.problem("output_format %v size %v", m["output_format"], m["size"])
@@ -380,7 +465,7 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 		wantBG = "transparent"
 	}
 	if m["background"] != wantBG {
-		v.problem("background %v", m["background"])
+		v.add(fBackgroundMismatch)
 	}
 	in, _ := field(m, "usage.input_tokens")
 	out, _ := field(m, "usage.output_tokens")
@@ -475,4 +560,18 @@ func validateImageStream(r resp, exp imageExpect) violations {
 		}
 	}
 	return v
+}
+
+// translucent reports whether any pixel of img is not fully opaque: every
+// pixel, as a speck is too small for alphaKinds' sampling grid.
+func translucent(img image.Image) bool {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if _, _, _, a := img.At(x, y).RGBA(); a != 0xffff {
+				return true
+			}
+		}
+	}
+	return false
 }

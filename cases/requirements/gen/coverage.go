@@ -80,7 +80,7 @@ func citations(cat *catalog.Catalog) map[string][]citation {
 // with its cases.
 func coverageTable(cat *catalog.Catalog) string {
 	cited := citations(cat)
-	var covered, otherTier, notTestable int
+	var covered, otherTier, strictOnly, notTestable int
 	var uncovered []catalog.SpecRow
 	byTier := map[results.Tier]int{}
 	for _, row := range cat.Spec.Rows {
@@ -95,6 +95,9 @@ func coverageTable(cat *catalog.Catalog) string {
 			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier == row.Tier }) {
 				otherTier++
 			}
+			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier != results.TierStrict }) {
+				strictOnly++
+			}
 		}
 		byTier[row.Tier]++
 	}
@@ -105,7 +108,8 @@ func coverageTable(cat *catalog.Catalog) string {
 	for i, t := range results.Tiers {
 		tiers[i] = fmt.Sprintf("%s %d", t, byTier[t])
 	}
-	fmt.Fprintf(&b, "Testable rows by tier: %s. Covered only by cases of another tier than the row's: %d.\n\n", strings.Join(tiers, ", "), otherTier)
+	fmt.Fprintf(&b, "Testable rows by tier: %s. Covered only by cases of another tier than the row's: %d. Covered only by strict cases (judged under --strict alone): %d.\n\n",
+		strings.Join(tiers, ", "), otherTier, strictOnly)
 
 	b.WriteString("### Not covered\n\n")
 	if len(uncovered) == 0 {

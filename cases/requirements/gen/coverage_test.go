@@ -2,11 +2,15 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // TestCoverageTableFresh regenerates the coverage table in memory and
@@ -51,16 +55,20 @@ func TestSplice(t *testing.T) {
 
 // TestCoverageTableRows checks the rendering of the three kinds of row on
 // the real catalog: covered (with another tier marked), not covered, and
-// not testable.
+// not testable. The catalog covers every row, so one uncited row is added.
 func TestCoverageTableRows(t *testing.T) {
 	cat, err := loadCatalog()
 	require.NoError(t, err)
+	spec := *cat.Spec
+	spec.Rows = append(slices.Clone(spec.Rows), catalog.SpecRow{ID: "9/uncited", Section: "9", Sentence: "A sentence no case cites.", Tier: results.TierVerified})
+	cat.Spec = &spec
 	table := coverageTable(cat)
 	for _, want := range []string{
 		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` |",
 		"`messages-image-input` (explore)",
 		"`explore-edit-01` … `explore-edit-32`",
-		"| `4.2/other-roles` | explore | Roles other than `user` in messages: not shown. | **not covered** |",
+		"| `9/retired-404-chat` | strict |",
+		"| `9/uncited` | verified | A sentence no case cites. | **not covered** |",
 		"| `6.4/no-webhooks` | explore | No webhooks or other pushed events are shown beyond the stream events above. | not testable: Nothing is pushed, so there is nothing to call or receive. |",
 	} {
 		assert.True(t, strings.Contains(table, want), "coverage table lacks %q", want)
