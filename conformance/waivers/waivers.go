@@ -4,11 +4,11 @@
 //
 // The file is a YAML list; every field is required:
 //
-//	- case: edit-webp-*            # case id glob (path.Match syntax)
-//	  model: gen-image-2*          # model glob
-//	  reason: the relay drops output_format
-//	  link: https://tracker.example/GW-1234
-//	  expires: 2026-04-01          # from this day (UTC) on, the entry no longer applies
+//   - case: edit-webp-*            # case id glob (path.Match syntax)
+//     model: gen-image-2*          # model glob
+//     reason: the relay drops output_format
+//     link: https://tracker.example/GW-1234
+//     expires: 2026-04-01          # from this day (UTC) on, the entry no longer applies
 //
 // It is read as strictly as the case files: unknown or repeated fields,
 // missing ones, bad globs and bad dates are errors at file:line:col, all of
