@@ -27,21 +27,33 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 		{"max-calls 7", conformance.Selection{MaxCalls: 7, Features: text}},
 		{"max-calls 1 of images", conformance.Selection{MaxCalls: 1, Features: []string{"images.*"}}},
 		{"shard 2/3", conformance.Selection{Shard: conformance.Shard{Index: 2, Count: 3}, Features: text}},
+		{"max-cost 40 of image generations", conformance.Selection{MaxCost: 40, Features: []string{"images.generate*"}}},
+		{"max-cost 5 and max-calls 3", conformance.Selection{MaxCost: 5, MaxCalls: 3, Features: text}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			loc := startLocal(t, refgateway.Config{})
 			calls, err := conformance.Plan(suite.Catalog, loc.target, tc.sel)
 			require.NoError(t, err)
-			planned := conformance.Summarize(calls).Total
+			sum := conformance.Summarize(calls)
+			planned := sum.Total
 			runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
 			budgetSkips := 0
+			spent := 0.0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				if r.Status == results.StatusSkip {
 					budgetSkips++
+					assert.Equal(t, results.CheckBudget, r.Reasons[0].Check)
 				}
+				spent += r.CostUnits
 			})
 			assert.Equal(t, int64(planned), loc.srv.Gateway.Requests(), "planned calls vs requests the gateway saw")
-			if tc.sel.MaxCalls > 0 {
+			assert.InDelta(t, sum.TotalUnits, spent, 1e-9, "without retries a run spends what it planned")
+			if tc.sel.MaxCost > 0 {
+				assert.LessOrEqual(t, sum.TotalUnits, tc.sel.MaxCost)
+				assert.Positive(t, budgetSkips, "the budget cut the plan")
+				assert.Positive(t, planned)
+			}
+			if tc.sel.MaxCalls > 0 && tc.sel.MaxCost == 0 {
 				assert.LessOrEqual(t, loc.srv.Gateway.Requests(), int64(tc.sel.MaxCalls))
 				assert.Equal(t, len(calls)-tc.sel.MaxCalls, budgetSkips, "calls over the budget are reported as skipped")
 			}

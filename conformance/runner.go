@@ -100,6 +100,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	defer cancel()
 	ex, err := send(ctx, client, o, r.Target, cs, rendered)
 	res.Attempts = ex.attempts
+	res.CostUnits = EstimateCost(cs).Units * float64(ex.attempts) // every attempt billed: an upper bound
 	res.TTFBMS = ex.ttfb.Milliseconds()
 	defer func() { res.DurationMS = time.Since(ex.started).Milliseconds() }()
 	if err != nil {

@@ -194,3 +194,32 @@ func (r Result) Failed() bool { return r.Status == StatusFail || r.Status == Sta
 
 // FailsRun is true for a result that decides the exit code and failed.
 func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }
+
+// Rerunnable reports whether --rerun-failed runs a result again: it decides
+// the exit code (Counts) and ended fail, error or throttled — the results
+// that would page someone. A waived result is a known deviation, not run
+// again.
+func (r Result) Rerunnable(strict bool) bool {
+	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled)
+}
+
+// Rerun combines a result with its re-run: the re-run's outcome, with the
+// first run's status and reasons kept (FirstStatus, FirstReasons: from the
+// very first run when re-run more than once), the re-runs counted, and the
+// cost of every run added up. A re-run that passes is flaky: it failed
+// once, and the report shows why.
+func Rerun(first, again Result) Result {
+	again.Reruns = first.Reruns + 1
+	again.FirstStatus, again.FirstReasons = first.Status, first.Reasons
+	if first.Reruns > 0 {
+		again.FirstStatus, again.FirstReasons = first.FirstStatus, first.FirstReasons
+	}
+	if again.FirstReasons == nil {
+		again.FirstReasons = []Reason{}
+	}
+	again.CostUnits += first.CostUnits
+	if again.Status == StatusPass {
+		again.Flaky = true
+	}
+	return again
+}
