@@ -66,7 +66,9 @@ func waiver(st results.WaiverState) func(*results.Result) {
 }
 
 // cost sets the units a result spent.
-func cost(units float64) func(*results.Result) { return func(r *results.Result) { r.CostUnits = units } }
+func cost(units float64) func(*results.Result) {
+	return func(r *results.Result) { r.CostUnits = units }
+}
 
 // rerunPassed marks a result as passed on a --rerun-failed re-run.
 func rerunPassed(r *results.Result) {
