@@ -213,7 +213,7 @@ func (m Manifest) Differences(other Manifest) []string {
 	diff("catalog", m.CatalogHash, other.CatalogHash)
 	diff("cases directory", m.CasesDir, other.CasesDir)
 	diff("base URL", m.BaseURL, other.BaseURL)
-	diff("keys", m.Keys, other.Keys)
+	diff("keys", strings.Join(m.Keys, ","), strings.Join(other.Keys, ","))
 	diff("strict", m.Strict, other.Strict)
 	diff("features", m.Selection.Features, other.Selection.Features)
 	diff("models", m.Selection.Models, other.Selection.Models)

@@ -100,6 +100,7 @@ func TestManifestDifferences(t *testing.T) {
 		{"another gateway", func(m *conformance.Manifest) { m.BaseURL = "" }, []string{"base URL: https://gateway.test/base, now (none)"}},
 		{"a filter dropped", func(m *conformance.Manifest) { m.Selection.Features = []string{} }, []string{"features: chat.*, now (all)"}},
 		{"a key missing", func(m *conformance.Manifest) { m.Keys = []string{"text"} }, []string{"keys: text,image, now text"}},
+		{"no key at all", func(m *conformance.Manifest) { m.Keys = []string{} }, []string{"keys: text,image, now (none)"}},
 		{"another budget and timeout", func(m *conformance.Manifest) { m.Selection.MaxCost = 50; m.Options.Timeout = "10m0s" },
 			[]string{"max cost: 100, now 50", "timeout: 1m30s, now 10m0s"}},
 		{"the waivers changed", func(m *conformance.Manifest) {

@@ -44,9 +44,11 @@ type Verdict struct {
 //
 // A waived result ran and did not fail: it is counted apart (a note and the
 // headline say how many), and each --waivers entry that expired or is no
-// longer needed gets a note of its own.
+// longer needed gets a note of its own. A pass that came only when
+// --rerun-failed ran the case again counts as a pass, with a note: a flaky
+// gateway stays visible.
 func Judge(rs []Result, strict bool) Verdict {
-	var counted, ran, failed, throttled, waived int
+	var counted, ran, failed, throttled, waived, flakyRerun int
 	var ranAny bool
 	tiers := map[Tier]int{}
 	// not checked, by reason: the first message of each (key kind, check).
@@ -69,6 +71,8 @@ func Judge(rs []Result, strict bool) Verdict {
 			throttled++
 		case r.Status == StatusWaived:
 			waived++
+		case r.Status == StatusPass && r.Reruns > 0:
+			flakyRerun++
 		}
 		if r.Status != StatusSkip {
 			ran++
@@ -118,6 +122,9 @@ func Judge(rs []Result, strict bool) Verdict {
 	}
 	if waived > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s waived: known deviations, listed apart with their reason and link; they do not fail the run", plural(waived, kind+" result")))
+	}
+	if flakyRerun > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s failed first and passed when re-run (flaky): the first run's reasons are kept", plural(flakyRerun, kind+" result")))
 	}
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
 

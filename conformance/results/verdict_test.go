@@ -75,6 +75,13 @@ func TestJudge(t *testing.T) {
 		{name: "a waiver no longer needed", outcome: OutcomePass, headline: "conformance passed: 2 negative",
 			rs:    []Result{waiver(res(TierNegative, StatusPass, "messages"), WaiverNotNeeded), waiver(res(TierNegative, StatusPass, "alt"), WaiverNotNeeded)},
 			notes: []string{"waiver waivers.yaml:1 (case messages-unknown-model-404, model *) no longer needed: 2 covered results passed"}},
+		{name: "a pass on a re-run passes, and says it was flaky", outcome: OutcomePass, headline: "conformance passed: 2 verified",
+			rs: []Result{res(TierVerified, StatusPass, "text"), func() Result {
+				r := res(TierVerified, StatusPass, "text")
+				r.Reruns, r.Flaky, r.FirstStatus = 1, true, StatusFail
+				return r
+			}()},
+			notes: []string{"1 verified/negative result failed first and passed when re-run (flaky): the first run's reasons are kept"}},
 		{name: "nothing at all", outcome: OutcomeIncomplete, headline: "incomplete: nothing was checked (0 results, all skipped)"},
 		{name: "explore selected, all skipped", outcome: OutcomeIncomplete,
 			rs: []Result{res(TierExplore, StatusSkip, "image", missing)}},
