@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/waivers"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -25,6 +27,9 @@ import (
 // Like `gwconform run` it runs every tier; explore cases are skipped when
 // the gateway declines them and never fail. GWCONFORM_TIERS narrows the
 // tiers (e.g. "verified,negative", to spare paid explore calls).
+// GWCONFORM_WAIVERS names a waivers file (as gwconform run --waivers): a
+// failure a live entry covers skips its subtest with the entry's reason and
+// link; an expired entry no longer applies, and the failure says so.
 func TestConformance(t *testing.T) {
 	target := conformance.TargetFromEnv()
 	if testing.Short() && target.BaseURL == "" {
@@ -50,6 +55,13 @@ func TestConformance(t *testing.T) {
 		target.Rejected = rejected
 	}
 	suite := loadSuite(t)
+	var known *waivers.Set
+	if file := os.Getenv(waivers.Variable); file != "" {
+		var err error
+		known, err = waivers.Load(file)
+		require.NoError(t, err, "%s", waivers.Variable)
+	}
+	now := time.Now()
 	var sel conformance.Selection
 	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
 		sel.Tiers = strings.Split(tiers, ",")
@@ -105,7 +117,9 @@ func TestConformance(t *testing.T) {
 							if c.Skip == nil {
 								made.Add(1)
 							}
-							assertResult(t, runner.RunOne(context.Background(), c), strict)
+							r := runner.RunOne(context.Background(), c)
+							known.Apply(&r, strict, now)
+							assertResult(t, r, strict)
 						})
 					}
 				})
@@ -122,13 +136,20 @@ func assertResult(t *testing.T, r results.Result, strict bool) {
 		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
 	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)
+	case r.Status == results.StatusWaived:
+		t.Skipf("waived by %s: %s; the failure: %v", r.Waiver.Source, r.Waiver.Describe(), r.Reasons)
 	case r.Failed() && r.Counts(strict):
 		t.Errorf("%s %s (%s, spec %s): %s", r.Status, r.Case, r.Tier, r.Spec, r.Requirement)
 		for _, reason := range r.Reasons {
 			t.Errorf("  %s", reason)
 		}
+		if w := r.Waiver; w != nil && w.State == results.WaiverExpired {
+			t.Errorf("  waiver %s expired %s and no longer applies: %s", w.Source, w.Expires, w.Describe())
+		}
 	case r.Failed():
 		t.Logf("%s tier, not counted: %s %v", r.Tier, r.Status, r.Reasons)
+	case r.Waiver != nil:
+		t.Logf("waiver %s %s: %s", r.Waiver.Source, r.Waiver.State, r.Waiver.Describe())
 	}
 }
 
@@ -155,4 +176,37 @@ func loadSuite(t testing.TB) *conformance.Suite {
 	suite, err := conformance.LoadSuite("")
 	require.NoError(t, err)
 	return suite
+}
+
+// A failure a live waiver covers skips its go test subtest (with the
+// entry's reason and link) instead of failing it; a waiver no longer
+// needed leaves a passing subtest passing.
+func TestWaivedSubtestsSkip(t *testing.T) {
+	loc := startLocal(t, refgateway.Config{Faults: []string{"wrong-404"}})
+	suite := loadSuite(t)
+	calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: []string{"messages-unknown-model-404", "messages-no-model"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, calls)
+	known, err := waivers.Parse("waivers.yaml", []byte(`- case: messages-*
+  model: "*"
+  reason: the relay answers 400 for unknown model ids
+  link: https://tracker.test/GW-404
+  expires: 2099-01-01
+`))
+	require.NoError(t, err)
+	runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+	for _, c := range calls {
+		r := runner.RunOne(context.Background(), c)
+		wantSkip := r.Status == results.StatusFail
+		require.Equal(t, c.Case.ID == "messages-unknown-model-404", wantSkip, "%s: %v", c.ID(), r.Reasons)
+		known.Apply(&r, false, time.Now())
+		var sub *testing.T
+		ok := t.Run(c.ID(), func(t *testing.T) {
+			sub = t
+			assertResult(t, r, false)
+		})
+		assert.True(t, ok, "%s passes or skips", c.ID())
+		assert.Equal(t, wantSkip, sub.Skipped(), "%s: a waived failure skips, a pass does not", c.ID())
+		require.NotNil(t, r.Waiver)
+	}
 }

@@ -27,7 +27,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
 		file := *waiversFile
 		if !f.explicit()["waivers"] {
-			file = os.Getenv("GWCONFORM_WAIVERS")
+			file = os.Getenv(waivers.Variable)
 		}
 		if *rerun {
 			m, err := conformance.ReadManifest(s.out)

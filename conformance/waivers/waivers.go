@@ -33,6 +33,10 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
+// Variable names the waivers file for go test (TestConformance), and is
+// the default of gwconform run --waivers.
+const Variable = "GWCONFORM_WAIVERS"
+
 // DateLayout is how expires is written.
 const DateLayout = "2006-01-02"
 
