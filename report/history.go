@@ -140,21 +140,29 @@ func (c *HistoryCell) judge() {
 }
 
 // labelNights names each night by its date, with the time when two nights
-// share a date, and by its place when it has no start time.
+// share a date, by its place when it has no start time, and adds its place
+// where two labels are still the same (runs started the same second).
 func labelNights(ns []Night) {
 	dates := map[string]int{}
 	for _, n := range ns {
 		dates[n.Started.UTC().Format(time.DateOnly)]++
 	}
+	labels := map[string]int{}
 	for i := range ns {
 		n := &ns[i]
 		switch d := n.Started.UTC().Format(time.DateOnly); {
 		case n.Started.IsZero():
 			n.Label = fmt.Sprintf("night %d", i+1)
 		case dates[d] > 1:
-			n.Label = n.Started.UTC().Format("2006-01-02 15:04:05")
+			n.Label = n.Started.UTC().Format(time.DateTime)
 		default:
 			n.Label = d
+		}
+		labels[n.Label]++
+	}
+	for i := range ns {
+		if labels[ns[i].Label] > 1 {
+			ns[i].Label += fmt.Sprintf(" (night %d)", i+1)
 		}
 	}
 }

@@ -83,6 +83,16 @@ func TestHistoryNights(t *testing.T) {
 	assert.Len(t, h.Cells, len(h.Models)*len(h.Features))
 	assert.Empty(t, h.Flapping())
 
+	twin := night(1, P, TV)
+	unknown := night(1, P, TV)
+	unknown.Report.Metadata.Started = time.Time{}
+	h = BuildHistory([]NamedReport{unknown, night(1, P, TV), twin})
+	labels = nil
+	for _, n := range h.Nights {
+		labels = append(labels, n.Label)
+	}
+	assert.Equal(t, []string{"night 1", "2026-03-15 02:00:00 (night 2)", "2026-03-15 02:00:00 (night 3)"}, labels, "every night told apart")
+
 	empty := BuildHistory(nil)
 	var b bytes.Buffer
 	require.NoError(t, empty.WriteHTML(&b))
