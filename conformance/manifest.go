@@ -93,7 +93,7 @@ func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, stric
 		Version:     ManifestVersion,
 		CatalogHash: cat.Hash(),
 		Created:     time.Now().UTC(),
-		BaseURL:     PublicURL(t.BaseURL),
+		BaseURL:     publicURL(t.BaseURL),
 		Keys:        []string{},
 		Strict:      strict,
 		Selection: ManifestSelection{
@@ -121,12 +121,19 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// PublicURL drops userinfo, query and fragment from a base URL: the only
+// publicURL drops userinfo, query and fragment from a base URL: the only
 // parts of a URL that can carry a credential.
-func PublicURL(s string) string {
+func publicURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || s == "" {
-		return strings.SplitN(s, "?", 2)[0]
+	if err != nil {
+		// Unparseable: keep what precedes any '?' or '#' and follows the last '@'.
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i]
+		}
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			s = s[i+1:]
+		}
+		return s
 	}
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()

@@ -59,6 +59,19 @@ func TestManifestRoundTrip(t *testing.T) {
 		Shard: conformance.Shard{Index: 2, Count: 3}, MaxCalls: 40, MaxCost: 100}, sel)
 }
 
+func TestManifestBaseURLCarriesNoCredential(t *testing.T) {
+	suite := loadSuite(t)
+	for in, want := range map[string]string{
+		"":                              "",
+		"https://gw.test":               "https://gw.test",
+		"https://u:p@gw.test/v?key=k#f": "https://gw.test/v",
+		"https://u:p@gw.test/%zz?key=k": "gw.test/%zz", // unparseable: a bad escape
+	} {
+		m := conformance.NewManifest(suite.Catalog, conformance.Target{BaseURL: in}, conformance.Selection{}, conformance.Options{}, false, nil)
+		assert.Equal(t, want, m.BaseURL, in)
+	}
+}
+
 func TestManifestValidatesAgainstSchema(t *testing.T) {
 	raw, err := os.ReadFile("manifest.schema.json")
 	require.NoError(t, err)
