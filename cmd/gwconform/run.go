@@ -21,7 +21,7 @@ import (
 
 func runRun(args []string, stdout, stderr io.Writer) int {
 	f := newEngineFlags("run", stderr)
-	waiversFile := f.fs.String("waivers", "", "known deviations: a YAML list of case/model globs with reason, link and expires; a failure an entry covers is waived until it expires (default $GWCONFORM_WAIVERS)")
+	waiversFile := f.fs.String("waivers", "", "known deviations: a YAML `FILE` listing case/model globs with reason, link and expires; a failure an entry covers is waived until it expires (default $GWCONFORM_WAIVERS)")
 	rerun := f.fs.Bool("rerun-failed", false, "re-run only the fail, error and throttled verified/negative results recorded in --out, with that run's selection and settings (its manifest.json); replace their lines and rewrite the reports")
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {

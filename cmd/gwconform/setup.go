@@ -76,7 +76,7 @@ func newEngineFlags(name string, stderr io.Writer) *engineFlags {
 	f.fs.Var(&f.tiers, "tier", "tier globs (verified, negative, strict, explore)")
 	f.fs.StringVar(&f.shard, "shard", "", "run shard i of n, as i/n")
 	f.fs.IntVar(&f.maxCalls, "max-calls", 0, "make at most N calls; planned calls beyond are skipped (0: no cap)")
-	f.fs.Float64Var(&f.maxCost, "max-cost", 0, "spend at most UNITS estimated cost units (see gwconform plan); planned calls that do not fit are skipped (0: no cap)")
+	f.fs.Float64Var(&f.maxCost, "max-cost", 0, "spend at most `UNITS` estimated cost units (see gwconform plan); planned calls that do not fit are skipped (0: no cap)")
 	f.fs.IntVar(&f.concurrency, "concurrency", 4, "calls in flight per key")
 	f.fs.IntVar(&f.retries, "retries", 2, "retries after 429/502/503/504 or a connection error before any response byte")
 	f.fs.DurationVar(&f.timeout, "timeout", 600*time.Second, "per-request timeout (spec 8 allows 600 s)")
