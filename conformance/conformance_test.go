@@ -1,7 +1,9 @@
 package conformance_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -9,6 +11,8 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/waivers"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -20,6 +24,9 @@ import (
 // Like `gwconform run` it runs every tier; explore cases are skipped when
 // the gateway declines them and never fail. GWCONFORM_TIERS narrows the
 // tiers (e.g. "verified,negative", to spare paid explore calls).
+// GWCONFORM_WAIVERS names a waivers file (as gwconform run --waivers): a
+// failure a live entry covers skips its subtest with the entry's reason and
+// link; an expired entry no longer applies, and the failure says so.
 func TestConformance(t *testing.T) {
 	cfg, err := conformance.ConfigFromEnv()
 	require.NoError(t, err)
@@ -73,4 +80,37 @@ func loadSuite(t testing.TB) *conformance.Suite {
 	suite, err := conformance.LoadSuite("")
 	require.NoError(t, err)
 	return suite
+}
+
+// A failure a live waiver covers skips its go test subtest (with the
+// entry's reason and link) instead of failing it; a waiver no longer
+// needed leaves a passing subtest passing.
+func TestWaivedSubtestsSkip(t *testing.T) {
+	loc := startLocal(t, refgateway.Config{Faults: []string{"wrong-404"}})
+	suite := loadSuite(t)
+	calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: []string{"messages-unknown-model-404", "messages-no-model"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, calls)
+	known, err := waivers.Parse("waivers.yaml", []byte(`- case: messages-*
+  model: "*"
+  reason: the relay answers 400 for unknown model ids
+  link: https://tracker.test/GW-404
+  expires: 2099-01-01
+`))
+	require.NoError(t, err)
+	runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+	for _, c := range calls {
+		r := runner.RunOne(context.Background(), c)
+		wantSkip := r.Status == results.StatusFail
+		require.Equal(t, c.Case.ID == "messages-unknown-model-404", wantSkip, "%s: %v", c.ID(), r.Reasons)
+		known.Apply(&r, false, time.Now())
+		var sub *testing.T
+		ok := t.Run(c.ID(), func(t *testing.T) {
+			sub = t
+			conformance.JudgeSubtest(t, r, false)
+		})
+		assert.True(t, ok, "%s passes or skips", c.ID())
+		assert.Equal(t, wantSkip, sub.Skipped(), "%s: a waived failure skips, a pass does not", c.ID())
+		require.NotNil(t, r.Waiver)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 func TestEstimateCost(t *testing.T) {
@@ -28,6 +29,41 @@ func TestEstimateCost(t *testing.T) {
 			assert.InDelta(t, tc.want.Units, got.Units, 1e-9)
 			assert.Equal(t, tc.want.Images, got.Images)
 			assert.Equal(t, tc.want.Previews, got.Previews)
+		})
+	}
+}
+
+func TestBudgetApply(t *testing.T) {
+	img := &catalog.Case{Request: catalog.Request{Path: "/v1/images/generations", JSON: map[string]any{"size": "1024x1024", "quality": "high"}}}
+	text := &catalog.Case{Request: catalog.Request{Path: "/v1/chat/completions"}}
+	missing := &results.Reason{Check: results.CheckKeyMissing, Message: "no image key"}
+	skips := func(calls []Call) []string {
+		var out []string
+		for _, c := range calls {
+			if c.Skip == nil {
+				out = append(out, "run")
+			} else {
+				out = append(out, c.Skip.Check)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		budget Budget
+		calls  []Call
+		want   []string
+	}{
+		{"no cap", Budget{}, []Call{{Case: img}, {Case: text}}, []string{"run", "run"}},
+		{"a cheaper call later still fits", Budget{Cost: 11}, []Call{{Case: img}, {Case: img}, {Case: text}, {Case: text}},
+			[]string{"run", results.CheckBudget, "run", results.CheckBudget}},
+		{"an exact fit is made", Budget{Cost: 20}, []Call{{Case: img}, {Case: img}}, []string{"run", "run"}},
+		{"a skipped call spends nothing", Budget{Cost: 10}, []Call{{Case: img, Skip: missing}, {Case: img}}, []string{results.CheckKeyMissing, "run"}},
+		{"calls and cost together", Budget{Calls: 2, Cost: 100}, []Call{{Case: text}, {Case: text}, {Case: text}}, []string{"run", "run", results.CheckBudget}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.budget.Apply(tc.calls)
+			assert.Equal(t, tc.want, skips(tc.calls))
 		})
 	}
 }

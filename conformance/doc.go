@@ -2,14 +2,15 @@
 // contract test suite for the Model-Gateway API. Data flows one way:
 //
 //	load     LoadSuite: case files (catalog), response schemas (schemas), fixtures
-//	plan     Plan, PlanProbe: case × model, filtered, sharded, capped by a budget
+//	plan     Plan, PlanProbe: case × model, filtered, sharded, capped by a budget (calls, cost units);
+//	         a Manifest (manifest.json) records the run before its first call, PlanRerun re-plans its failures
 //	execute  Runner: HTTP per key kind, concurrency per key, timeouts, retries
 //	check    status, JSON Schema, gjson matchers, SSE grammars (streams), decoded images (imagecheck)
 //	results  one results.Result per case × model, handed on as it finishes
 //	report   package report renders results; the engine never imports it
 //
 // Subpackages: catalog (loading and rendering cases), results (the result
-// record and results.jsonl), sse and streams (reading and judging event
+// record and results.jsonl), waivers (known deviations: --waivers), sse and streams (reading and judging event
 // streams), imagecheck (decoding, size, alpha), pairwise (explore-tier
 // combinations), redact (secrets out of every output).
 //

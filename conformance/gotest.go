@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
 // Config is what Run needs. ConfigFromEnv fills it from the variables of
@@ -22,6 +24,9 @@ type Config struct {
 	Strict bool
 	// Suite is the catalog to run; nil loads the embedded one.
 	Suite *Suite
+	// Waivers are the known deviations (GWCONFORM_WAIVERS): a failure a
+	// live entry covers skips its subtest with the entry's reason and link.
+	Waivers *waivers.Set
 	// Local says the gateway answers in milliseconds (the in-process
 	// reference gateway): the deadline check, sized for real gateways,
 	// does not apply.
@@ -29,11 +34,19 @@ type Config struct {
 }
 
 // ConfigFromEnv reads GWCONFORM_BASE_URL, the key, header and public image
-// variables, GWCONFORM_TIERS (comma-separated globs) and GWCONFORM_STRICT.
+// variables, GWCONFORM_TIERS (comma-separated globs), GWCONFORM_STRICT and
+// GWCONFORM_WAIVERS (a waivers file).
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{Target: TargetFromEnv(), Strict: os.Getenv("GWCONFORM_STRICT") != ""}
 	if err := cfg.Target.HeadersFromEnv(); err != nil {
 		return cfg, err
+	}
+	if file := os.Getenv(waivers.Variable); file != "" {
+		set, err := waivers.Load(file)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", waivers.Variable, err)
+		}
+		cfg.Waivers = set
 	}
 	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
 		cfg.Selection.Tiers = strings.Split(tiers, ",")
@@ -123,6 +136,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		}
 	}
 	runner := &Runner{Suite: suite, Target: target, Options: cfg.Options}
+	now := time.Now()
 	var mu sync.Mutex
 	var all []results.Result
 	for _, feature := range groupCalls(calls, func(c Call) string { return c.Case.Feature }) {
@@ -133,10 +147,11 @@ func Run(t *testing.T, cfg Config) []results.Result {
 						t.Run(c.Case.ID, func(t *testing.T) {
 							t.Parallel()
 							res := runner.RunOne(context.Background(), c)
+							cfg.Waivers.Apply(&res, cfg.Strict, now)
 							mu.Lock()
 							all = append(all, res)
 							mu.Unlock()
-							judgeSubtest(t, res, cfg.Strict)
+							JudgeSubtest(t, res, cfg.Strict)
 						})
 					}
 				})
@@ -168,20 +183,30 @@ func groupCalls(calls []Call, key func(Call) string) []*callGroup {
 	return out
 }
 
-// judgeSubtest turns a result into the subtest's outcome.
-func judgeSubtest(t *testing.T, r results.Result, strict bool) {
+// JudgeSubtest turns a result into its subtest's outcome, by the rules of
+// Run: a counted failure or throttle fails it, a skip, a decline or a
+// waived failure skips it (with the waiver's reason and link), anything not
+// counted is logged.
+func JudgeSubtest(t *testing.T, r results.Result, strict bool) {
 	t.Helper()
 	switch {
 	case r.Status == results.StatusThrottled && r.Counts(strict):
 		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
 	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)
+	case r.Status == results.StatusWaived:
+		t.Skipf("waived by %s: %s; the failure: %v", r.Waiver.Source, r.Waiver.Describe(), r.Reasons)
 	case r.FailsRun(strict):
 		t.Errorf("%s %s (%s, spec %s): %s", r.Status, r.Case, r.Tier, r.Spec, r.Requirement)
 		for _, reason := range r.Reasons {
 			t.Errorf("  %s", reason)
 		}
+		if w := r.Waiver; w != nil && w.State == results.WaiverExpired {
+			t.Errorf("  waiver %s expired %s and no longer applies: %s", w.Source, w.Expires, w.Describe())
+		}
 	case r.Failed():
 		t.Logf("%s tier, not counted: %s %v", r.Tier, r.Status, r.Reasons)
+	case r.Waiver != nil:
+		t.Logf("waiver %s %s: %s", r.Waiver.Source, r.Waiver.State, r.Waiver.Describe())
 	}
 }

@@ -25,6 +25,11 @@ type Selection struct {
 	// MaxCalls caps the calls made; planned calls beyond it are skipped.
 	// 0 means no cap.
 	MaxCalls int
+	// MaxCost caps the estimated cost units (EstimateCost) of the calls
+	// made: a planned call whose estimate does not fit in what is left is
+	// skipped, and a later, cheaper one that fits is still made. 0 means
+	// no cap.
+	MaxCost float64
 }
 
 // Shard is one part of a split run.
@@ -94,24 +99,54 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 		}
 	}
 	var calls []Call
-	made := 0
 	for _, call := range candidates {
 		if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
 		call.Skip = skipReason(call.Case, t)
 		call.Extra = extraRequests(call.Case, t)
-		if call.Skip == nil {
-			if sel.MaxCalls > 0 && made >= sel.MaxCalls {
-				call.Skip = &results.Reason{Check: results.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", sel.MaxCalls)}
-			} else {
-				made++
-			}
-		}
 		calls = append(calls, call)
 	}
+	Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}.Apply(calls)
 	return calls, nil
 }
+
+// Budget caps what a run spends: calls and estimated cost units (0: no
+// cap). Made and Spent are what earlier runs of the same plan already used
+// (--rerun-failed re-runs within what is left).
+type Budget struct {
+	Calls int
+	Cost  float64
+	Made  int
+	Spent float64
+}
+
+// Apply skips, in plan order, the calls that do not fit: beyond Calls
+// calls, or whose estimate does not fit in the Cost units left. A later,
+// cheaper call that still fits is made. Calls already skipped spend nothing.
+func (b Budget) Apply(calls []Call) {
+	made, spent := b.Made, b.Spent
+	for i := range calls {
+		if calls[i].Skip != nil {
+			continue
+		}
+		units := calls[i].Units()
+		switch {
+		case b.Calls > 0 && made >= b.Calls:
+			calls[i].Skip = &results.Reason{Check: results.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", b.Calls)}
+		case b.Cost > 0 && spent+units > b.Cost+costEpsilon:
+			calls[i].Skip = &results.Reason{Check: results.CheckBudget,
+				Message: fmt.Sprintf("over the cost budget (--max-cost %g): this call's %.1f units do not fit in the %.1f left", b.Cost, units, max(b.Cost-spent, 0))}
+		default:
+			made++
+			spent += units
+		}
+	}
+}
+
+// costEpsilon absorbs float rounding in sums of unit estimates, so a plan
+// that spends its budget exactly is not refused its last call.
+const costEpsilon = 1e-9
 
 // skipReason says why a case cannot be sent to t, or nil when it can. A
 // rejected key skips every case of its kind, the missing- and invalid-key
@@ -181,11 +216,10 @@ func Summarize(calls []Call) Summary {
 			s.Calls[c.Case.Key] = map[string]int{}
 			s.Units[c.Case.Key] = map[string]float64{}
 		}
-		cost := EstimateCost(c.Case)
 		s.Calls[c.Case.Key][c.Model]++
-		s.Units[c.Case.Key][c.Model] += cost.Units
-		s.TotalUnits += cost.Units
-		s.Images += cost.Images
+		s.Units[c.Case.Key][c.Model] += c.Units()
+		s.TotalUnits += c.Units()
+		s.Images += EstimateCost(c.Case).Images
 		s.Total++
 		s.Requests += 1 + c.Extra
 	}
@@ -196,6 +230,10 @@ func Summarize(calls []Call) Summary {
 func skipped(c Call) results.Result {
 	return newResult(c, results.StatusSkip, *c.Skip)
 }
+
+// Units estimates what the call costs: its case, and its extra model lists
+// at the price of a text call.
+func (c Call) Units() float64 { return EstimateCost(c.Case).Units + float64(c.Extra) }
 
 // extraRequests: one model list per other configured key of differs_from.
 func extraRequests(cs *catalog.Case, t Target) int {

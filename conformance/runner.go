@@ -106,6 +106,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		ex, err = send(ctx, client, o, r.Target, shape.cs, rendered)
 		res.Attempts = ex.attempts
 		res.Requests += ex.attempts
+		res.CostUnits += EstimateCost(shape.cs).Units * float64(ex.attempts) // every attempt billed: an upper bound
 		res.TTFBMS = ex.ttfb.Milliseconds()
 		if err != nil {
 			res.Status, res.Reasons = transportFailure(ctx, err, o)
@@ -221,7 +222,9 @@ func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.C
 	}
 	c.checkMatchers(body, exp.JSON)
 	if len(exp.DiffersFrom) > 0 {
-		res.Requests += c.checkListsDiffer(ctx, r.Target, body, exp.DiffersFrom)
+		lists := c.checkListsDiffer(ctx, r.Target, body, exp.DiffersFrom)
+		res.Requests += lists
+		res.CostUnits += float64(lists) // a model list costs what a text call does
 	}
 	if exp.Schema == "image_result" || exp.Images != nil {
 		res.Images = c.checkImageResult(body, exp.Images, o.Thumbnails)

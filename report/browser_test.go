@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -263,7 +264,22 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-func TestBrowser(t *testing.T) {
+// browser is a headless Chromium that collects console errors, uncaught
+// exceptions and browser log entries (CSP violations and failed loads land
+// there) from before the first page loads.
+type browser struct {
+	t        *testing.T
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// openBrowser starts Chromium for the test; it skips the test when none is
+// installed, except under CI=true, where a missing browser is a failure.
+func openBrowser(t *testing.T) *browser {
+	t.Helper()
 	bin := findChromium()
 	if bin == "" {
 		if os.Getenv("CI") == "true" {
@@ -271,18 +287,9 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium found: install Debian's chromium package (apt-get install -y chromium) to run the browser test")
 	}
-
-	meta, rs := demoRun(t)
-	r := Build(meta, rs)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	var b bytes.Buffer
-	require.NoError(t, r.WriteHTML(&b))
-	require.NoError(t, os.WriteFile(page, b.Bytes(), 0o644))
-
 	profile, err := os.MkdirTemp("", "gwconform-chromium-")
 	require.NoError(t, err)
-	defer os.RemoveAll(profile)
+	t.Cleanup(func() { os.RemoveAll(profile) })
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
@@ -300,51 +307,99 @@ func TestBrowser(t *testing.T) {
 		chromedp.WindowSize(1440, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancelCtx := chromedp.NewContext(actx)
-	defer cancelCtx()
+	t.Cleanup(cancelCtx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
 
-	// Collect console calls, uncaught exceptions and browser log entries (CSP
-	// violations and failed loads land there) from before the page loads.
-	cctx, stopConsole := context.WithCancel(ctx)
-	defer stopConsole()
+	b := &browser{t: t, ctx: ctx}
+	cctx, stop := context.WithCancel(ctx)
+	b.stop = stop
 	msgs := chromedp.Console(cctx)
-	var (
-		mu       sync.Mutex
-		problems []string
-		wg       sync.WaitGroup
-	)
-	wg.Add(1)
+	b.wg.Add(1)
 	go func() {
-		defer wg.Done()
+		defer b.wg.Done()
 		for m, err := range msgs {
 			if err != nil {
 				return
 			}
 			switch m.Type {
 			case chromedp.ConsoleError, chromedp.ConsoleException:
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("%s [%s] %s:%d", m, m.Source, m.URL, m.Line))
-				mu.Unlock()
+				b.mu.Lock()
+				b.problems = append(b.problems, fmt.Sprintf("%s [%s] %s:%d", m, m.Source, m.URL, m.Line))
+				b.mu.Unlock()
 			case chromedp.ConsoleWarning:
 				t.Logf("browser warning: %s", m)
 			}
 		}
 	}()
+	t.Cleanup(func() { stop(); b.wg.Wait() })
+	return b
+}
+
+func (b *browser) run(a chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	require.NoError(b.t, chromedp.Do(b.ctx, a))
+}
+
+func (b *browser) eval(js string) int {
+	b.t.Helper()
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js))
+	require.NoError(b.t, err, js)
+	return n
+}
+
+func (b *browser) evalString(js string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](js))
+	require.NoError(b.t, err, js)
+	return s
+}
+
+func (b *browser) text(css string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(css)))
+	require.NoError(b.t, err, css)
+	return s
+}
+
+// consoleProblems stops listening and returns what the page logged as an
+// error. A probe logged first proves the listener works (an empty list must
+// mean "no errors", not "not listening").
+func (b *browser) consoleProblems() []string {
+	b.t.Helper()
+	b.eval(`console.error('gwconform-probe'); 1`)
+	require.Eventually(b.t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.problems) > 0 && strings.Contains(b.problems[len(b.problems)-1], "gwconform-probe")
+	}, 5*time.Second, 20*time.Millisecond, "console listener saw the probe")
+	b.stop()
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.problems[:len(b.problems)-1]
+}
+
+// writePage writes a page into a temporary directory and returns its path.
+func writePage(t *testing.T, name string, write func(io.Writer) error) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, write(&buf))
+	page := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(page, buf.Bytes(), 0o644))
+	return page
+}
+
+func TestBrowser(t *testing.T) {
+	b := openBrowser(t)
+	meta, rs := demoRun(t)
+	r := Build(meta, rs)
+	page := writePage(t, "report.html", r.WriteHTML)
 
 	visibleRows := `Array.from(document.querySelectorAll('table.matrix tbody tr')).filter(tr => !tr.classList.contains('hidden')).length`
-	run := func(a chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, a))
-	}
-	eval := func(js string) int {
-		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
-		require.NoError(t, err, js)
-		return n
-	}
+	run, eval, ctx := b.run, b.eval, b.ctx
 
 	run(chromedp.Navigate("file://" + page))
 	run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
@@ -403,17 +458,7 @@ func TestBrowser(t *testing.T) {
 	run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "sunburst"))
 	rowsAfterModel := eval(visibleRows)
 
-	// A probe proves the console listener works (an empty list must mean
-	// "no errors", not "not listening").
-	eval(`console.error('gwconform-probe'); 1`)
-	require.Eventually(t, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(problems) > 0 && strings.Contains(problems[len(problems)-1], "gwconform-probe")
-	}, 5*time.Second, 20*time.Millisecond, "console listener saw the probe")
-	stopConsole()
-	wg.Wait()
-	problems = problems[:len(problems)-1]
+	problems := b.consoleProblems()
 
 	assert.Equal(t, len(r.Models)*len(r.Features), cells, "one cell per model × feature")
 	assert.Equal(t, 3, cellsFail, "two failing cells and flare's explore edits (reported)")
@@ -449,9 +494,7 @@ func TestBrowser(t *testing.T) {
 	assert.Contains(t, capDetail, "n > 1 cannot be streamed", "the cell opens its first declined call")
 	assert.Equal(t, 1, rowsAfterModel, "model filter")
 
-	mu.Lock()
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
-	mu.Unlock()
 
 	out := filepath.Join(repoRoot(t), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
@@ -461,4 +504,50 @@ func TestBrowser(t *testing.T) {
 	// The demo run's reports beside it, to look at by hand.
 	require.NoError(t, WriteAll(filepath.Join(out, "report-demo"), r))
 	t.Logf("screenshot: %s", filepath.Join(out, "report-screenshot.png"))
+}
+
+// TestBrowserNightly opens a report of a night with waivers, a re-run, a
+// budget and a model no case covers, and checks that each is shown apart:
+// the known deviations with their reason and link, the waivers no longer
+// needed and expired, the flaky re-run with its first run, the cost.
+func TestBrowserNightly(t *testing.T) {
+	b := openBrowser(t)
+	m, rs := nightly()
+	rs[3].Waiver.Link = "javascript:alert(1)" // the not-needed entry's link must stay text
+	r := Build(m, rs)
+	page := writePage(t, "report.html", r.WriteHTML)
+
+	b.run(chromedp.Navigate("file://" + page))
+	b.run(chromedp.WaitVisible(chromedp.CSS(`#nightly`)))
+	facts := b.text(`#facts`)
+	cellStatus := b.evalString(`document.querySelector('td.cell[data-model="gen-text-1"][data-feature="chat.basic"]').dataset.status`)
+	applied := b.text(`#nightly .waivers[data-state="applied"]`)
+	notNeeded := b.text(`#nightly .waivers[data-state="not-needed"]`)
+	expired := b.text(`#nightly .waivers[data-state="expired"]`)
+	links := b.evalString(`Array.from(document.querySelectorAll('#nightly a')).map(a => a.getAttribute('href')).join(',')`)
+	scriptLinks := b.eval(`document.querySelectorAll('a[href^="javascript"]').length`)
+	reruns := b.text(`#nightly .reruns`)
+	uncovered := b.text(`#nightly .uncovered`)
+	b.run(chromedp.Click(chromedp.CSS(`#nightly .waivers[data-state="applied"] li`)))
+	b.run(chromedp.WaitVisible(chromedp.CSS(`#detail .case.flash`)))
+	detail := b.text(`#detail .case.flash`)
+	problems := b.consoleProblems()
+
+	assert.Contains(t, facts, "cost 16.38 units spent, 12.5 planned, budget 20")
+	assert.Equal(t, "waived", cellStatus)
+	assert.Contains(t, applied, "Waived: known deviations (1)")
+	assert.Contains(t, applied, "the relay answers 400 for retired ids")
+	assert.Contains(t, applied, "chat-bad-model")
+	assert.Contains(t, notNeeded, "Waivers no longer needed (1)")
+	assert.Contains(t, notNeeded, "javascript:alert(1)", "shown as text")
+	assert.Contains(t, expired, "expired 2026-04-01")
+	assert.Equal(t, "https://tracker.test/GW-7,https://tracker.test/GW-7", links, "plain URLs are links")
+	assert.Zero(t, scriptLinks)
+	assert.Contains(t, reruns, "first run fail: status: HTTP status 502, want 200")
+	assert.Contains(t, reruns, "flaky")
+	assert.Contains(t, uncovered, "gen-image-3-nova")
+	assert.Contains(t, uncovered, "gwconform probe")
+	assert.Contains(t, detail, "waived: a known deviation, not failing the run")
+	assert.Contains(t, detail, "https://tracker.test/GW-7")
+	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 }

@@ -29,7 +29,13 @@ type Snapshot struct {
 	Commit       string    `json:"commit,omitempty"`
 	Started      time.Time `json:"started"`
 	Verdict      string    `json:"verdict"`
+	Headline     string    `json:"headline,omitempty"`
+	Notes        []string  `json:"notes,omitempty"`
 }
+
+// Incomplete reports whether the night could not vouch for the gateway
+// (results.OutcomeIncomplete): not a regression, and not green either.
+func (s Snapshot) Incomplete() bool { return s.Verdict == string(results.OutcomeIncomplete) }
 
 // Diff is what changed from one report to the next.
 //
@@ -41,13 +47,17 @@ type Snapshot struct {
 // decide the exit code (strict without --strict, explore): shown, not fatal.
 // Fixes are fail/error → pass, again with cell-level entries only where no
 // case-level one explains the cell. Changed lists every other status change of
-// a case present in both (e.g. pass → skip, pass → unsupported).
+// a case present in both (e.g. pass → unsupported). LostCoverage is what
+// passed and is now no longer checked: skipped (a key missing or rejected,
+// a budget), throttled or waived — not a regression, but the suite stopped
+// vouching for it; cell-level entries only where no case explains the cell.
 type Diff struct {
 	Old, New        Snapshot
 	Regressions     []Change `json:"regressions"`
 	SoftRegressions []Change `json:"softRegressions"`
 	Fixes           []Change `json:"fixes"`
 	Changed         []Change `json:"changed"`
+	LostCoverage    []Change `json:"lostCoverage"`
 	NewModels       []string `json:"newModels"`
 	RemovedModels   []string `json:"removedModels"`
 	NewFeatures     []string `json:"newFeatures"`
@@ -64,7 +74,7 @@ func (d Diff) HasRegressions() bool { return len(d.Regressions) > 0 }
 
 // Empty reports whether nothing changed at all.
 func (d Diff) Empty() bool {
-	return len(d.Regressions)+len(d.SoftRegressions)+len(d.Fixes)+len(d.Changed)+
+	return len(d.Regressions)+len(d.SoftRegressions)+len(d.Fixes)+len(d.Changed)+len(d.LostCoverage)+
 		len(d.NewModels)+len(d.RemovedModels)+len(d.NewFeatures)+len(d.RemovedFeatures)+
 		d.NewCases+d.RemovedCases == 0
 }
@@ -73,6 +83,24 @@ type caseKey struct{ Case, Model string }
 type cellKey struct{ Model, Feature string }
 
 func isBad(s string) bool { return s == string(results.StatusFail) || s == string(results.StatusError) }
+
+// unchecked is a status that no longer vouches for a case: it did not run,
+// ran into throttling, or its failure is waived.
+func unchecked(s string) bool {
+	switch results.Status(s) {
+	case results.StatusSkip, results.StatusThrottled, results.StatusWaived:
+		return true
+	}
+	return false
+}
+
+// lostLabel names a status that lost coverage, a rejected key by name.
+func lostLabel(r results.Result) string {
+	if r.Status == results.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == results.CheckKeyRejected {
+		return "skip (key rejected)"
+	}
+	return string(r.Status)
+}
 
 // Compare computes the diff from old to new.
 func Compare(old, new *Report) Diff {
@@ -98,6 +126,7 @@ func Compare(old, new *Report) Diff {
 
 	coveredReg := map[cellKey]bool{} // cells explained by a case-level regression
 	coveredFix := map[cellKey]bool{}
+	coveredLost := map[cellKey]bool{}
 	seen := map[caseKey]bool{}
 	for _, nr := range new.Results {
 		k := caseKey{nr.Case, nr.Model}
@@ -125,6 +154,10 @@ func Compare(old, new *Report) Diff {
 		case or.Failed() && nr.Status == results.StatusPass:
 			d.Fixes = append(d.Fixes, ch)
 			coveredFix[cellKey{nr.Model, nr.Feature}] = true
+		case or.Status == results.StatusPass && unchecked(string(nr.Status)):
+			ch.New, ch.Reason = lostLabel(nr), firstReason(nr)
+			d.LostCoverage = append(d.LostCoverage, ch)
+			coveredLost[cellKey{nr.Model, nr.Feature}] = true
 		default:
 			ch.Reason = firstReason(nr)
 			d.Changed = append(d.Changed, ch)
@@ -155,10 +188,12 @@ func Compare(old, new *Report) Diff {
 			}
 		case isBad(string(oc.Status)) && nc.Status == CellPass && !coveredFix[k]:
 			d.Fixes = append(d.Fixes, ch)
+		case oc.Status == CellPass && unchecked(string(nc.Status)) && !coveredLost[k]:
+			d.LostCoverage = append(d.LostCoverage, ch)
 		}
 	}
 
-	for _, l := range [][]Change{d.Regressions, d.SoftRegressions, d.Fixes, d.Changed} {
+	for _, l := range [][]Change{d.Regressions, d.SoftRegressions, d.Fixes, d.Changed, d.LostCoverage} {
 		slices.SortStableFunc(l, func(a, b Change) int {
 			return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Feature, b.Feature), cmp.Compare(a.Case, b.Case))
 		})
@@ -167,7 +202,8 @@ func Compare(old, new *Report) Diff {
 }
 
 func snapshot(r *Report) Snapshot {
-	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict}
+	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict,
+		Headline: r.Headline, Notes: r.Notes}
 }
 
 func firstReason(r results.Result) string {
@@ -211,12 +247,30 @@ func minus(a, b []string) []string {
 func (d Diff) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	if d.HasRegressions() {
+	switch {
+	case d.HasRegressions():
 		p("## ❌ gwconform diff: %d %s\n\n", len(d.Regressions), plural(len(d.Regressions), "regression", "regressions"))
-	} else {
+	case d.New.Incomplete():
+		p("## ⚠️ gwconform diff: no regressions, but the night was incomplete\n\n")
+	default:
 		p("## ✅ gwconform diff: no regressions\n\n")
 	}
 	p("%s → %s\n\n", d.Old.describe(), d.New.describe())
+	// An incomplete night is neither a regression nor green: say what it
+	// could not check, on either side.
+	for _, side := range []struct {
+		name string
+		s    Snapshot
+	}{{"This night", d.New}, {"The previous night", d.Old}} {
+		if !side.s.Incomplete() {
+			continue
+		}
+		p("**%s was incomplete:** %s\n", side.name, mdEscape(side.s.Headline))
+		for _, n := range side.s.Notes {
+			p("- %s\n", mdEscape(n))
+		}
+		p("\n")
+	}
 	if d.Empty() {
 		p("No changes.\n")
 		return b.Flush()
@@ -247,6 +301,7 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 	table("❌ Regressions", d.Regressions, true)
 	table("🟠 Regressions in strict/explore cases (reported only)", d.SoftRegressions, true)
 	table("✅ Fixes", d.Fixes, false)
+	table("🕳️ Lost coverage: passed, now skipped, throttled, key-rejected or waived", d.LostCoverage, true)
 	table("Other status changes", d.Changed, true)
 	list := func(title string, l []string) {
 		if len(l) == 0 {

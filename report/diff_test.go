@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,11 +109,50 @@ func TestCompare(t *testing.T) {
 			},
 		},
 		{
-			name: "other change pass to skip", oldRS: base(), newRS: set(base(), "chat-stream", "a", S),
+			name: "lost coverage: pass to skip, the case only", oldRS: base(), newRS: set(base(), "chat-stream", "a", S),
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.LostCoverage, 1, "the case explains its cell")
+				assert.Equal(t, Change{Model: "a", Feature: "chat.stream", Case: "chat-stream", Tier: TV, Old: "pass", New: "skip"}, d.LostCoverage[0])
+				assert.Empty(t, d.Changed)
+				assert.Empty(t, d.Regressions)
+			},
+		},
+		{
+			name: "lost coverage: a rejected key, throttling, a waiver", oldRS: base(),
+			newRS: func() []results.Result {
+				rs := set(set(base(), "models-list", "b", T), "edit-json", "b", W)
+				for i := range rs {
+					if rs[i].Case == "chat-stream" {
+						rs[i] = res("chat-stream", "chat.stream", "a", TV, S, func(r *results.Result) {
+							r.Reasons = []results.Reason{{Check: results.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
+						})
+					}
+				}
+				return rs
+			}(),
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.LostCoverage, 3)
+				got := map[string]string{}
+				for _, c := range d.LostCoverage {
+					got[c.Model+"/"+c.Case] = c.New
+				}
+				assert.Equal(t, map[string]string{"a/chat-stream": "skip (key rejected)", "b/models-list": "throttled", "b/edit-json": "waived"}, got)
+				assert.Contains(t, d.LostCoverage[0].Reason, "answered 401")
+			},
+		},
+		{
+			name: "lost coverage of a cell: a throttled case added", oldRS: base(), newRS: append(base(), res("chat-stream-2", "chat.stream", "a", TV, T)),
+			check: func(t *testing.T, d Diff) {
+				require.Len(t, d.LostCoverage, 1)
+				assert.Equal(t, Change{Model: "a", Feature: "chat.stream", Old: "pass", New: "throttled 1/2"}, d.LostCoverage[0])
+			},
+		},
+		{
+			name: "other change pass to unsupported", oldRS: base(), newRS: set(base(), "chat-stream", "a", U),
 			check: func(t *testing.T, d Diff) {
 				require.Len(t, d.Changed, 1)
-				assert.Equal(t, "skip", d.Changed[0].New)
-				assert.Empty(t, d.Regressions)
+				assert.Equal(t, "unsupported", d.Changed[0].New)
+				assert.Empty(t, d.LostCoverage)
 			},
 		},
 		{
@@ -216,6 +256,43 @@ func TestDiffMarkdown(t *testing.T) {
 		"**New models (1):** `c`",
 	} {
 		assert.Contains(t, md, want)
+	}
+}
+
+func TestDiffIncompleteNights(t *testing.T) {
+	passing := drop(base(), func(r results.Result) bool { return r.Status != F })
+	throttled := set(passing, "chat-basic", "a", T)
+	md := func(d Diff) string {
+		var b bytes.Buffer
+		require.NoError(t, d.WriteMarkdown(&b))
+		return b.String()
+	}
+	tests := []struct {
+		name        string
+		old, new    []results.Result
+		header      string
+		says        []string
+		regressions bool
+	}{
+		{"tonight incomplete: neither a regression nor green", passing, throttled,
+			"## ⚠️ gwconform diff: no regressions, but the night was incomplete",
+			[]string{"**This night was incomplete:** incomplete: 1 verified/negative result throttled, not verified; nothing else failed",
+				"- 1 verified/negative result throttled (429 after retries): not verified", "### 🕳️ Lost coverage"}, false},
+		{"the night before was incomplete", throttled, passing, "## ✅ gwconform diff: no regressions",
+			[]string{"**The previous night was incomplete:**"}, false},
+		{"a failure beside throttling: a failed night, not an incomplete one", passing, set(throttled, "chat-stream", "a", F), "## ❌ gwconform diff: 1 regression",
+			[]string{"### 🕳️ Lost coverage"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(roundTrip(t, Build(meta(), tt.old)), roundTrip(t, Build(meta(), tt.new)))
+			assert.Equal(t, tt.regressions, d.HasRegressions())
+			out := md(d)
+			assert.True(t, strings.HasPrefix(out, tt.header+"\n"), out)
+			for _, s := range tt.says {
+				assert.Contains(t, out, s)
+			}
+		})
 	}
 }
 

@@ -54,6 +54,7 @@ var htmlTmpl = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
 <section id="detail" class="detail" aria-live="polite" hidden></section>
 <section id="capabilities" class="capabilities" aria-label="Capability map (explore)" hidden></section>
 <section id="problems" class="problems" aria-label="Failures"></section>
+<section id="nightly" class="nightly" aria-label="Known deviations, re-runs and models no case covers" hidden></section>
 </main>
 <script type="application/json" id="report-data">{{.Data}}</script>
 <script>{{.JS}}</script>

@@ -78,6 +78,8 @@ type JUnitSkipped struct {
 // gateway: CI tools show the two apart), skip, unsupported and throttled →
 // <skipped> with the status as message: none of them is a verdict on the
 // gateway's conformance, and none of them fails the run (DESIGN.md exit codes).
+// waived → <skipped> too, its message the waiver's reason and link: a known
+// deviation accepted by the team, not a pass and not a failure of the run.
 // A fail of a tier that does not decide the exit code is still a <failure>
 // (it is one), its message says "reported only".
 func (r *Report) JUnit() JUnitSuites {
@@ -115,6 +117,16 @@ func (r *Report) JUnit() JUnitSuites {
 			msg := string(res.Status)
 			if len(res.Reasons) > 0 {
 				msg += ": " + res.Reasons[0].String()
+			}
+			tc.Skipped = &JUnitSkipped{Message: msg}
+		case results.StatusWaived:
+			s.Skipped++
+			msg := "waived"
+			if res.Waiver != nil {
+				msg += ": " + res.Waiver.Describe()
+			}
+			if len(res.Reasons) > 0 {
+				msg += "; " + res.Reasons[0].String()
 			}
 			tc.Skipped = &JUnitSkipped{Message: msg}
 		}

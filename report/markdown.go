@@ -18,6 +18,7 @@ var cellGlyph = map[CellStatus]string{
 	CellFail:        "❌",
 	CellError:       "💥",
 	CellThrottled:   "⏳",
+	CellWaived:      "🔕",
 	CellUnsupported: "⛔",
 	CellSkip:        "⏭️",
 	CellNone:        "—",
@@ -77,20 +78,21 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("%s\n\n", r.factsLine())
 
 	p("**Legend:** ✅ pass · ❌ fail k/n (k of n cases failed; fails the run) · %s fail in strict/explore cases only (reported) · "+
-		"💥 error (the run broke, not the gateway) · ⏳ throttled · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
+		"💥 error (the run broke, not the gateway) · ⏳ throttled · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
 		"`*` passed after a retry\n\n", softFailGlyph)
 
-	p("| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | total | decides exit code |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	p("| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | 🔕 waived | total | decides exit code |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, t := range r.Totals {
 		c := t.Counts
-		p("| %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(string(t.Tier)), c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Total, yesNo(t.Decides))
+		p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(string(t.Tier)), c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Waived, c.Total, yesNo(t.Decides))
 	}
 	c := r.Total
-	p("| **all** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | |\n\n", c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Total)
+	p("| **all** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | |\n\n", c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Waived, c.Total)
 
 	if len(r.Results) == 0 {
-		p("_No results._\n")
+		p("_No results._\n\n")
+		r.writeUncoveredMD(p)
 		return b.Flush()
 	}
 
@@ -164,6 +166,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 	}
+	r.writeWaiversMD(p)
+	r.writeRerunsMD(p)
+	r.writeUncoveredMD(p)
 	return b.Flush()
 }
 
@@ -196,6 +201,7 @@ func (r *Report) factsLine() string {
 		parts = append(parts, "--strict")
 	}
 	parts = append(parts, fmt.Sprintf("%d models × %d features, %d results", len(r.Models), len(r.Features), r.Total.Total))
+	parts = append(parts, r.Cost.describe())
 	return strings.Join(parts, " · ")
 }
 

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,53 @@ type Meta struct {
 	Strict       bool
 	// Insecure: the gateway's certificate was not verified (--insecure).
 	Insecure bool
+	// MaxCost is the --max-cost budget (0: none) and PlannedCost the plan's
+	// estimate of the calls it would make (nil: not known, e.g. results
+	// re-rendered without their run's manifest).
+	MaxCost     float64
+	PlannedCost *float64
+	// Uncovered are the models the gateway lists, per key, that no case of
+	// the catalog names (coverage drift: gwconform probe finds what they do).
+	Uncovered []UncoveredModel
+}
+
+// UncoveredModel is a model a key lists that no case covers.
+type UncoveredModel struct {
+	Key   string `json:"key"`
+	Model string `json:"model"`
+}
+
+// Cost is what a run planned and spent, in the estimate's cost units
+// (one text call is 1; see gwconform plan).
+type Cost struct {
+	Budget float64 `json:"budget,omitempty"` // --max-cost; absent: no cap
+	// Planned is the plan's estimate for the calls it would make; absent
+	// when not known.
+	Planned *float64 `json:"planned,omitempty"`
+	// Actual sums the results' cost_units: every attempt of every call,
+	// retries and --rerun-failed re-runs included.
+	Actual float64 `json:"actual"`
+}
+
+// WaiverUse is one --waivers entry as this run used it: what it did, and
+// the results it matched.
+type WaiverUse struct {
+	Case    string              `json:"case"`
+	Model   string              `json:"model"`
+	Reason  string              `json:"reason"`
+	Link    string              `json:"link"`
+	Expires string              `json:"expires"`
+	Source  string              `json:"source"`
+	State   results.WaiverState `json:"state"`
+	Results []WaiverMatch       `json:"results"`
+}
+
+// WaiverMatch is one result a waiver matched.
+type WaiverMatch struct {
+	Model   string         `json:"model"`
+	Feature string         `json:"feature"`
+	Case    string         `json:"case"`
+	Status  results.Status `json:"status"`
 }
 
 // Metadata is Meta as written in report.json.
@@ -56,7 +104,8 @@ type Metadata struct {
 }
 
 // Counts holds how many results had each status. Every status is a field (not
-// a map) so report.json always carries all six and the schema can require them.
+// a map) so report.json always carries all of them and the schema can require
+// them (waived was added within v1alpha1, so older reports lack it).
 type Counts struct {
 	Pass        int `json:"pass"`
 	Fail        int `json:"fail"`
@@ -64,8 +113,9 @@ type Counts struct {
 	Skip        int `json:"skip"`
 	Unsupported int `json:"unsupported"`
 	Throttled   int `json:"throttled"`
+	Waived      int `json:"waived"`
 	Total       int `json:"total"`
-	Flaky       int `json:"flaky"` // passes that needed a retry
+	Flaky       int `json:"flaky"` // passes that needed a retry or a re-run
 }
 
 // Add counts one result.
@@ -83,6 +133,8 @@ func (c *Counts) Add(r results.Result) {
 		c.Unsupported++
 	case results.StatusThrottled:
 		c.Throttled++
+	case results.StatusWaived:
+		c.Waived++
 	}
 	c.Total++
 	if r.Flaky {
@@ -105,6 +157,8 @@ func (c Counts) Of(s results.Status) int {
 		return c.Unsupported
 	case results.StatusThrottled:
 		return c.Throttled
+	case results.StatusWaived:
+		return c.Waived
 	}
 	return 0
 }
@@ -119,13 +173,14 @@ const (
 	CellFail        CellStatus = "fail"
 	CellError       CellStatus = "error"
 	CellThrottled   CellStatus = "throttled"
+	CellWaived      CellStatus = "waived"
 	CellUnsupported CellStatus = "unsupported"
 	CellSkip        CellStatus = "skip"
 	CellNone        CellStatus = "none"
 )
 
 // CellStatuses lists every cell status in the order legends show them.
-var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellUnsupported, CellSkip, CellNone}
+var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellWaived, CellUnsupported, CellSkip, CellNone}
 
 // Cell aggregates one model's cases of one feature.
 type Cell struct {
@@ -172,8 +227,16 @@ type Report struct {
 	// Capabilities is the capability map of the explore tier: per explore
 	// feature with parameterised cases, each model's verdict on each
 	// parameter value (capabilities.go). Empty when no result carries Params.
-	Capabilities []Capability     `json:"capabilities"`
-	Results      []results.Result `json:"results"`
+	Capabilities []Capability `json:"capabilities"`
+	// Cost is what the run planned and spent (added within v1alpha1).
+	Cost Cost `json:"cost"`
+	// Waivers lists the --waivers entries the results matched, by what they
+	// did: waived failures, no longer needed, expired (added within v1alpha1).
+	Waivers []WaiverUse `json:"waivers"`
+	// UncoveredModels are the models the gateway lists, per key, that no
+	// case covers (added within v1alpha1).
+	UncoveredModels []UncoveredModel `json:"uncoveredModels"`
+	Results         []results.Result `json:"results"`
 }
 
 // Build aggregates results into a report. It copies and sanitises what it
@@ -295,11 +358,47 @@ func Build(meta Meta, rs []results.Result) *Report {
 		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: *tiers[t]})
 	}
 	r.Capabilities = buildCapabilities(r.Features, r.Results)
+	r.Cost = Cost{Budget: meta.MaxCost, Planned: meta.PlannedCost}
+	for _, res := range r.Results {
+		r.Cost.Actual += res.CostUnits
+	}
+	r.Cost.Actual = math.Round(r.Cost.Actual*100) / 100 // sums of float estimates: keep the JSON readable
+	r.Waivers = waiverUses(r.Results)
+	r.UncoveredModels = slices.Clone(meta.Uncovered)
+	if r.UncoveredModels == nil {
+		r.UncoveredModels = []UncoveredModel{}
+	}
 	return r
 }
 
+// waiverUses groups the results that carry a waiver by entry and state:
+// waived failures first, then waivers no longer needed, then expired ones,
+// each in report order.
+func waiverUses(rs []results.Result) []WaiverUse {
+	out := []WaiverUse{}
+	idx := map[results.Waiver]int{}
+	for _, res := range rs {
+		if res.Waiver == nil {
+			continue
+		}
+		w := *res.Waiver
+		i, ok := idx[w]
+		if !ok {
+			i = len(out)
+			idx[w] = i
+			out = append(out, WaiverUse{Case: w.Case, Model: w.Model, Reason: w.Reason, Link: w.Link, Expires: w.Expires, Source: w.Source, State: w.State})
+		}
+		out[i].Results = append(out[i].Results, WaiverMatch{Model: res.Model, Feature: res.Feature, Case: res.Case, Status: res.Status})
+	}
+	rank := map[results.WaiverState]int{results.WaiverApplied: 0, results.WaiverNotNeeded: 1, results.WaiverExpired: 2}
+	slices.SortStableFunc(out, func(a, b WaiverUse) int { return cmp.Compare(rank[a.State], rank[b.State]) })
+	return out
+}
+
 // aggregate computes one cell. The worst status wins, in this order:
-// fail > error > throttled > pass > unsupported > skip; no results is "none".
+// fail > error > throttled > waived > pass > unsupported > skip; no results
+// is "none". A waived result sits above pass: the cell is not known to work,
+// its deviation is accepted.
 // A cell whose cases passed except for some the gateway declined (explore
 // tier) stays "pass" but says "pass k/n", so a partial capability is visible.
 func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
@@ -322,6 +421,8 @@ func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
 		c.Status, c.Bad = CellError, n.Error
 	case n.Throttled > 0:
 		c.Status, c.Bad = CellThrottled, n.Throttled
+	case n.Waived > 0:
+		c.Status, c.Bad = CellWaived, n.Waived
 	case n.Pass > 0:
 		c.Status = CellPass
 		if n.Pass < c.Run {

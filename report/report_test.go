@@ -24,7 +24,7 @@ func res(caseID, feature, model string, tier results.Tier, st results.Status, op
 		DurationMS: 120, TTFBMS: 40, Attempts: 1, Reasons: []results.Reason{},
 		Started: t0, Key: "text", Spec: "4.2", Requirement: "a requirement",
 	}
-	if st == results.StatusFail || st == results.StatusError {
+	if st == results.StatusFail || st == results.StatusError || st == results.StatusWaived {
 		r.Reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "500", Message: "unexpected status"}}
 	}
 	for _, o := range opts {
@@ -53,6 +53,46 @@ const (
 	TS = results.TierStrict
 	TE = results.TierExplore
 )
+
+// W is the waived status.
+const W = results.StatusWaived
+
+// waiver marks a result as matched by a --waivers entry in the given state.
+func waiver(st results.WaiverState) func(*results.Result) {
+	return func(r *results.Result) {
+		r.Waiver = &results.Waiver{Case: r.Case, Model: "*", Reason: "the relay answers 400 for retired ids", Link: "https://tracker.test/GW-7",
+			Expires: "2026-04-01", Source: "waivers.yaml:2", State: st}
+	}
+}
+
+// cost sets the units a result spent.
+func cost(units float64) func(*results.Result) {
+	return func(r *results.Result) { r.CostUnits = units }
+}
+
+// rerunPassed marks a result as passed on a --rerun-failed re-run.
+func rerunPassed(r *results.Result) {
+	r.Reruns, r.Flaky, r.FirstStatus = 1, true, results.StatusFail
+	r.FirstReasons = []results.Reason{{Check: "status", Expected: "200", Actual: "502", Message: "HTTP status 502, want 200"}}
+}
+
+// nightly is a night with the issue-12 features: a waived failure, a
+// waiver no longer needed, an expired one, a pass after a re-run, costs,
+// a budget and a model no case covers.
+func nightly() (Meta, []results.Result) {
+	m := meta()
+	planned := 12.5
+	m.MaxCost, m.PlannedCost = 20, &planned
+	m.Uncovered = []UncoveredModel{{Key: "image", Model: "gen-image-3-nova"}}
+	return m, []results.Result{
+		res("models-list", "models.list", "gen-text-1", TV, P, cost(1)),
+		res("chat-basic", "chat.basic", "gen-text-1", TV, P, cost(2), rerunPassed),
+		res("chat-bad-model", "chat.basic", "gen-text-1", TN, W, cost(1), waiver(results.WaiverApplied)),
+		res("chat-bad-model", "chat.basic", "gen-text-2", TN, P, cost(1), waiver(results.WaiverNotNeeded)),
+		res("chat-stream", "chat.stream", "gen-text-1", TV, F, cost(1.25), waiver(results.WaiverExpired)),
+		res("edit-json", "images.edit.json", "gen-image-2.5-flare", TV, P, cost(10.125)),
+	}
+}
 
 var testFeatures = []string{"models.list", "chat.basic", "chat.stream", "images.edit.json", "responses.basic"}
 
@@ -102,6 +142,8 @@ func TestAggregate(t *testing.T) {
 		{"unsupported explore", []results.Result{res("a", f, m, TE, U)}, CellUnsupported, "unsupported", 0, 1, false, false},
 		{"partly supported", []results.Result{res("a", f, m, TE, P), res("b", f, m, TE, U)}, CellPass, "pass 1/2", 0, 2, false, false},
 		{"throttled", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, T)}, CellThrottled, "throttled 1/2", 1, 2, false, false},
+		{"waived above pass, never blocking", []results.Result{res("a", f, m, TV, P), res("b", f, m, TN, W)}, CellWaived, "waived 1/2", 1, 2, false, false},
+		{"a failure beside a waived one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, W)}, CellFail, "fail 1/2", 1, 2, true, false},
 		{"strict fail is not blocking", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, false, false},
 		{"strict fail blocks with --strict", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, true, true},
 		{"explore fail never blocks", []results.Result{res("a", f, m, TE, F)}, CellFail, "fail 1/1", 1, 1, false, true},
@@ -117,6 +159,36 @@ func TestAggregate(t *testing.T) {
 			assert.Equal(t, len(tt.in), c.Counts.Total)
 		})
 	}
+}
+
+func TestBuildNightly(t *testing.T) {
+	m, rs := nightly()
+	r := Build(m, rs[:4])
+	assert.Equal(t, "pass", r.Verdict, "a waived failure does not fail the run")
+	assert.Contains(t, r.Headline, "(1 waived)")
+
+	r = Build(m, rs)
+	assert.Equal(t, "fail", r.Verdict, "an expired waiver's failure does")
+	assert.Equal(t, Cost{Budget: 20, Planned: m.PlannedCost, Actual: 16.38}, r.Cost, "actual: every result's units, rounded to 0.01")
+	assert.Equal(t, []UncoveredModel{{Key: "image", Model: "gen-image-3-nova"}}, r.UncoveredModels)
+	require.Len(t, r.Waivers, 3)
+	for i, st := range []results.WaiverState{results.WaiverApplied, results.WaiverNotNeeded, results.WaiverExpired} {
+		assert.Equal(t, st, r.Waivers[i].State)
+		assert.Equal(t, "https://tracker.test/GW-7", r.Waivers[i].Link)
+		require.Len(t, r.Waivers[i].Results, 1)
+	}
+	assert.Equal(t, WaiverMatch{Model: "gen-text-1", Feature: "chat.basic", Case: "chat-bad-model", Status: W}, r.Waivers[0].Results[0])
+	cell, ok := r.Cell("gen-text-1", "chat.basic")
+	require.True(t, ok)
+	assert.Equal(t, CellWaived, cell.Status)
+	assert.Equal(t, 1, cell.Counts.Flaky, "the pass after a re-run is flaky")
+	assert.Equal(t, 1, r.Total.Waived)
+	assert.Contains(t, r.Notes, "waiver waivers.yaml:2 (case chat-stream, model *) expired 2026-04-01 and no longer applies: 1 failure, counted again")
+
+	empty := Build(Meta{}, nil)
+	assert.Equal(t, Cost{}, empty.Cost)
+	assert.NotNil(t, empty.Waivers)
+	assert.NotNil(t, empty.UncoveredModels)
 }
 
 func TestBuildMatrix(t *testing.T) {

@@ -79,6 +79,7 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 	}{
 		{"sample", Build(meta(), full)},
 		{"empty", Build(Meta{SuiteVersion: "dev"}, nil)},
+		{"waivers, re-runs, cost, uncovered models", Build(nightly())},
 		{"strict", Build(func() Meta { m := meta(); m.Strict = true; return m }(), full)},
 		{"capability map", Build(meta(), append(append(full, declineRun()...),
 			call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
@@ -120,6 +121,9 @@ func TestSchemaRejects(t *testing.T) {
 		{"unknown cell status", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["status"] = "green" }},
 		{"unknown field in a cell (closed test schema)", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["colour"] = "red" }},
 		{"missing counts", func(d map[string]any) { delete(d["total"].(map[string]any), "flaky") }},
+		{"unknown waiver state", func(d map[string]any) { d["waivers"].([]any)[0].(map[string]any)["state"] = "ignored" }},
+		{"a waiver without its link", func(d map[string]any) { delete(d["waivers"].([]any)[0].(map[string]any), "link") }},
+		{"negative cost", func(d map[string]any) { d["cost"].(map[string]any)["actual"] = -1 }},
 		{"unknown capability verdict", func(d map[string]any) { capCellDoc(d)["verdict"] = "partly" }},
 		{"unknown field in a capability cell (closed test schema)", func(d map[string]any) { capCellDoc(d)["colour"] = "red" }},
 		{"capability value not param=value", func(d map[string]any) {
@@ -136,7 +140,8 @@ func TestSchemaRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, Build(meta(), append(sample(), declineRun()...)).WriteJSON(&b))
+			m, night := nightly()
+			require.NoError(t, Build(m, append(append(sample(), declineRun()...), night...)).WriteJSON(&b))
 			var doc map[string]any
 			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 			tt.mutate(doc)

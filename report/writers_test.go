@@ -30,10 +30,11 @@ func TestMarkdown(t *testing.T) {
 		"## ❌ gwconform: conformance failed: 3 of 6 verified/negative results failed or errored", // chat-bad-model, chat-stream (error), edit-json
 		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
 		"**Legend:** ✅ pass",
-		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | total | decides exit code |",
-		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 6 | yes |",
-		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 1 | no |",
-		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **9** | |",
+		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | 🔕 waived | total | decides exit code |",
+		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 6 | yes |",
+		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 1 | no |",
+		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **0** | **9** | |",
+		"9 results · cost: 0 units spent",
 		// groups, transposed: features are rows, only the group's models are columns
 		"### chat\n\n| feature | gen-text-1 |\n|---|:---:|\n| `chat.basic` | ❌ 1/2 |\n| `chat.stream` | 💥 1/2 |",
 		"### models\n\n| feature | gen-image-2.5-flare | gen-text-1 |",
@@ -53,6 +54,34 @@ func TestMarkdown(t *testing.T) {
 	assert.Less(t, strings.Index(md, "chat-bad-model"), strings.Index(md, "chat-stream-usage"))
 	// a row for every feature of a group with results
 	assert.NotContains(t, md, "### other")
+}
+
+func TestMarkdownNightly(t *testing.T) {
+	m, rs := nightly()
+	rs[2].Waiver.Link = "https://tracker.test/GW-7)](javascript:alert(1)"
+	md := markdown(t, Build(m, rs))
+	for _, want := range []string{
+		"cost: 16.38 units spent, 12.5 planned, budget 20",
+		"🔕 waived (a known deviation, see below)",
+		"| `chat.basic` | 🔕 1/2 | ✅ |",
+		"### 🔕 Waived: known deviations\n\nFailures covered by a live entry of `--waivers`: they do not fail the run.",
+		"| `waivers.yaml:2` | `chat-bad-model` × `*` | the relay answers 400 for retired ids | https://tracker.test/GW-7)\\](javascript:alert(1) | 2026-04-01 | gen-text-1 · `chat.basic` · `chat-bad-model` (waived) |",
+		"### 🧹 Waivers no longer needed",
+		"| [https://tracker.test/GW-7](https://tracker.test/GW-7) | 2026-04-01 | gen-text-2 · `chat.basic` · `chat-bad-model` (pass) |",
+		"### ⌛ Expired waivers\n\nThese entries have expired and no longer apply: the failures they covered count again.",
+		"### 🔁 Re-run (`--rerun-failed`)",
+		"| gen-text-1 | `chat.basic` | `chat-basic` | fail | pass (flaky) | status: HTTP status 502, want 200 (expected 200, got 502) |",
+		"### 🆕 Models no case covers",
+		"`gwconform probe`",
+		"- image key: `gen-image-3-nova`",
+	} {
+		assert.Contains(t, md, want)
+	}
+	assert.NotContains(t, md, "[https://tracker.test/GW-7)", "a link that is not a plain URL is escaped text")
+	assert.Less(t, strings.Index(md, "### Failures"), strings.Index(md, "### 🔕 Waived"), "known deviations after the failures")
+
+	empty := markdown(t, Build(Meta{Uncovered: m.Uncovered}, nil))
+	assert.Contains(t, empty, "- image key: `gen-image-3-nova`", "uncovered models show even when nothing ran")
 }
 
 func TestMarkdownCells(t *testing.T) {
@@ -103,7 +132,8 @@ func TestMdEscape(t *testing.T) {
 }
 
 func TestJUnitCountsEqualResults(t *testing.T) {
-	rs := sample()
+	_, night := nightly()
+	rs := append(sample(), night[2]) // and a waived result
 	r := Build(meta(), rs)
 	var b bytes.Buffer
 	require.NoError(t, r.WriteJUnit(&b))
@@ -128,12 +158,13 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 				c.failures++
 			case results.StatusError:
 				c.errors++
-			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled:
+			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusWaived:
 				c.skipped++
 			}
 		}
 	}
 	assert.Equal(t, total, cnt{doc.Tests, doc.Failures, doc.Errors, doc.Skipped})
+	assert.Contains(t, b.String(), `message="waived: the relay answers 400 for retired ids (https://tracker.test/GW-7), expires 2026-04-01; status: unexpected status`)
 	require.Len(t, doc.Suites, len(want), "one testsuite per feature with results")
 
 	names := map[string]bool{}

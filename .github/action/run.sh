@@ -23,6 +23,7 @@ fi
 [ -z "${INPUT_FEATURES:-}" ] || args+=(--feature "$INPUT_FEATURES")
 [ "${INPUT_STRICT:-false}" != "true" ] || args+=(--strict)
 [ -z "${INPUT_CA_CERT:-}" ] || args+=(--ca-cert "$INPUT_CA_CERT")
+if [ -n "${INPUT_WAIVERS:-}" ] && [ -f "$INPUT_WAIVERS" ]; then args+=(--waivers "$INPUT_WAIVERS"); fi
 
 # Keys and headers go by variable, never on a command line (a process list
 # shows arguments). Header inputs hold one "Name: value" a line.
@@ -36,6 +37,12 @@ unset GWCONFORM_BASE_URL
 
 rc=0
 "$GWCONFORM_BIN" "${args[@]}" || rc=$?
+if [ "$rc" -eq 1 ] && [ "${INPUT_CONFIRM_FAILURES:-false}" = "true" ]; then
+	# Confirm before paging: the failed results once more, with the run's
+	# own settings (its manifest); a pass now is kept as flaky.
+	rc=0
+	"$GWCONFORM_BIN" run --rerun-failed --out "$out" || rc=$?
+fi
 echo "exit-code=$rc" >>"$GITHUB_OUTPUT"
 echo "out=$out" >>"$GITHUB_OUTPUT"
 if [ ! -f "$out/report.json" ]; then

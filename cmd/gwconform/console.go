@@ -59,6 +59,7 @@ func (c *console) tick() {
 var statusColor = map[results.Status]string{
 	results.StatusPass: "32", results.StatusFail: "31", results.StatusError: "35",
 	results.StatusSkip: "90", results.StatusUnsupported: "33", results.StatusThrottled: "33",
+	results.StatusWaived: "36",
 }
 
 // outcomeColor paints the verdict line like the status it resembles.
@@ -93,6 +94,9 @@ func (c *console) add(r results.Result) {
 			for _, reason := range r.Reasons {
 				fmt.Fprintf(c.w, "    %s\n", reason)
 			}
+		}
+		if w := r.Waiver; w != nil {
+			fmt.Fprintf(c.w, "    waiver %s %s: %s\n", w.Source, w.State, w.Describe())
 		}
 	}
 	if c.tty {

@@ -12,7 +12,10 @@ import (
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gwconform diff OLD/report.json NEW/report.json") }
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gwconform diff OLD/report.json NEW/report.json")
+		fmt.Fprintln(stderr, "exit 1: regressions; 3: no regression, but NEW was incomplete; 0: neither")
+	}
 	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
 		fs.Usage()
 		return exitNotStart
@@ -31,8 +34,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform diff:", err)
 		return exitNotStart
 	}
-	if d.HasRegressions() {
+	switch {
+	case d.HasRegressions():
 		return exitFailed
+	case d.New.Incomplete():
+		// Not a regression, and not green either: the run's own code for
+		// "nothing failed, but not everything was checked".
+		return exitIncomplete
 	}
 	return exitOK
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
@@ -42,15 +43,16 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
 	}
-	printPlan(stdout, calls)
+	printPlan(stdout, calls, s.selection)
 	need := conformance.EstimateDuration(calls, s.options.Concurrency)
 	fmt.Fprintf(stdout, "against a real gateway this takes about %s at --concurrency %d; for go test use -timeout %s (or 0)\n",
 		need.Round(time.Minute), s.options.Concurrency, (need + need/2).Round(time.Minute))
 	return exitOK
 }
 
-// printPlan writes the calls per key and model, then the totals.
-func printPlan(w io.Writer, calls []conformance.Call) {
+// printPlan writes the calls per key and model, then the totals, and what
+// the budgets cut.
+func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection) {
 	sum := conformance.Summarize(calls)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tMODEL\tCALLS\tCOST UNITS")
@@ -66,5 +68,21 @@ func printPlan(w io.Writer, calls []conformance.Call) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "total: %d calls, %d skipped, %d final images, %.1f cost units\n", sum.Total, sum.Skipped, sum.Images, sum.TotalUnits)
+	if sel.MaxCalls > 0 || sel.MaxCost > 0 {
+		over := 0
+		for _, c := range calls {
+			if c.Skip != nil && c.Skip.Check == results.CheckBudget {
+				over++
+			}
+		}
+		fmt.Fprintf(w, "budget:")
+		if sel.MaxCalls > 0 {
+			fmt.Fprintf(w, " --max-calls %d", sel.MaxCalls)
+		}
+		if sel.MaxCost > 0 {
+			fmt.Fprintf(w, " --max-cost %g (%.1f units planned)", sel.MaxCost, sum.TotalUnits)
+		}
+		fmt.Fprintf(w, "; %d calls over it skipped\n", over)
+	}
 	fmt.Fprintln(w, "(a cost unit is one text call; a 1024x1024 high-quality image is 10 units, scaled by pixels and quality; a preview 20% of its image)")
 }

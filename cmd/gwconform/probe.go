@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -54,12 +55,26 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitNotStart
 	}
-	rs, err := execute(ss, calls, io.Discard)
+	if err := os.MkdirAll(ss.out, 0o755); err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitFailed
+	}
+	w, err := results.Create(filepath.Join(ss.out, results.FileName))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	if err := writeReports(ss.settings, ss.suite.Catalog, rs); err != nil {
+	rs, con, err := execute(ss, calls, io.Discard, w.Write)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	con.summary(rs, results.Judge(rs, ss.strict))
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform probe:", err)
+		return exitFailed
+	}
+	planned := conformance.Summarize(calls).TotalUnits
+	if err := writeReports(ss.settings, ss.suite.Catalog, rs, reportExtra{planned: &planned}); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe: writing reports:", err)
 		return exitFailed
 	}

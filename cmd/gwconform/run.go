@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -12,27 +14,74 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/waivers"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	ss, code := newEngineFlags("run", stderr).openSession(args, stderr, nil)
+	f := newEngineFlags("run", stderr)
+	waiversFile := f.fs.String("waivers", "", "known deviations: a YAML `FILE` listing case/model globs with reason, link and expires; a failure an entry covers is waived until it expires (default $GWCONFORM_WAIVERS)")
+	rerun := f.fs.Bool("rerun-failed", false, "re-run only the fail, error and throttled verified/negative results recorded in --out, with that run's selection and settings (its manifest.json); replace their lines and rewrite the reports")
+	var recorded conformance.Manifest
+	ss, code := f.openSession(args, stderr, func(s *settings) error {
+		file := *waiversFile
+		if !f.explicit()["waivers"] {
+			file = os.Getenv(waivers.Variable)
+		}
+		if *rerun {
+			m, err := conformance.ReadManifest(s.out)
+			if err != nil {
+				return fmt.Errorf("--rerun-failed re-runs the run recorded in --out %s: %w", s.out, err)
+			}
+			recorded = m
+			if err := f.adoptManifest(s, m); err != nil {
+				return err
+			}
+			if file == "" && m.Waivers != nil {
+				file = m.Waivers.Path
+			}
+		}
+		return loadWaivers(s, file)
+	})
 	if ss == nil {
 		return code
 	}
 	defer ss.close()
+	if *rerun {
+		return rerunFailed(ss, recorded, stdout, stderr)
+	}
+
 	calls, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	rs, err := execute(ss, calls, stdout)
+	if err := os.MkdirAll(ss.out, 0o755); err != nil {
+		fmt.Fprintln(stderr, "gwconform run:", err)
+		return exitNotStart
+	}
+	m := ss.manifest(calls)
+	if err := m.Write(ss.out); err != nil {
+		fmt.Fprintln(stderr, "gwconform run: writing the manifest:", err)
+		return exitNotStart
+	}
+	w, err := results.Create(filepath.Join(ss.out, results.FileName))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	if err := writeReports(ss.settings, ss.suite.Catalog, rs); err != nil {
+	rs, con, err := execute(ss, calls, stdout, w.Write)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	con.summary(rs, results.Judge(rs, ss.strict))
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform run:", err)
+		return exitNotStart
+	}
+	extra := reportExtra{planned: &m.Planned.CostUnits, uncovered: uncoveredModels(ss, stdout, stderr)}
+	if err := writeReports(ss.settings, ss.suite.Catalog, rs, extra); err != nil {
 		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
 		return exitFailed
 	}
@@ -42,6 +91,35 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitCode(results.Judge(rs, ss.strict))
+}
+
+// loadWaivers reads the waivers file, when there is one, into the settings.
+func loadWaivers(s *settings, file string) error {
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("--waivers: %w", err)
+	}
+	set, err := waivers.Parse(file, b)
+	if err != nil {
+		return fmt.Errorf("--waivers:\n%w", err)
+	}
+	sum := sha256.Sum256(b)
+	s.waivers = set
+	s.waiversRef = &conformance.ManifestFileRef{Path: file, SHA256: hex.EncodeToString(sum[:])}
+	return nil
+}
+
+// manifest describes the session's run of calls.
+func (ss *session) manifest(calls []conformance.Call) conformance.Manifest {
+	m := conformance.NewManifest(ss.suite.Catalog, ss.target, ss.selection, ss.options, ss.strict, calls)
+	m.Command, m.SuiteVersion, m.CasesDir, m.Waivers = "run", version, ss.casesDir, ss.waiversRef
+	if ss.local {
+		m.BaseURL = "" // a later run starts its own reference gateway
+	}
+	return m
 }
 
 // useLocalGateway starts the reference gateway in-process when no base URL
@@ -64,35 +142,37 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.
 	return srv, nil
 }
 
-// execute runs the calls, appending each result to results.jsonl as it
-// finishes, so an interrupted run keeps everything that finished.
-func execute(ss *session, calls []conformance.Call, stdout io.Writer) ([]results.Result, error) {
-	if err := os.MkdirAll(ss.out, 0o755); err != nil {
-		return nil, err
-	}
-	w, err := results.Create(filepath.Join(ss.out, results.FileName))
-	if err != nil {
-		return nil, err
-	}
+// execute runs the calls, judges each finished result against the waivers
+// and hands it to keep (results.jsonl, written as each finishes, so an
+// interrupted run keeps everything that finished) when keep is set. The
+// caller prints the console's summary.
+func execute(ss *session, calls []conformance.Call, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
 	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options}
 	con := newConsole(stdout, len(calls))
+	now := time.Now() // one date for the whole run: a waiver does not expire halfway
 	var rs []results.Result
-	var writeErr error
+	var keepErr error
 	runner.Run(ss.ctx, calls, func(r results.Result) {
-		if err := w.Write(r); err != nil && writeErr == nil {
-			writeErr = err
+		ss.waivers.Apply(&r, ss.strict, now)
+		if keep != nil {
+			if err := keep(r); err != nil && keepErr == nil {
+				keepErr = err
+			}
 		}
 		rs = append(rs, r)
 		con.add(r)
 	})
-	if err := w.Close(); err != nil && writeErr == nil {
-		writeErr = err
-	}
-	con.summary(rs, results.Judge(rs, ss.strict))
-	return rs, writeErr
+	return rs, con, keepErr
 }
 
-func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error {
+// reportExtra is what a report says beyond the results: the plan's cost
+// (nil: not known) and the models no case covers.
+type reportExtra struct {
+	planned   *float64
+	uncovered []report.UncoveredModel
+}
+
+func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result, extra reportExtra) error {
 	meta := report.Meta{
 		SuiteVersion: suiteVersion(),
 		Commit:       buildCommit(),
@@ -102,6 +182,9 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 		Strict:       s.strict,
 		Insecure:     s.tls.Insecure,
 		Finished:     time.Now().UTC(),
+		MaxCost:      s.selection.MaxCost,
+		PlannedCost:  extra.planned,
+		Uncovered:    extra.uncovered,
 	}
 	if started, _ := report.Span(rs); !started.IsZero() {
 		meta.Started = started
@@ -109,6 +192,34 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result) error 
 		meta.Started = meta.Finished
 	}
 	return report.WriteAll(s.out, report.Build(meta, rs))
+}
+
+// uncoveredModels lists, per configured key, the models the gateway lists
+// that no case covers (coverage drift), and says so on the console. A key
+// the preflight rejected is left out; a list that cannot be read is said
+// on stderr and costs the run nothing.
+func uncoveredModels(ss *session, stdout, stderr io.Writer) []report.UncoveredModel {
+	if ss.ctx.Err() != nil {
+		return nil
+	}
+	t := ss.target
+	t.Keys = map[catalog.KeyKind]string{}
+	for k, v := range ss.target.Keys {
+		if _, rejected := ss.target.Rejected[k]; !rejected {
+			t.Keys[k] = v
+		}
+	}
+	found, err := conformance.FindNewModels(ss.ctx, ss.suite.Catalog, t)
+	if err != nil {
+		fmt.Fprintf(stderr, "gwconform: listing the gateway's models for coverage: %v\n", err)
+		return nil
+	}
+	var out []report.UncoveredModel
+	for _, m := range found {
+		out = append(out, report.UncoveredModel{Key: string(m.Key), Model: m.ID})
+		fmt.Fprintf(stdout, "no case covers %s (listed for the %s key): gwconform probe finds what it can do\n", m.ID, m.Key)
+	}
+	return out
 }
 
 // exitCode maps the run's verdict to the exit codes of the contract.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
 // fileConfig is the optional gwconform.yaml. It holds no keys: keys come
@@ -70,6 +71,7 @@ type engineFlags struct {
 	features, models, ids, tiers listFlag
 	shard                        string
 	maxCalls                     int
+	maxCost                      float64
 	concurrency, retries         int
 	timeout                      time.Duration
 	connectTimeout               time.Duration
@@ -98,6 +100,7 @@ func newEngineFlags(name string, stderr io.Writer) *engineFlags {
 	f.fs.Var(&f.tiers, "tier", "tier globs (verified, negative, strict, explore)")
 	f.fs.StringVar(&f.shard, "shard", "", "run shard i of n, as i/n")
 	f.fs.IntVar(&f.maxCalls, "max-calls", 0, "make at most N calls; planned calls beyond are skipped (0: no cap)")
+	f.fs.Float64Var(&f.maxCost, "max-cost", 0, "spend at most `UNITS` estimated cost units (see gwconform plan); planned calls that do not fit are skipped (0: no cap)")
 	f.fs.IntVar(&f.concurrency, "concurrency", 4, "calls in flight per key")
 	f.fs.IntVar(&f.retries, "retries", 2, "retries after 429/502/503/504 or a connection error before any response byte")
 	f.fs.DurationVar(&f.timeout, "timeout", conformance.SpecMaxDuration, "whole-request limit (spec 8 allows 600 s; a shorter one ends a call as an error, not a verdict)")
@@ -127,6 +130,10 @@ type settings struct {
 	casesDir  string
 	strict    bool
 	tls       conformance.TLSOptions
+	// waivers is the --waivers file of a run (nil: none), and waiversRef
+	// names it in the manifest.
+	waivers    *waivers.Set
+	waiversRef *conformance.ManifestFileRef
 }
 
 // resolveHeaders sets the target's headers, per key kind: flags, else the
@@ -162,9 +169,15 @@ func (f *engineFlags) resolveHeaders(t *conformance.Target, file map[string][]st
 	return nil
 }
 
-func (f *engineFlags) resolve() (*settings, error) {
+// explicit returns the names of the flags given on the command line.
+func (f *engineFlags) explicit() map[string]bool {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+func (f *engineFlags) resolve() (*settings, error) {
+	set := f.explicit()
 	var fc fileConfig
 	if b, err := os.ReadFile(f.config); err == nil {
 		if err := yaml.UnmarshalWithOptions(b, &fc, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
@@ -206,7 +219,10 @@ func (f *engineFlags) resolve() (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.selection = conformance.Selection{Features: f.features, Models: f.models, Cases: f.ids, Tiers: f.tiers, Shard: shard, MaxCalls: f.maxCalls}
+	if f.maxCalls < 0 || f.maxCost < 0 {
+		return nil, fmt.Errorf("--max-calls and --max-cost take a number >= 0 (0: no cap)")
+	}
+	s.selection = conformance.Selection{Features: f.features, Models: f.models, Cases: f.ids, Tiers: f.tiers, Shard: shard, MaxCalls: f.maxCalls, MaxCost: f.maxCost}
 	s.options = conformance.Options{Concurrency: f.concurrency, Timeout: f.timeout, MaxRetries: f.retries, Thumbnails: true,
 		ConnectTimeout: f.connectTimeout, HeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout}
 	for _, d := range []struct {
@@ -247,6 +263,8 @@ type session struct {
 	*settings
 	suite *conformance.Suite
 	ctx   context.Context
+	// local is true when the run uses the in-process reference gateway.
+	local bool
 	// close stops the signal handler and the in-process gateway.
 	close func()
 }
@@ -294,7 +312,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
-	return &session{settings: s, suite: suite, ctx: ctx, close: func() {
+	return &session{settings: s, suite: suite, ctx: ctx, local: local != nil, close: func() {
 		stop()
 		if local != nil {
 			local.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -53,6 +54,33 @@ func (w *Writer) Close() error {
 		return err
 	}
 	return w.f.Close()
+}
+
+// WriteFile replaces path with rs, one line each, through a temporary file
+// in the same directory: a reader, or a run killed meanwhile, sees the old
+// file or the new one, never a mix.
+func WriteFile(path string, rs []Result) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	w := &Writer{f: tmp}
+	for _, r := range rs {
+		if err := w.Write(r); err != nil {
+			w.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Read parses a results.jsonl stream. A torn last line (a run killed mid-write)

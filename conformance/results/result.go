@@ -45,10 +45,14 @@ const (
 	StatusSkip        Status = "skip"        // not selected, or a precondition is missing
 	StatusUnsupported Status = "unsupported" // explore tier: the gateway declined
 	StatusThrottled   Status = "throttled"   // 429 after the allowed retries
+	// StatusWaived is a failure covered by a live entry of --waivers: a
+	// known deviation, reported apart with the entry's reason and link,
+	// never failing the run.
+	StatusWaived Status = "waived"
 )
 
 // Statuses lists every status in the order reports show them.
-var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled}
+var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled, StatusWaived}
 
 // Reason explains one broken expectation: which check, where (a JSON path,
 // "event 3", "image 1"), what was expected and what came back.
@@ -125,6 +129,58 @@ type Result struct {
 	Params  map[string]string `json:"params,omitempty"`
 	Request *Request          `json:"request,omitempty"`
 	Started time.Time         `json:"started"`
+	// CostUnits is what this case × model spent, in the plan's cost units
+	// (conformance.EstimateCost): the call's estimate for every attempt
+	// (a retry is billed as a call, an upper bound), plus what earlier runs
+	// spent when --rerun-failed re-ran it. 0 for a call never sent.
+	CostUnits float64 `json:"cost_units,omitempty"`
+	// Waiver is the --waivers entry that matched this result and what it
+	// did: waived the failure, was not needed (the result passed), or had
+	// expired (the failure counts).
+	Waiver *Waiver `json:"waiver,omitempty"`
+	// Reruns counts the times --rerun-failed re-ran this case × model;
+	// FirstStatus and FirstReasons are what its first run ended with, kept
+	// so a failure that passed on a re-run (flaky) stays visible.
+	Reruns       int      `json:"reruns,omitempty"`
+	FirstStatus  Status   `json:"first_status,omitempty"`
+	FirstReasons []Reason `json:"first_reasons,omitempty"`
+}
+
+// WaiverState says what a matching --waivers entry did to a result.
+type WaiverState string
+
+const (
+	// WaiverApplied: the result failed and the entry was live: status waived.
+	WaiverApplied WaiverState = "applied"
+	// WaiverNotNeeded: the entry is live but the result passed: the waiver
+	// can go ("waiver no longer needed").
+	WaiverNotNeeded WaiverState = "not-needed"
+	// WaiverExpired: the entry's date has passed: it no longer applies, and
+	// a failure counts again.
+	WaiverExpired WaiverState = "expired"
+)
+
+// Waiver is one --waivers entry as recorded on a result it matched.
+type Waiver struct {
+	Case    string      `json:"case"`    // the entry's case glob
+	Model   string      `json:"model"`   // the entry's model glob
+	Reason  string      `json:"reason"`  // why the deviation is accepted
+	Link    string      `json:"link"`    // the ticket tracking it
+	Expires string      `json:"expires"` // YYYY-MM-DD: from this day (UTC) on, the entry no longer applies
+	Source  string      `json:"source"`  // file:line of the entry
+	State   WaiverState `json:"state"`
+}
+
+// Describe renders the entry for a person: "reason (link), expires 2026-04-01".
+func (w Waiver) Describe() string {
+	s := w.Reason
+	if w.Link != "" {
+		s += " (" + w.Link + ")"
+	}
+	if w.State == WaiverExpired {
+		return s + ", expired " + w.Expires
+	}
+	return s + ", expires " + w.Expires
 }
 
 // Counts returns true when the result decides the exit code: verified and
@@ -139,8 +195,38 @@ func (r Result) Counts(strict bool) bool {
 	return false
 }
 
-// Failed is true for a result that breaks the run when it Counts.
+// Failed is true for a result that breaks the run when it Counts. A waived
+// result is not failed: its entry accepted the deviation.
 func (r Result) Failed() bool { return r.Status == StatusFail || r.Status == StatusError }
 
 // FailsRun is true for a result that decides the exit code and failed.
 func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }
+
+// Rerunnable reports whether --rerun-failed runs a result again: it decides
+// the exit code (Counts) and ended fail, error or throttled — the results
+// that would page someone. A waived result is a known deviation, not run
+// again.
+func (r Result) Rerunnable(strict bool) bool {
+	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled)
+}
+
+// Rerun combines a result with its re-run: the re-run's outcome, with the
+// first run's status and reasons kept (FirstStatus, FirstReasons: from the
+// very first run when re-run more than once), the re-runs counted, and the
+// cost of every run added up. A re-run that passes is flaky: it failed
+// once, and the report shows why.
+func Rerun(first, again Result) Result {
+	again.Reruns = first.Reruns + 1
+	again.FirstStatus, again.FirstReasons = first.Status, first.Reasons
+	if first.Reruns > 0 {
+		again.FirstStatus, again.FirstReasons = first.FirstStatus, first.FirstReasons
+	}
+	if again.FirstReasons == nil {
+		again.FirstReasons = []Reason{}
+	}
+	again.CostUnits += first.CostUnits
+	if again.Status == StatusPass {
+		again.Flaky = true
+	}
+	return again
+}

@@ -13,7 +13,7 @@ const (
 	CheckKeyMissing   = "key-missing"  // no key of that kind configured
 	CheckKeyRejected  = "key-rejected" // the key was refused by the preflight call
 	CheckPrecondition = "precondition" // e.g. no public image URL for the URL-reference case
-	CheckBudget       = "budget"       // beyond --max-calls
+	CheckBudget       = "budget"       // beyond --max-calls or --max-cost
 )
 
 // Outcome is a run's verdict, the exit code's meaning (DESIGN.md).
@@ -41,8 +41,14 @@ type Verdict struct {
 
 // Judge reads a run's results. Counted results are those that decide the
 // exit code (Counts): verified and negative, and strict under --strict.
+//
+// A waived result ran and did not fail: it is counted apart (a note and the
+// headline say how many), and each --waivers entry that expired or is no
+// longer needed gets a note of its own. A pass that came only when
+// --rerun-failed ran the case again counts as a pass, with a note: a flaky
+// gateway stays visible.
 func Judge(rs []Result, strict bool) Verdict {
-	var counted, ran, failed, throttled int
+	var counted, ran, failed, throttled, waived, flakyRerun int
 	var ranAny bool
 	tiers := map[Tier]int{}
 	// not checked, by reason: the first message of each (key kind, check).
@@ -63,6 +69,10 @@ func Judge(rs []Result, strict bool) Verdict {
 			failed++
 		case r.Status == StatusThrottled:
 			throttled++
+		case r.Status == StatusWaived:
+			waived++
+		case r.Status == StatusPass && r.Reruns > 0:
+			flakyRerun++
 		}
 		if r.Status != StatusSkip {
 			ran++
@@ -110,8 +120,18 @@ func Judge(rs []Result, strict bool) Verdict {
 	if throttled > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (429 after retries): not verified", plural(throttled, kind+" result")))
 	}
+	if waived > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s waived: known deviations, listed apart with their reason and link; they do not fail the run", plural(waived, kind+" result")))
+	}
+	if flakyRerun > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s failed first and passed when re-run (flaky): the first run's reasons are kept", plural(flakyRerun, kind+" result")))
+	}
+	v.Notes = append(v.Notes, waiverNotes(rs)...)
 
 	scope := describeTiers(tiers, strict)
+	if waived > 0 {
+		scope += fmt.Sprintf(" (%d waived)", waived)
+	}
 	switch {
 	case failed > 0:
 		v.Outcome = OutcomeFail
@@ -136,6 +156,53 @@ func Judge(rs []Result, strict bool) Verdict {
 		v.Headline = "incomplete: nothing was checked (" + plural(len(rs), "result") + ", all skipped)"
 	}
 	return v
+}
+
+// waiverNotes says, once per --waivers entry, that it expired (and how many
+// failures count again) or is no longer needed (the results it covers pass),
+// in the order the entries first appear in rs.
+func waiverNotes(rs []Result) []string {
+	type tally struct {
+		w      Waiver
+		failed int // expired: failures that count again
+		passed int // not needed: results that pass
+	}
+	var order []string
+	by := map[string]*tally{}
+	for _, r := range rs {
+		w := r.Waiver
+		if w == nil || w.State == WaiverApplied {
+			continue
+		}
+		k := string(w.State) + "\x00" + w.Source + "\x00" + w.Case + "\x00" + w.Model
+		t := by[k]
+		if t == nil {
+			t = &tally{w: *w}
+			by[k] = t
+			order = append(order, k)
+		}
+		if r.Failed() {
+			t.failed++
+		} else if r.Status == StatusPass {
+			t.passed++
+		}
+	}
+	var notes []string
+	for _, k := range order {
+		t := by[k]
+		entry := fmt.Sprintf("waiver %s (case %s, model %s)", t.w.Source, t.w.Case, t.w.Model)
+		switch t.w.State {
+		case WaiverExpired:
+			n := fmt.Sprintf("%s expired %s and no longer applies", entry, t.w.Expires)
+			if t.failed > 0 {
+				n += fmt.Sprintf(": %s, counted again", plural(t.failed, "failure"))
+			}
+			notes = append(notes, n)
+		case WaiverNotNeeded:
+			notes = append(notes, fmt.Sprintf("%s no longer needed: %s passed", entry, plural(t.passed, "covered result")))
+		}
+	}
+	return notes
 }
 
 // describeTiers says what was checked: "126 verified, 46 negative".

@@ -13,6 +13,13 @@ func TestJudge(t *testing.T) {
 	missing := Reason{Check: CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
 	rejected := Reason{Check: CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
 	noURL := Reason{Check: CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
+	entry := Waiver{Case: "messages-unknown-model-404", Model: "*", Reason: "relay answers 400", Link: "https://tracker.test/T-1", Expires: "2026-04-01", Source: "waivers.yaml:1"}
+	waiver := func(r Result, st WaiverState) Result {
+		w := entry
+		w.State = st
+		r.Waiver = &w
+		return r
+	}
 	tests := []struct {
 		name     string
 		rs       []Result
@@ -55,6 +62,26 @@ func TestJudge(t *testing.T) {
 		{name: "with --strict they fail", strict: true, outcome: OutcomeFail,
 			headline: "conformance failed: 1 of 2 verified/negative/strict results failed or errored",
 			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierStrict, StatusFail, "text")}},
+		{name: "a waived failure does not fail the run", outcome: OutcomePass,
+			headline: "conformance passed: 1 verified, 1 negative (1 waived)",
+			rs:       []Result{res(TierVerified, StatusPass, "text"), waiver(res(TierNegative, StatusWaived, "messages"), WaiverApplied)},
+			notes:    []string{"1 verified/negative result waived: known deviations, listed apart with their reason and link; they do not fail the run"}},
+		{name: "only waived results still ran", outcome: OutcomePass,
+			headline: "conformance passed: 1 negative (1 waived)",
+			rs:       []Result{waiver(res(TierNegative, StatusWaived, "messages"), WaiverApplied)}},
+		{name: "an expired waiver: the failure counts again", outcome: OutcomeFail,
+			rs:    []Result{res(TierVerified, StatusPass, "text"), waiver(res(TierNegative, StatusFail, "messages"), WaiverExpired)},
+			notes: []string{"waiver waivers.yaml:1 (case messages-unknown-model-404, model *) expired 2026-04-01 and no longer applies: 1 failure, counted again"}},
+		{name: "a waiver no longer needed", outcome: OutcomePass, headline: "conformance passed: 2 negative",
+			rs:    []Result{waiver(res(TierNegative, StatusPass, "messages"), WaiverNotNeeded), waiver(res(TierNegative, StatusPass, "alt"), WaiverNotNeeded)},
+			notes: []string{"waiver waivers.yaml:1 (case messages-unknown-model-404, model *) no longer needed: 2 covered results passed"}},
+		{name: "a pass on a re-run passes, and says it was flaky", outcome: OutcomePass, headline: "conformance passed: 2 verified",
+			rs: []Result{res(TierVerified, StatusPass, "text"), func() Result {
+				r := res(TierVerified, StatusPass, "text")
+				r.Reruns, r.Flaky, r.FirstStatus = 1, true, StatusFail
+				return r
+			}()},
+			notes: []string{"1 verified/negative result failed first and passed when re-run (flaky): the first run's reasons are kept"}},
 		{name: "nothing at all", outcome: OutcomeIncomplete, headline: "incomplete: nothing was checked (0 results, all skipped)"},
 		{name: "explore selected, all skipped", outcome: OutcomeIncomplete,
 			rs: []Result{res(TierExplore, StatusSkip, "image", missing)}},

@@ -14,14 +14,15 @@
   var decides = data.decides || {};
   var strict = !!(R.metadata && R.metadata.strict);
 
-  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'unsupported', 'skip', 'none'];
-  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
+  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'waived', 'unsupported', 'skip', 'none'];
+  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
   var DESC = {
     pass: 'pass: every case held',
     fail: 'fail k/n: k of n cases failed',
     soft: 'fail in strict/explore cases only (reported, does not fail the run)',
     error: 'error: the run broke, not the gateway',
     throttled: 'throttled: 429 after retries',
+    waived: 'waived k/n: known deviations (--waivers), not failing the run',
     unsupported: 'unsupported: the gateway declined (explore)',
     skip: 'skipped: not selected or precondition missing',
     none: 'no cases for this model'
@@ -52,6 +53,16 @@
     if (n < 1048576) return (n / 1024).toFixed(1) + ' KiB';
     return (n / 1048576).toFixed(2) + ' MiB';
   }
+  function units(v) { return String(Math.round(v * 100) / 100); }
+  // A link from the waivers file becomes a link only when it is a plain
+  // http(s) URL; anything else (javascript:, data:) stays text.
+  function link(href) {
+    if (!/^https?:\/\/[^\s<>"]+$/.test(href || '')) return el('span', 'mono', href || '');
+    var a = el('a', null, href);
+    a.href = href;
+    a.rel = 'noopener noreferrer';
+    return a;
+  }
   function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
   function decidesExit(res) { return !!decides[res.tier]; }
   function isFailed(res) { return res.status === 'fail' || res.status === 'error'; }
@@ -64,7 +75,7 @@
   }
   function cellTitle(c) {
     var parts = [];
-    ['pass', 'fail', 'error', 'throttled', 'unsupported', 'skip'].forEach(function (s) {
+    ['pass', 'fail', 'error', 'throttled', 'waived', 'unsupported', 'skip'].forEach(function (s) {
       if (c.counts[s]) parts.push(c.counts[s] + ' ' + s);
     });
     if (c.counts.flaky) parts.push(c.counts.flaky + ' flaky');
@@ -116,13 +127,16 @@
     }
     fact('mode', strict ? '--strict' : 'default (strict tier reported only)');
     fact('size', models.length + ' models \u00d7 ' + features.length + ' features, ' + resultsAll.length + ' results');
+    var cost = R.cost || {};
+    fact('cost', units(cost.actual || 0) + ' units spent' + (typeof cost.planned === 'number' ? ', ' + units(cost.planned) + ' planned' : '') +
+      (cost.budget ? ', budget ' + units(cost.budget) : ''));
   })();
 
   // ---- totals and legend
   (function summary() {
     var s = document.getElementById('summary');
     var t = el('table', 'totals');
-    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'total'];
+    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'waived', 'total'];
     var hr = el('tr');
     add(hr, el('th', null, 'tier'));
     cols.forEach(function (c) { add(hr, el('th', null, c)); });
@@ -142,8 +156,8 @@
     add(s, add(el('div'), el('h2', null, 'Totals per tier'), t));
 
     var lg = el('div', 'legend');
-    ['pass', 'fail', 'soft', 'error', 'throttled', 'unsupported', 'skip', 'none'].forEach(function (k) {
-      var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' ? 'k/n' : GLYPH[k]);
+    ['pass', 'fail', 'soft', 'error', 'throttled', 'waived', 'unsupported', 'skip', 'none'].forEach(function (k) {
+      var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' || k === 'waived' ? 'k/n' : GLYPH[k]);
       add(lg, add(el('div'), sw, DESC[k]));
     });
     add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
@@ -313,10 +327,17 @@
     box.dataset.case = res.case;
     var head = el('div', 'chead');
     add(head, statusBadge(res), el('code', null, res.case), badge('tier ' + res.tier, res.tier));
-    if (res.flaky) add(head, badge('flaky', 'flaky: passed after ' + res.attempts + ' attempts'));
+    if (res.flaky) add(head, badge('flaky', res.reruns ? 'flaky: passed when re-run' : 'flaky: passed after ' + res.attempts + ' attempts'));
     if (isFailed(res) && !decidesExit(res)) add(head, badge('muted', 'reported only, does not fail the run'));
     if (res.key) add(head, badge('muted', 'key: ' + res.key));
     add(box, head);
+    if (res.waiver) {
+      var wv = res.waiver;
+      var wtext = { applied: 'waived: a known deviation, not failing the run', 'not-needed': 'waiver no longer needed: this case passed',
+        expired: 'waiver expired ' + wv.expires + ': it no longer applies' }[wv.state] || wv.state;
+      add(box, add(el('div', 'waiver ' + wv.state), el('b', null, wtext), ' \u2014 ', wv.reason || '', ' \u00b7 ', link(wv.link),
+        ' \u00b7 ', el('span', 'mono', wv.source || ''), wv.state === 'expired' ? null : ' \u00b7 expires ' + wv.expires));
+    }
     if (res.requirement) add(box, el('blockquote', 'req', res.requirement));
     if (res.spec) add(box, el('div', 'spec', 'spec \u00a7 ' + res.spec));
 
@@ -339,6 +360,17 @@
       add(box, el('div', 'ok', '\u2713 every expectation held'));
     } else {
       add(box, el('div', 'empty', 'no reason recorded'));
+    }
+
+    // what the first run said, when --rerun-failed ran the case again
+    if (res.reruns) {
+      add(box, el('h3', null, 'First run: ' + (res.first_status || '?') + ' (re-run ' + res.reruns + '\u00d7)'));
+      var fr = el('ul', 'first-reasons');
+      (res.first_reasons || []).forEach(function (x) {
+        add(fr, el('li', 'mono', (x.check || '') + (x.where ? ' at ' + x.where : '') + ': ' + (x.message || '') +
+          (x.expected || x.actual ? ' (expected ' + (x.expected || '') + ', got ' + (x.actual || '') + ')' : '')));
+      });
+      add(box, fr);
     }
 
     // timings
@@ -426,7 +458,7 @@
     add(d, head);
     var idxs = byCell.get(c.model + '\u0000' + c.feature) || [];
     // Failures first: the reason the cell is red is what the reader came for.
-    var rank = { fail: 0, error: 1, throttled: 2, unsupported: 3, pass: 4, skip: 5 };
+    var rank = { fail: 0, error: 1, throttled: 2, waived: 3, unsupported: 4, pass: 5, skip: 6 };
     idxs = idxs.slice().sort(function (a, b) { return (rank[resultsAll[a].status] || 0) - (rank[resultsAll[b].status] || 0); });
     if (!idxs.length) add(d, el('p', 'case empty', 'No cases of this feature for this model.'));
     idxs.forEach(function (i) { add(d, renderCase(resultsAll[i], i)); });
@@ -469,6 +501,76 @@
       add(ul, li);
     });
     add(p, ul);
+  })();
+
+  // ---- known deviations (waivers), re-runs and models no case covers
+  (function nightly() {
+    var n = document.getElementById('nightly');
+    function openResult(model, feature, caseID) {
+      var mi = models.indexOf(model), fi = features.indexOf(feature);
+      var idx = null;
+      resultsAll.forEach(function (r, i) { if (r.model === model && r.feature === feature && r.case === caseID) idx = i; });
+      if (mi >= 0 && fi >= 0) showCell(mi, fi, idx);
+    }
+    function resultItem(model, feature, caseID, status, extra) {
+      var li = el('li');
+      li.tabIndex = 0;
+      add(li, badge('st-' + status, status), el('span', 'where', model + ' \u00b7 ' + feature), el('code', null, caseID), extra || null);
+      li.addEventListener('click', function () { openResult(model, feature, caseID); });
+      li.addEventListener('keydown', function (e) { if (e.key === 'Enter') openResult(model, feature, caseID); });
+      return li;
+    }
+    var titles = {
+      applied: ['Waived: known deviations', 'Failures covered by a live entry of --waivers: they do not fail the run.'],
+      'not-needed': ['Waivers no longer needed', 'The results these entries cover passed: the waiver can go.'],
+      expired: ['Expired waivers', 'These entries have expired and no longer apply: the failures they covered count again.']
+    };
+    ['applied', 'not-needed', 'expired'].forEach(function (state) {
+      var uses = (R.waivers || []).filter(function (u) { return u.state === state; });
+      if (!uses.length) return;
+      var sec = el('div', 'waivers ' + state);
+      sec.dataset.state = state;
+      add(sec, el('h2', null, titles[state][0] + ' (' + uses.length + ')'), el('p', 'muted', titles[state][1]));
+      uses.forEach(function (u) {
+        var box = el('div', 'waiver-entry');
+        add(box, add(el('div', 'whead'), el('code', null, u.case + ' \u00d7 ' + u.model), ' ', el('b', null, u.reason || ''), ' \u00b7 ', link(u.link),
+          ' \u00b7 ' + (state === 'expired' ? 'expired ' : 'expires ') + u.expires + ' \u00b7 ', el('span', 'mono muted', u.source || '')));
+        var ul = el('ul', 'wresults');
+        (u.results || []).forEach(function (m) { add(ul, resultItem(m.model, m.feature, m.case, m.status)); });
+        add(box, ul);
+        add(sec, box);
+      });
+      add(n, sec);
+    });
+
+    var again = [];
+    resultsAll.forEach(function (r) { if (r.reruns) again.push(r); });
+    if (again.length) {
+      var rs = el('div', 'reruns');
+      add(rs, el('h2', null, 'Re-run by --rerun-failed (' + again.length + ')'),
+        el('p', 'muted', 'A failure that passed when run again is flaky, not fixed: its first run is kept.'));
+      var ul = el('ul');
+      again.forEach(function (r) {
+        var fr = (r.first_reasons || [])[0];
+        var why = 'first run ' + (r.first_status || '?') + (fr ? ': ' + fr.check + ': ' + fr.message : '');
+        add(ul, resultItem(r.model, r.feature, r.case, r.status, el('span', 'why', (r.flaky ? 'flaky \u00b7 ' : '') + why)));
+      });
+      add(rs, ul);
+      add(n, rs);
+    }
+
+    var unc = R.uncoveredModels || [];
+    if (unc.length) {
+      var us = el('div', 'uncovered');
+      add(us, el('h2', null, 'Models no case covers (' + unc.length + ')'),
+        add(el('p', 'muted'), 'The gateway lists these models, but no case names them: ', el('code', null, 'gwconform probe'),
+          ' runs their family\u2019s cases and writes the YAML that adds them.'));
+      var ul2 = el('ul');
+      unc.forEach(function (u) { add(ul2, add(el('li'), el('span', 'where', u.key + ' key'), el('code', null, u.model))); });
+      add(us, ul2);
+      add(n, us);
+    }
+    n.hidden = !n.childElementCount;
   })();
 
   // ---- capability map (explore): per feature, rows param=value, columns models

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+)
+
+// writeNight writes a report.json of one case per status given, and returns its path.
+func writeNight(t *testing.T, statuses ...results.Status) string {
+	t.Helper()
+	var rs []results.Result
+	for i, st := range statuses {
+		rs = append(rs, results.Result{Case: "c" + string(rune('a'+i)), Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified,
+			Status: st, Reasons: []results.Reason{}, Attempts: 1, Started: time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)})
+	}
+	path := filepath.Join(t.TempDir(), report.FileJSON)
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, report.Build(report.Meta{SuiteVersion: "dev"}, rs).WriteJSON(f))
+	return path
+}
+
+func TestDiffExitCodes(t *testing.T) {
+	clearEnv(t)
+	pass := writeNight(t, results.StatusPass, results.StatusPass)
+	tests := []struct {
+		name string
+		new  string
+		code int
+		says string
+	}{
+		{"no change", writeNight(t, results.StatusPass, results.StatusPass), exitOK, "no regressions"},
+		{"a regression", writeNight(t, results.StatusPass, results.StatusFail), exitFailed, "1 regression"},
+		{"an incomplete night", writeNight(t, results.StatusPass, results.StatusThrottled), exitIncomplete, "the night was incomplete"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := gw(t, "diff", pass, tt.new)
+			assert.Equal(t, tt.code, code, stderr)
+			assert.Contains(t, stdout, tt.says)
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gwconform/gwconform/report"
+)
+
+// runHistory writes one page of the matrix over nights from the nights'
+// report.json files: each REPORT is a report.json or a directory holding one.
+func runHistory(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gwconform history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "out", "directory to write "+report.FileHistory+" into")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		fs.Usage()
+		return exitNotStart
+	}
+	var nights []report.NamedReport
+	for _, p := range fs.Args() {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, report.FileJSON)
+		}
+		r, err := readReport(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "gwconform history: %s: %v\n", p, err)
+			return exitNotStart
+		}
+		nights = append(nights, report.NamedReport{Name: p, Report: r})
+	}
+	h := report.BuildHistory(nights)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(stderr, "gwconform history:", err)
+		return exitFailed
+	}
+	f, err := os.Create(filepath.Join(*out, report.FileHistory))
+	if err == nil {
+		err = h.WriteHTML(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform history:", err)
+		return exitFailed
+	}
+	red := 0
+	last := len(h.Nights) - 1
+	for _, c := range h.Cells {
+		if c.Red[last] {
+			red++
+		}
+	}
+	fmt.Fprintf(stdout, "%d nights, %s to %s: %d cells red in the last night (%s), %d flapping\n",
+		len(h.Nights), h.Nights[0].Label, h.Nights[last].Label, red, h.Nights[last].Verdict, len(h.Flapping()))
+	for _, c := range h.Flapping() {
+		fmt.Fprintf(stdout, "  flapping: %s × %s (first red %s)\n", c.Model, c.Feature, h.Nights[c.FirstRed].Label)
+	}
+	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, report.FileHistory))
+	return exitOK
+}

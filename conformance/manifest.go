@@ -1,0 +1,259 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+)
+
+// ManifestFile is the manifest's name in an --out directory.
+const ManifestFile = "manifest.json"
+
+// ManifestVersion is the format of manifest.json (schema:
+// manifest.schema.json beside this file). Bump it on any change that is not
+// a pure addition; ReadManifest refuses versions it does not know.
+const ManifestVersion = 1
+
+// Manifest says what a run set out to do, written into --out before the
+// first call: the catalog, the gateway, the selection and the settings that
+// change which calls are made or how they are judged. A later command that
+// continues or repeats the run (--rerun-failed, --resume) re-plans from it
+// and refuses when what it would do differs (Differences). It holds no key
+// and no credential: key kinds only, and the base URL without userinfo,
+// query or fragment.
+type Manifest struct {
+	Version      int       `json:"version"`
+	Command      string    `json:"command"` // the gwconform command that wrote it: "run"
+	SuiteVersion string    `json:"suite_version"`
+	CatalogHash  string    `json:"catalog_hash"`        // catalog.Catalog.Hash
+	CasesDir     string    `json:"cases_dir,omitempty"` // --cases; empty: the embedded catalog
+	Created      time.Time `json:"created"`
+	// BaseURL is the gateway; empty: the in-process reference gateway.
+	BaseURL string `json:"base_url,omitempty"`
+	// Keys lists the key kinds configured (never the keys): which cases
+	// can run at all depends on them.
+	Keys      []string          `json:"keys"`
+	Strict    bool              `json:"strict"`
+	Selection ManifestSelection `json:"selection"`
+	Options   ManifestOptions   `json:"options"`
+	// Waivers names the --waivers file and the SHA-256 of its bytes.
+	Waivers *ManifestFileRef `json:"waivers,omitempty"`
+	// Planned is the plan's size: calls to make, calls skipped, and the
+	// estimated cost units of the calls to make.
+	Planned ManifestPlanned `json:"planned"`
+}
+
+// ManifestSelection is Selection as written: globs, shard "i/n", budgets.
+type ManifestSelection struct {
+	Features []string `json:"features"`
+	Models   []string `json:"models"`
+	Cases    []string `json:"cases"`
+	Tiers    []string `json:"tiers"`
+	Shard    string   `json:"shard,omitempty"`
+	MaxCalls int      `json:"max_calls,omitempty"`
+	MaxCost  float64  `json:"max_cost,omitempty"`
+}
+
+// ManifestOptions are the execution settings that change results: how
+// many calls run at once per key (throttling), the per-request timeout and
+// the retries.
+type ManifestOptions struct {
+	Concurrency int    `json:"concurrency"`
+	Timeout     string `json:"timeout"` // Go duration
+	Retries     int    `json:"retries"`
+}
+
+// ManifestFileRef names a file the run read, by path and content hash.
+type ManifestFileRef struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// ManifestPlanned is the size of a plan (Summarize).
+type ManifestPlanned struct {
+	Calls     int     `json:"calls"`
+	Skipped   int     `json:"skipped"`
+	CostUnits float64 `json:"cost_units"`
+}
+
+// NewManifest describes a run of the planned calls. The caller fills in
+// what the engine does not know: Command, SuiteVersion, CasesDir, Waivers.
+func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, strict bool, calls []Call) Manifest {
+	o = o.withDefaults()
+	sum := Summarize(calls)
+	m := Manifest{
+		Version:     ManifestVersion,
+		CatalogHash: cat.Hash(),
+		Created:     time.Now().UTC(),
+		BaseURL:     publicURL(t.BaseURL),
+		Keys:        []string{},
+		Strict:      strict,
+		Selection: ManifestSelection{
+			Features: orEmpty(sel.Features), Models: orEmpty(sel.Models), Cases: orEmpty(sel.Cases), Tiers: orEmpty(sel.Tiers),
+			MaxCalls: sel.MaxCalls, MaxCost: sel.MaxCost,
+		},
+		Options: ManifestOptions{Concurrency: o.Concurrency, Timeout: o.Timeout.String(), Retries: o.MaxRetries},
+		Planned: ManifestPlanned{Calls: sum.Total, Skipped: sum.Skipped, CostUnits: sum.TotalUnits},
+	}
+	if sel.Shard.Count > 0 {
+		m.Selection.Shard = fmt.Sprintf("%d/%d", sel.Shard.Index, sel.Shard.Count)
+	}
+	for _, k := range catalog.KeyKinds {
+		if t.Keys[k] != "" {
+			m.Keys = append(m.Keys, string(k))
+		}
+	}
+	return m
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// publicURL drops userinfo, query and fragment from a base URL: the only
+// parts of a URL that can carry a credential.
+func publicURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		// Unparseable: keep what precedes any '?' or '#' and follows the last '@'.
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i]
+		}
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			s = s[i+1:]
+		}
+		return s
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
+
+// SelectionOf is the Selection the manifest records.
+func (m Manifest) SelectionOf() (Selection, error) {
+	shard, err := ParseShard(m.Selection.Shard)
+	if err != nil {
+		return Selection{}, err
+	}
+	return Selection{
+		Features: m.Selection.Features, Models: m.Selection.Models, Cases: m.Selection.Cases, Tiers: m.Selection.Tiers,
+		Shard: shard, MaxCalls: m.Selection.MaxCalls, MaxCost: m.Selection.MaxCost,
+	}, nil
+}
+
+// Write writes dir/manifest.json (dir must exist), through a temporary
+// file, so a reader never sees half a manifest.
+func (m Manifest) Write(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+ManifestFile+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, ManifestFile))
+}
+
+// ReadManifest reads dir/manifest.json. It refuses unknown fields and other
+// versions: a manifest misread would re-run something other than the run.
+func ReadManifest(dir string) (Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Manifest{}, err
+	}
+	var probe struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return Manifest{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if probe.Version != ManifestVersion {
+		return Manifest{}, fmt.Errorf("%s: manifest version %d, this build reads version %d", path, probe.Version, ManifestVersion)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Manifest{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Differences lists, one line each, what makes other a different run from
+// m: everything but the time it was written and the plan's size (which
+// follow from the rest). Empty means the same run.
+func (m Manifest) Differences(other Manifest) []string {
+	var out []string
+	diff := func(name string, a, b any) {
+		if !reflect.DeepEqual(a, b) {
+			out = append(out, fmt.Sprintf("%s: %s, now %s", name, showSetting(a), showSetting(b)))
+		}
+	}
+	diff("manifest version", m.Version, other.Version)
+	diff("command", m.Command, other.Command)
+	diff("suite version", m.SuiteVersion, other.SuiteVersion)
+	diff("catalog", m.CatalogHash, other.CatalogHash)
+	diff("cases directory", m.CasesDir, other.CasesDir)
+	diff("base URL", m.BaseURL, other.BaseURL)
+	diff("keys", strings.Join(m.Keys, ","), strings.Join(other.Keys, ","))
+	diff("strict", m.Strict, other.Strict)
+	diff("features", m.Selection.Features, other.Selection.Features)
+	diff("models", m.Selection.Models, other.Selection.Models)
+	diff("cases", m.Selection.Cases, other.Selection.Cases)
+	diff("tiers", m.Selection.Tiers, other.Selection.Tiers)
+	diff("shard", m.Selection.Shard, other.Selection.Shard)
+	diff("max calls", m.Selection.MaxCalls, other.Selection.MaxCalls)
+	diff("max cost", m.Selection.MaxCost, other.Selection.MaxCost)
+	diff("concurrency", m.Options.Concurrency, other.Options.Concurrency)
+	diff("timeout", m.Options.Timeout, other.Options.Timeout)
+	diff("retries", m.Options.Retries, other.Options.Retries)
+	diff("waivers", m.Waivers, other.Waivers)
+	return out
+}
+
+// showSetting renders a manifest value in a difference line.
+func showSetting(v any) string {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return "(none)"
+		}
+		return x
+	case []string:
+		if len(x) == 0 {
+			return "(all)"
+		}
+		return strings.Join(x, ",")
+	case *ManifestFileRef:
+		if x == nil {
+			return "(none)"
+		}
+		return x.Path + " sha256:" + x.SHA256[:min(12, len(x.SHA256))]
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,40 @@
+package conformance
+
+import "github.com/gwconform/gwconform/conformance/results"
+
+// PlanRerun picks, from the plan of a recorded run re-made without its
+// budget, the calls whose recorded result --rerun-failed runs again
+// (results.Result.Rerunnable), and applies what is left of the run's budget
+// (sel.MaxCalls, sel.MaxCost less what the recorded results spent, re-runs
+// included). It returns the calls to make and the calls held back, each
+// with its skip reason: over the budget, or a key missing or rejected now.
+func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
+	type key struct{ caseID, model string }
+	again := map[key]bool{}
+	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
+	for _, r := range recorded {
+		if r.Attempts > 0 {
+			b.Made++
+		}
+		b.Made += r.Reruns
+		b.Spent += r.CostUnits
+		if r.Rerunnable(strict) {
+			again[key{r.Case, r.Model}] = true
+		}
+	}
+	var picked []Call
+	for _, c := range plan {
+		if again[key{c.Case.ID, c.Model}] {
+			picked = append(picked, c)
+		}
+	}
+	b.Apply(picked)
+	for _, c := range picked {
+		if c.Skip == nil {
+			run = append(run, c)
+		} else {
+			held = append(held, c)
+		}
+	}
+	return run, held
+}

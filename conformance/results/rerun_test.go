@@ -1,0 +1,77 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRerunnable(t *testing.T) {
+	tests := []struct {
+		tier   Tier
+		status Status
+		strict bool
+		want   bool
+	}{
+		{TierVerified, StatusFail, false, true},
+		{TierNegative, StatusError, false, true},
+		{TierVerified, StatusThrottled, false, true},
+		{TierVerified, StatusPass, false, false},
+		{TierVerified, StatusWaived, false, false},
+		{TierVerified, StatusSkip, false, false},
+		{TierStrict, StatusFail, false, false},
+		{TierStrict, StatusFail, true, true},
+		{TierExplore, StatusFail, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.tier)+"/"+string(tt.status), func(t *testing.T) {
+			assert.Equal(t, tt.want, Result{Tier: tt.tier, Status: tt.status}.Rerunnable(tt.strict))
+		})
+	}
+}
+
+func TestRerun(t *testing.T) {
+	wrong := []Reason{{Check: "status", Expected: "404", Actual: "400", Message: "HTTP status 400, want 404"}}
+	first := Result{Case: "c", Model: "m", Status: StatusFail, Reasons: wrong, CostUnits: 1, Attempts: 1}
+	pass := Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, CostUnits: 1, Attempts: 1}
+	fail := Result{Case: "c", Model: "m", Status: StatusFail, Reasons: []Reason{{Check: "schema", Message: "other"}}, CostUnits: 2, Attempts: 2}
+
+	tests := []struct {
+		name        string
+		first, then Result
+		want        Result
+	}{
+		{"now passes: flaky, first reasons kept", first, pass,
+			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Flaky: true, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: StatusFail, FirstReasons: wrong}},
+		{"fails again: its own reasons, the first kept", first, fail,
+			Result{Case: "c", Model: "m", Status: StatusFail, Reasons: fail.Reasons, Attempts: 2, CostUnits: 3, Reruns: 1, FirstStatus: StatusFail, FirstReasons: wrong}},
+		{"a second re-run keeps the very first run", Rerun(first, fail), pass,
+			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Flaky: true, Attempts: 1, CostUnits: 4, Reruns: 2, FirstStatus: StatusFail, FirstReasons: wrong}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Rerun(tt.first, tt.then))
+		})
+	}
+}
+
+func TestWriteFileReplaces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o600))
+	rs := []Result{{Case: "a", Status: StatusPass}, {Case: "b", Status: StatusWaived, Waiver: &Waiver{Reason: "r", State: WaiverApplied}}}
+	require.NoError(t, WriteFile(path, rs))
+	got, err := ReadFile(path)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, StatusWaived, got[1].Status)
+	assert.Equal(t, "r", got[1].Waiver.Reason)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	left, err := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file left behind")
+}

@@ -1,0 +1,243 @@
+// Package waivers reads a --waivers file, the known deviations a team has
+// accepted, and applies it to results: a failure an entry covers becomes
+// `waived` (reported apart, never failing the run) until the entry expires.
+//
+// The file is a YAML list; every field is required:
+//
+//   - case: edit-webp-*            # case id glob (path.Match syntax)
+//     model: gen-image-2*          # model glob
+//     reason: the relay drops output_format
+//     link: https://tracker.example/GW-1234
+//     expires: 2026-04-01          # from this day (UTC) on, the entry no longer applies
+//
+// It is read as strictly as the case files: unknown or repeated fields,
+// missing ones, bad globs and bad dates are errors at file:line:col, all of
+// them at once.
+package waivers
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// Variable names the waivers file for go test (TestConformance), and is
+// the default of gwconform run --waivers.
+const Variable = "GWCONFORM_WAIVERS"
+
+// DateLayout is how expires is written.
+const DateLayout = "2006-01-02"
+
+// Entry is one accepted deviation.
+type Entry struct {
+	Case, Model  string // globs
+	Reason, Link string
+	// Expires is the first day (UTC midnight) the entry no longer applies.
+	Expires time.Time
+	// Source is where the entry starts: "file:line".
+	Source string
+}
+
+// Live reports whether the entry applies at now.
+func (e Entry) Live(now time.Time) bool { return now.Before(e.Expires) }
+
+// matches reports whether the entry covers a case × model.
+func (e Entry) matches(caseID, model string) bool {
+	okCase, _ := path.Match(e.Case, caseID)
+	okModel, _ := path.Match(e.Model, model)
+	return okCase && okModel
+}
+
+// Set is a loaded waivers file.
+type Set struct {
+	Entries []Entry
+}
+
+// Load reads and checks a waivers file.
+func Load(file string) (*Set, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(file, b)
+}
+
+// fields are the keys of an entry, all required, in the order errors name them.
+var fields = []string{"case", "model", "reason", "link", "expires"}
+
+// Parse checks the waivers file named file. On problems it returns
+// catalog.Diagnostics holding every one, sorted by position.
+func Parse(file string, data []byte) (*Set, error) {
+	var diags catalog.Diagnostics
+	at := func(n ast.Node, format string, args ...any) {
+		line, col := pos(n)
+		diags = append(diags, catalog.Diagnostic{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+	}
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		d := catalog.Diagnostic{File: file, Line: 1, Col: 1, Message: err.Error()}
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			d.Message = ye.GetMessage()
+			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+				d.Line, d.Col = tk.Position.Line, tk.Position.Column
+			}
+		}
+		return nil, catalog.Diagnostics{d}
+	}
+	set := &Set{}
+	if len(f.Docs) > 1 && f.Docs[1].Body != nil {
+		at(f.Docs[1].Body, "one YAML document expected, found %d", len(f.Docs))
+	}
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		return set, nil // an empty file waives nothing
+	}
+	seq, ok := f.Docs[0].Body.(*ast.SequenceNode)
+	if !ok {
+		if _, null := f.Docs[0].Body.(*ast.NullNode); null {
+			return set, nil
+		}
+		at(f.Docs[0].Body, "a waivers file is a list of entries (- case: ..., model: ..., reason: ..., link: ..., expires: ...)")
+		return nil, diags
+	}
+	for i, item := range seq.Values {
+		m, ok := item.(*ast.MappingNode)
+		if !ok {
+			at(item, "entry %d: want a mapping with %s", i+1, strings.Join(fields, ", "))
+			continue
+		}
+		vals := map[string]string{}
+		nodes := map[string]ast.Node{}
+		for _, kv := range m.Values {
+			key := kv.Key.String()
+			if !slices.Contains(fields, key) { // a repeated key is the parser's error
+				at(kv.Key, "entry %d: unknown field %q (fields: %s)", i+1, key, strings.Join(fields, ", "))
+				continue
+			}
+			nodes[key] = kv.Value
+			s, ok := kv.Value.(ast.ScalarNode)
+			_, null := kv.Value.(*ast.NullNode)
+			if !ok || null {
+				at(kv.Value, "entry %d: %s: want a text value", i+1, key)
+				continue
+			}
+			vals[key] = strings.TrimSpace(fmt.Sprint(s.GetValue()))
+		}
+		line, _ := pos(m)
+		e := Entry{Case: vals["case"], Model: vals["model"], Reason: vals["reason"], Link: vals["link"], Source: fmt.Sprintf("%s:%d", file, line)}
+		bad := false
+		for _, k := range fields {
+			if nodes[k] == nil {
+				at(m, "entry %d: %s is missing", i+1, k)
+				bad = true
+			} else if _, given := vals[k]; !given {
+				bad = true // reported above
+			} else if vals[k] == "" {
+				at(nodes[k], "entry %d: %s is empty", i+1, k)
+				bad = true
+			}
+		}
+		for _, k := range []string{"case", "model"} {
+			if _, err := path.Match(vals[k], ""); err != nil {
+				at(nodes[k], "entry %d: %s %q is not a valid glob: %v", i+1, k, vals[k], err)
+				bad = true
+			}
+		}
+		if v, ok := vals["expires"]; ok && v != "" {
+			t, err := time.Parse(DateLayout, v)
+			if err != nil {
+				at(nodes["expires"], "entry %d: expires %q: want a date YYYY-MM-DD", i+1, v)
+				bad = true
+			}
+			e.Expires = t
+		}
+		if !bad {
+			set.Entries = append(set.Entries, e)
+		}
+	}
+	if len(diags) > 0 {
+		slices.SortFunc(diags, func(a, b catalog.Diagnostic) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Message, b.Message))
+		})
+		return nil, diags
+	}
+	return set, nil
+}
+
+// pos is where a node starts (1-based). A block mapping's own token is the
+// ':' of its first pair, so its first key says where the entry begins.
+func pos(n ast.Node) (line, col int) {
+	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && m.Values[0].Key != nil {
+		n = m.Values[0].Key
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return max(tk.Position.Line, 1), max(tk.Position.Column, 1)
+	}
+	return 1, 1
+}
+
+// find returns the entry covering case × model: the first live one, else
+// the first expired one (so a renewed entry added beside an expired one
+// takes over), and false when none matches.
+func (s *Set) find(caseID, model string, now time.Time) (Entry, bool) {
+	var expired *Entry
+	for i, e := range s.Entries {
+		if !e.matches(caseID, model) {
+			continue
+		}
+		if e.Live(now) {
+			return e, true
+		}
+		if expired == nil {
+			expired = &s.Entries[i]
+		}
+	}
+	if expired != nil {
+		return *expired, true
+	}
+	return Entry{}, false
+}
+
+// Apply judges one result against the waivers at now. Only a result that
+// decides the exit code (results.Result.Counts) is touched:
+//
+//   - a fail under a live entry becomes waived;
+//   - a pass under a live entry is marked "not needed";
+//   - a fail or pass under an expired entry only is marked "expired": the
+//     entry no longer applies and the report says so.
+//
+// An error is never waived: it says the run broke (a bad fixture, DNS), not
+// that the gateway has the deviation the entry accepts. Throttled and
+// skipped results are left alone: nothing was judged.
+func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
+	if s == nil || !r.Counts(strict) || (r.Status != results.StatusFail && r.Status != results.StatusPass) {
+		return
+	}
+	e, ok := s.find(r.Case, r.Model, now)
+	if !ok {
+		return
+	}
+	w := &results.Waiver{Case: e.Case, Model: e.Model, Reason: e.Reason, Link: e.Link, Expires: e.Expires.Format(DateLayout), Source: e.Source}
+	switch {
+	case !e.Live(now):
+		w.State = results.WaiverExpired
+	case r.Status == results.StatusFail:
+		w.State = results.WaiverApplied
+		r.Status = results.StatusWaived
+	default:
+		w.State = results.WaiverNotNeeded
+	}
+	r.Waiver = w
+}

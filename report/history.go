@@ -1,0 +1,258 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"time"
+)
+
+// History is the capability matrix over nights: for every model × feature,
+// its cell in each night, the first night it was red, the night its current
+// red streak began, and whether it flaps. It is built from report.json
+// files only, so it reads nights written by older builds of the suite.
+type History struct {
+	Nights   []Night       `json:"nights"` // oldest first
+	Models   []string      `json:"models"`
+	Features []string      `json:"features"`
+	Cells    []HistoryCell `json:"cells"` // Models × Features, row-major
+}
+
+// Night is one report's headline: its verdict, headline and counts.
+type Night struct {
+	Label        string    `json:"label"`  // its date, with the time when two nights share one
+	Source       string    `json:"source"` // the report.json it came from
+	Started      time.Time `json:"started"`
+	SuiteVersion string    `json:"suiteVersion,omitempty"`
+	Commit       string    `json:"commit,omitempty"`
+	Verdict      string    `json:"verdict"`
+	Headline     string    `json:"headline"`
+	Total        Counts    `json:"total"`
+}
+
+// HistoryCell is one model × feature over the nights.
+type HistoryCell struct {
+	Model   string `json:"model"`
+	Feature string `json:"feature"`
+	// Statuses and Labels hold the cell of each night (none where the night
+	// has no such cell); Red marks the nights it failed the run (a
+	// blocking fail or error: a strict-tier failure without --strict is not red).
+	Statuses []CellStatus `json:"statuses"`
+	Labels   []string     `json:"labels"`
+	Red      []bool       `json:"red"`
+	// FirstRed is the index of the first red night, -1 when never red.
+	// RedSince is the index where the red streak that the last night ends
+	// began, -1 when the last night is not red.
+	FirstRed int `json:"firstRed"`
+	RedSince int `json:"redSince"`
+	// Flapping: at least two separate red streaks with a pass between
+	// them (pass and fail alternating), nights without a verdict aside.
+	Flapping bool `json:"flapping"`
+}
+
+// NamedReport is a report with the name it was read from.
+type NamedReport struct {
+	Name   string
+	Report *Report
+}
+
+// BuildHistory lines the nights up by start time (the order given breaks
+// ties). Models are the union, sorted; features follow the newest night's
+// order, then features only older nights had.
+func BuildHistory(nights []NamedReport) *History {
+	ns := slices.Clone(nights)
+	slices.SortStableFunc(ns, func(a, b NamedReport) int { return a.Report.Metadata.Started.Compare(b.Report.Metadata.Started) })
+	h := &History{Nights: []Night{}, Models: []string{}, Features: []string{}, Cells: []HistoryCell{}}
+	seenM, seenF := map[string]bool{}, map[string]bool{}
+	for i := len(ns) - 1; i >= 0; i-- {
+		for _, f := range ns[i].Report.Features {
+			if !seenF[f] {
+				seenF[f] = true
+				h.Features = append(h.Features, f)
+			}
+		}
+	}
+	for _, n := range ns {
+		r := n.Report
+		for _, m := range r.Models {
+			if !seenM[m] {
+				seenM[m] = true
+				h.Models = append(h.Models, m)
+			}
+		}
+		h.Nights = append(h.Nights, Night{Source: n.Name, Started: r.Metadata.Started, SuiteVersion: r.Metadata.SuiteVersion,
+			Commit: r.Metadata.Commit, Verdict: r.Verdict, Headline: r.Headline, Total: r.Total})
+	}
+	slices.Sort(h.Models)
+	labelNights(h.Nights)
+
+	for _, m := range h.Models {
+		for _, f := range h.Features {
+			c := HistoryCell{Model: m, Feature: f, FirstRed: -1, RedSince: -1}
+			for _, n := range ns {
+				cell, ok := n.Report.Cell(m, f)
+				if !ok {
+					cell = Cell{Status: CellNone, Label: "—"}
+				}
+				c.Statuses = append(c.Statuses, cell.Status)
+				c.Labels = append(c.Labels, cell.Label)
+				c.Red = append(c.Red, cell.Blocking)
+			}
+			c.judge()
+			h.Cells = append(h.Cells, c)
+		}
+	}
+	return h
+}
+
+// judge derives the first red night, the current streak and flapping.
+func (c *HistoryCell) judge() {
+	streaks := 0
+	prev := "" // the last night with a verdict: "pass" or "red"
+	for i, red := range c.Red {
+		state := ""
+		switch {
+		case red:
+			state = "red"
+		case c.Statuses[i] == CellPass:
+			state = "pass"
+		}
+		if state == "" {
+			continue // skipped, throttled, waived or absent: no verdict
+		}
+		if red && c.FirstRed < 0 {
+			c.FirstRed = i
+		}
+		if red && prev != "red" {
+			streaks++
+		}
+		prev = state
+	}
+	c.Flapping = streaks >= 2
+	if n := len(c.Red); n > 0 && c.Red[n-1] {
+		c.RedSince = n - 1
+		for c.RedSince > 0 && c.Red[c.RedSince-1] {
+			c.RedSince--
+		}
+	}
+}
+
+// labelNights names each night by its date, with the time when two nights
+// share a date, by its place when it has no start time, and adds its place
+// where two labels are still the same (runs started the same second).
+func labelNights(ns []Night) {
+	dates := map[string]int{}
+	for _, n := range ns {
+		dates[n.Started.UTC().Format(time.DateOnly)]++
+	}
+	labels := map[string]int{}
+	for i := range ns {
+		n := &ns[i]
+		switch d := n.Started.UTC().Format(time.DateOnly); {
+		case n.Started.IsZero():
+			n.Label = fmt.Sprintf("night %d", i+1)
+		case dates[d] > 1:
+			n.Label = n.Started.UTC().Format(time.DateTime)
+		default:
+			n.Label = d
+		}
+		labels[n.Label]++
+	}
+	for i := range ns {
+		if labels[ns[i].Label] > 1 {
+			ns[i].Label += fmt.Sprintf(" (night %d)", i+1)
+		}
+	}
+}
+
+// Cell returns the history of model × feature.
+func (h *History) Cell(model, feature string) (HistoryCell, bool) {
+	mi, fi := slices.Index(h.Models, model), slices.Index(h.Features, feature)
+	if mi < 0 || fi < 0 {
+		return HistoryCell{}, false
+	}
+	return h.Cells[mi*len(h.Features)+fi], true
+}
+
+// Flapping returns the cells that flap, in matrix order.
+func (h *History) Flapping() []HistoryCell {
+	var out []HistoryCell
+	for _, c := range h.Cells {
+		if c.Flapping {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+//go:embed assets/history.js
+var historyJS string
+
+//go:embed assets/history.css
+var historyCSS string
+
+// The history page follows report.html's rules (see html.go): the data goes
+// in as a JSON block, the script builds the page with createElement and
+// textContent only, and a Content-Security-Policy pins the page's own
+// script and style and allows nothing else.
+var historyTmpl = template.Must(template.New("history.html").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="generator" content="gwconform">
+<title>{{.Title}}</title>
+<link rel="icon" href="data:,">
+<style>{{.CSS}}</style>
+</head>
+<body>
+<header class="top">
+<h1 id="title">{{.Title}}</h1>
+<p id="facts" class="facts"></p>
+</header>
+<noscript><p class="noscript">This page is drawn by JavaScript. The same data is in the nights' report.json files.</p></noscript>
+<main>
+<section id="nights" class="nights" aria-label="Nights"></section>
+<section id="attention" class="attention" aria-label="Red and flapping cells"></section>
+<section id="history-wrap" class="matrix-wrap" aria-label="Matrix over nights"></section>
+</main>
+<script type="application/json" id="history-data">{{.Data}}</script>
+<script>{{.JS}}</script>
+</body>
+</html>
+`))
+
+// historyStyle is the page's one style block: the report's styles and the
+// history's own.
+var historyStyle = reportCSS + historyCSS
+
+var historyCSP = "default-src 'none'; img-src data:; style-src " + cspHash(historyStyle) +
+	"; script-src " + cspHash(historyJS) + "; base-uri 'none'; form-action 'none'"
+
+// WriteHTML writes history.html.
+func (h *History) WriteHTML(w io.Writer) error {
+	title := "gwconform history"
+	if n := len(h.Nights); n > 0 {
+		title += ": " + h.Nights[0].Label + " to " + h.Nights[n-1].Label
+	}
+	return historyTmpl.Execute(w, struct {
+		Title string
+		CSP   string
+		CSS   template.CSS
+		JS    template.JS
+		Data  *History
+	}{
+		Title: title,
+		CSP:   historyCSP,
+		CSS:   template.CSS(historyStyle), // constants of this package
+		JS:    template.JS(historyJS),
+		Data:  h,
+	})
+}
+
+// FileHistory is the history page's name in its --out directory.
+const FileHistory = "history.html"

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// night builds the report of one night of a model's chat.basic case with
+// the given status (and a passing models.list case), started day days after t0.
+func night(day int, st results.Status, tier results.Tier) NamedReport {
+	m := meta()
+	m.Started = t0.Add(time.Duration(day) * 24 * time.Hour)
+	rs := []results.Result{res("models-list", "models.list", "gen-text-1", TV, P), res("chat-basic", "chat.basic", "gen-text-1", tier, st)}
+	return NamedReport{Name: "night" + string(rune('0'+day)) + "/report.json", Report: Build(m, rs)}
+}
+
+func TestHistoryCells(t *testing.T) {
+	tests := []struct {
+		name     string
+		statuses []results.Status
+		tier     results.Tier
+		firstRed int
+		redSince int
+		flapping bool
+	}{
+		{"always green", []results.Status{P, P, P}, TV, -1, -1, false},
+		{"red since the third night", []results.Status{P, P, F, F}, TV, 2, 2, false},
+		{"a regression fixed is not flapping", []results.Status{P, F, F, P}, TV, 1, -1, false},
+		{"pass and fail alternating", []results.Status{P, F, P, F, P}, TV, 1, -1, true},
+		{"alternating, red now", []results.Status{F, P, E}, TV, 0, 2, true},
+		{"a night without a verdict does not break a streak", []results.Status{P, F, S, F}, TV, 1, 3, false},
+		{"throttled between reds is no pass", []results.Status{F, T, F}, TV, 0, 2, false},
+		{"a strict failure is not red", []results.Status{P, F, P, F}, TS, -1, -1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ns []NamedReport
+			for i, st := range tt.statuses {
+				ns = append(ns, night(i+1, st, tt.tier))
+			}
+			h := BuildHistory(ns)
+			c, ok := h.Cell("gen-text-1", "chat.basic")
+			require.True(t, ok)
+			assert.Equal(t, tt.firstRed, c.FirstRed, "first red")
+			assert.Equal(t, tt.redSince, c.RedSince, "red since")
+			assert.Equal(t, tt.flapping, c.Flapping, "flapping")
+			require.Len(t, c.Statuses, len(tt.statuses))
+			lst, _ := h.Cell("gen-text-1", "models.list")
+			assert.Equal(t, -1, lst.FirstRed)
+		})
+	}
+}
+
+func TestHistoryNights(t *testing.T) {
+	// Given out of order, one night without the model, two nights on one date.
+	third := night(3, F, TV)
+	first := night(1, P, TV)
+	sameDay := night(3, P, TV)
+	sameDay.Report.Metadata.Started = sameDay.Report.Metadata.Started.Add(2 * time.Hour)
+	other := NamedReport{Name: "other.json", Report: Build(func() Meta { m := meta(); m.Started = t0.Add(48 * time.Hour); return m }(),
+		[]results.Result{res("edit-json", "images.edit.json", "gen-image-2", TV, P)})}
+	h := BuildHistory([]NamedReport{third, first, sameDay, other})
+
+	var labels, verdicts []string
+	for _, n := range h.Nights {
+		labels = append(labels, n.Label)
+		verdicts = append(verdicts, n.Verdict)
+	}
+	assert.Equal(t, []string{"2026-03-15", "2026-03-16", "2026-03-17 02:00:00", "2026-03-17 04:00:00"}, labels, "oldest first; the time where a date repeats")
+	assert.Equal(t, []string{"pass", "pass", "fail", "pass"}, verdicts)
+	assert.Equal(t, "conformance failed: 1 of 2 verified/negative results failed or errored", h.Nights[2].Headline)
+	assert.Equal(t, 1, h.Nights[2].Total.Fail)
+	assert.Equal(t, []string{"gen-image-2", "gen-text-1"}, h.Models)
+	c, _ := h.Cell("gen-text-1", "chat.basic")
+	assert.Equal(t, []CellStatus{CellPass, CellNone, CellFail, CellPass}, c.Statuses, "a night without the model has no cell")
+	assert.Len(t, h.Cells, len(h.Models)*len(h.Features))
+	assert.Empty(t, h.Flapping())
+
+	twin := night(1, P, TV)
+	unknown := night(1, P, TV)
+	unknown.Report.Metadata.Started = time.Time{}
+	h = BuildHistory([]NamedReport{unknown, night(1, P, TV), twin})
+	labels = nil
+	for _, n := range h.Nights {
+		labels = append(labels, n.Label)
+	}
+	assert.Equal(t, []string{"night 1", "2026-03-15 02:00:00 (night 2)", "2026-03-15 02:00:00 (night 3)"}, labels, "every night told apart")
+
+	empty := BuildHistory(nil)
+	var b bytes.Buffer
+	require.NoError(t, empty.WriteHTML(&b))
+	assert.Contains(t, b.String(), "<title>gwconform history</title>")
+}
+
+func TestHistoryHTMLSelfContained(t *testing.T) {
+	n := night(1, F, TV)
+	n.Report.Headline = "</script><script>alert(1)</script>"
+	h := BuildHistory([]NamedReport{night(0, P, TV), n})
+	var b bytes.Buffer
+	require.NoError(t, h.WriteHTML(&b))
+	page := b.String()
+	assert.Equal(t, 2, strings.Count(page, "<script"), "the data block and the page script, nothing injected")
+	assert.NotContains(t, page, "<script>alert(1)")
+	assert.NotContains(t, page, "http://", "no network reference")
+	assert.NotContains(t, page, "https://")
+	assert.Contains(t, page, "Content-Security-Policy")
+	assert.Contains(t, page, "<title>gwconform history: 2026-03-14 to 2026-03-15</title>")
+}
