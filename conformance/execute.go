@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/record"
 )
 
 // Options tune how calls are made.
@@ -120,7 +121,8 @@ func send(ctx context.Context, client *http.Client, o Options, t Target, cs *cat
 		switch {
 		case err != nil:
 			var nr errNoResponse
-			if !errors.As(err, &nr) || ex.attempts > o.MaxRetries || ctx.Err() != nil {
+			var skip *record.SkipError // a replay's "no recording" stays so
+			if !errors.As(err, &nr) || errors.As(err, &skip) || ex.attempts > o.MaxRetries || ctx.Err() != nil {
 				return ex, err
 			}
 			wait = o.RetryWait

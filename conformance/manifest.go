@@ -46,6 +46,11 @@ type Manifest struct {
 	Options   ManifestOptions   `json:"options"`
 	// Waivers names the --waivers file and the SHA-256 of its bytes.
 	Waivers *ManifestFileRef `json:"waivers,omitempty"`
+	// Record is the run --record directory the run writes its exchanges
+	// to, and Replay the recording a run --replay answers from: a resumed
+	// run goes on recording, or replaying, the same.
+	Record string `json:"record,omitempty"`
+	Replay string `json:"replay,omitempty"`
 	// Planned is the plan's size: calls to make, calls skipped, and the
 	// estimated cost units of the calls to make.
 	Planned ManifestPlanned `json:"planned"`
@@ -233,6 +238,8 @@ func (m Manifest) Differences(other Manifest) []string {
 	diff("timeout", m.Options.Timeout, other.Options.Timeout)
 	diff("retries", m.Options.Retries, other.Options.Retries)
 	diff("waivers", m.Waivers, other.Waivers)
+	diff("recording to", m.Record, other.Record)
+	diff("replaying", m.Replay, other.Replay)
 	return out
 }
 

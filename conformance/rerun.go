@@ -38,3 +38,27 @@ func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selectio
 	}
 	return run, held
 }
+
+// PlanResume splits the plan of an interrupted run (re-made from its
+// manifest) into the results to keep and the calls still to make. A call
+// is finished when a recorded result of its case × model was not cut by
+// the interrupt (results.Result.Cancelled): its last such line is kept, in
+// plan order. Every other call — never reported, or cancelled — is made
+// again, so the run ends with each case × model exactly once.
+func PlanResume(plan []Call, recorded []results.Result) (kept []results.Result, todo []Call) {
+	type key struct{ caseID, model string }
+	done := map[key]results.Result{}
+	for _, r := range recorded {
+		if !r.Cancelled {
+			done[key{r.Case, r.Model}] = r
+		}
+	}
+	for _, c := range plan {
+		if r, ok := done[key{c.Case.ID, c.Model}]; ok {
+			kept = append(kept, r)
+		} else {
+			todo = append(todo, c)
+		}
+	}
+	return kept, todo
+}

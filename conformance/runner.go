@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 )
@@ -63,7 +64,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 		go func(call Call) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			report(r.runCall(ctx, client, o, call))
+			report(r.runLogged(ctx, client, o, call))
 		}(call)
 	}
 	wg.Wait()
@@ -79,7 +80,7 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	if client == nil {
 		client = &http.Client{}
 	}
-	res := r.runCall(ctx, client, r.Options.withDefaults(), call)
+	res := r.runLogged(ctx, client, r.Options.withDefaults(), call)
 	redact.Result(&res, r.Target.Secrets())
 	return res
 }
@@ -92,7 +93,11 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	started := time.Now()
-	defer func() { res.DurationMS = time.Since(started).Milliseconds() }()
+	defer func() {
+		res.DurationMS = time.Since(started).Milliseconds()
+		// The run was interrupted, not timed out: run --resume makes it again.
+		res.Cancelled = res.Status == results.StatusError && errors.Is(ctx.Err(), context.Canceled)
+	}()
 	var declined []results.Reason
 	var ex *exchange
 	for i, shape := range shapes(cs) {
@@ -108,6 +113,12 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		res.Requests += ex.attempts
 		res.CostUnits += EstimateCost(shape.cs).Units * float64(ex.attempts) // every attempt billed: an upper bound
 		res.TTFBMS = ex.ttfb.Milliseconds()
+		var skip *record.SkipError
+		if errors.As(err, &skip) { // a replay with nothing to answer: no verdict, nothing spent
+			res.Status, res.Reasons = results.StatusSkip, []results.Reason{skip.Reason}
+			res.Attempts, res.Requests, res.CostUnits, res.TTFBMS = 0, 0, 0, 0
+			return res
+		}
 		if err != nil {
 			res.Status, res.Reasons = transportFailure(ctx, err, o)
 			res.Reasons = append(declined, res.Reasons...)
@@ -129,7 +140,12 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	defer ex.resp.Body.Close()
 	res.HTTPStatus = ex.resp.StatusCode
 
-	c := &checker{model: call.Model, sent: ex.started, received: ex.started.Add(ex.ttfb), rows: r.citedRows(cs)}
+	sent, received := ex.started, ex.started.Add(ex.ttfb)
+	if t, ok := record.TimesOf(ctx, ex.resp); ok { // a replay: the recorded exchange's own times
+		sent, received = t.Sent, t.Received
+		res.TTFBMS = received.Sub(sent).Milliseconds()
+	}
+	c := &checker{model: call.Model, sent: sent, received: received, rows: r.citedRows(cs)}
 	r.check(ctx, c, o, cs, ex, &res)
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
@@ -152,6 +168,9 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		}
 	}
 	res.Flaky = res.Status == results.StatusPass && res.Attempts > 1
+	if res.Status != results.StatusPass {
+		res.RequestID = requestID(ex.resp.Header)
+	}
 	return res
 }
 

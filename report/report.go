@@ -50,6 +50,18 @@ type Meta struct {
 	// Uncovered are the models the gateway lists, per key, that no case of
 	// the catalog names (coverage drift: gwconform probe finds what they do).
 	Uncovered []UncoveredModel
+	// Recording is the run --record directory that keeps the run's whole
+	// exchanges; Replay, set for run --replay, names the recording judged.
+	Recording string
+	Replay    *Replay
+}
+
+// Replay says a run judged a recording, not a gateway: which recording,
+// when it was made and against which gateway.
+type Replay struct {
+	Recording string    `json:"recording"`
+	Recorded  time.Time `json:"recorded"`
+	BaseURL   string    `json:"baseURL,omitempty"`
 }
 
 // UncoveredModel is a model a key lists that no case covers.
@@ -101,6 +113,12 @@ type Metadata struct {
 	Finished     time.Time `json:"finished"`
 	Strict       bool      `json:"strict"`
 	Insecure     bool      `json:"insecure,omitempty"`
+	// Recording is where run --record kept the whole exchanges (added
+	// within v1alpha1).
+	Recording string `json:"recording,omitempty"`
+	// Replay is set when the run re-judged a recording with no network
+	// (run --replay; added within v1alpha1).
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Counts holds how many results had each status. Every status is a field (not
@@ -258,7 +276,13 @@ func Build(meta Meta, rs []results.Result) *Report {
 			Finished:     meta.Finished,
 			Strict:       meta.Strict,
 			Insecure:     meta.Insecure,
+			Recording:    meta.Recording,
 		},
+	}
+	if meta.Replay != nil {
+		rp := *meta.Replay
+		rp.BaseURL = sanitizeBaseURL(rp.BaseURL)
+		r.Metadata.Replay = &rp
 	}
 	v := results.Judge(rs, meta.Strict)
 	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, v.Notes
@@ -266,6 +290,15 @@ func Build(meta Meta, rs []results.Result) *Report {
 		// First, in every report: nothing else matters if the gateway
 		// answering may not have been the one asked.
 		r.Notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, r.Notes...)
+	}
+	if rp := r.Metadata.Replay; rp != nil {
+		// First too: this verdict is on recorded traffic, not on the gateway today.
+		from := ""
+		if rp.BaseURL != "" {
+			from = " from " + rp.BaseURL
+		}
+		r.Notes = append([]string{fmt.Sprintf("replay of the recording %s (recorded %s%s): no request was sent; the checks judged the recorded answers",
+			rp.Recording, rp.Recorded.UTC().Format(time.RFC3339), from)}, r.Notes...)
 	}
 	if r.Notes == nil {
 		r.Notes = []string{}

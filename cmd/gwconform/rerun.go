@@ -45,6 +45,8 @@ func (f *engineFlags) adoptManifest(s *settings, m conformance.Manifest) error {
 	adopt("max-cost", func() { s.selection.MaxCost = sel.MaxCost })
 	adopt("concurrency", func() { s.options.Concurrency = m.Options.Concurrency })
 	adopt("timeout", func() { s.options.Timeout = timeout })
+	adopt("record", func() { s.record = m.Record })
+	adopt("replay", func() { s.replay = m.Replay })
 	adopt("retries", func() {
 		s.options.MaxRetries = m.Options.Retries
 		if s.options.MaxRetries == 0 {

@@ -23,16 +23,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	f := newEngineFlags("run", stderr)
 	waiversFile := f.fs.String("waivers", "", "known deviations: a YAML `FILE` listing case/model globs with reason, link and expires; a failure an entry covers is waived until it expires (default $GWCONFORM_WAIVERS)")
 	rerun := f.fs.Bool("rerun-failed", false, "re-run only the fail, error and throttled verified/negative results recorded in --out, with that run's selection and settings (its manifest.json); replace their lines and rewrite the reports")
+	resume := f.fs.Bool("resume", false, "continue the run in --out that was interrupted (Ctrl-C, a CI timeout, even SIGKILL), with that run's settings (its manifest.json): keep its finished results, make the calls it did not finish, append them, and write the full reports")
+	recordDir := f.fs.String("record", "", "write every call's whole exchange (the request, redacted, with its key kind; the response, with each stream event's arrival time) to the recording `DIR`, for run --replay and serve --replay")
+	replayDir := f.fs.String("replay", "", "re-run every check on the exchanges recorded in `DIR` by run --record, with no network and no key: the cases it has no recording for are skipped")
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
 		file := *waiversFile
 		if !f.explicit()["waivers"] {
 			file = os.Getenv(waivers.Variable)
 		}
-		if *rerun {
+		s.record, s.replay = *recordDir, *replayDir
+		if *rerun && *resume {
+			return fmt.Errorf("--rerun-failed and --resume: one at a time (resume an interrupted run first)")
+		}
+		if *rerun || *resume {
+			which := map[bool]string{true: "--rerun-failed re-runs", false: "--resume continues"}[*rerun]
 			m, err := conformance.ReadManifest(s.out)
 			if err != nil {
-				return fmt.Errorf("--rerun-failed re-runs the run recorded in --out %s: %w", s.out, err)
+				return fmt.Errorf("%s the run recorded in --out %s: %w", which, s.out, err)
 			}
 			recorded = m
 			if err := f.adoptManifest(s, m); err != nil {
@@ -42,14 +50,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 				file = m.Waivers.Path
 			}
 		}
+		if s.record != "" && s.replay != "" {
+			return fmt.Errorf("--record and --replay: a replay sends nothing to record")
+		}
 		return loadWaivers(s, file)
 	})
 	if ss == nil {
 		return code
 	}
 	defer ss.close()
-	if *rerun {
+	if err := startRecording(ss); err != nil {
+		fmt.Fprintln(stderr, "gwconform run:", err)
+		return exitNotStart
+	}
+	switch {
+	case *rerun:
 		return rerunFailed(ss, recorded, stdout, stderr)
+	case *resume:
+		return resumeRun(ss, recorded, stdout, stderr)
 	}
 
 	calls, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
@@ -116,6 +134,7 @@ func loadWaivers(s *settings, file string) error {
 func (ss *session) manifest(calls []conformance.Call) conformance.Manifest {
 	m := conformance.NewManifest(ss.suite.Catalog, ss.target, ss.selection, ss.options, ss.strict, calls)
 	m.Command, m.SuiteVersion, m.CasesDir, m.Waivers = "run", version, ss.casesDir, ss.waiversRef
+	m.Record, m.Replay = ss.record, ss.replay
 	if ss.local {
 		m.BaseURL = "" // a later run starts its own reference gateway
 	}
@@ -185,6 +204,8 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result, extra 
 		MaxCost:      s.selection.MaxCost,
 		PlannedCost:  extra.planned,
 		Uncovered:    extra.uncovered,
+		Recording:    s.record,
+		Replay:       s.reportReplay(),
 	}
 	if started, _ := report.Span(rs); !started.IsZero() {
 		meta.Started = started
@@ -199,7 +220,7 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result, extra 
 // the preflight rejected is left out; a list that cannot be read is said
 // on stderr and costs the run nothing.
 func uncoveredModels(ss *session, stdout, stderr io.Writer) []report.UncoveredModel {
-	if ss.ctx.Err() != nil {
+	if ss.ctx.Err() != nil || ss.replay != "" { // a replay lists nothing: it sends nothing
 		return nil
 	}
 	t := ss.target

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
@@ -134,6 +135,11 @@ type settings struct {
 	// names it in the manifest.
 	waivers    *waivers.Set
 	waiversRef *conformance.ManifestFileRef
+	// record is run --record's directory; replay is run --replay's
+	// recording, and replayed what was read from it when the session
+	// opened (record.go).
+	record, replay string
+	replayed       *replayed
 }
 
 // resolveHeaders sets the target's headers, per key kind: flags, else the
@@ -294,14 +300,19 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		return nil, exitNotStart
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	local, err := useLocalGateway(&s.target, stderr)
-	if err == nil && local == nil {
+	var local *conformancetest.Server
+	if s.replay != "" {
+		err = useReplay(s, stderr) // no gateway, no key, no preflight
+	} else {
+		local, err = useLocalGateway(&s.target, stderr)
+	}
+	if err == nil && local == nil && s.replay == "" {
 		s.target.Client, err = conformance.NewClient(s.tls)
 		if err == nil && s.tls.Insecure {
 			fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
 		}
 	}
-	if err == nil && local == nil {
+	if err == nil && local == nil && s.replay == "" {
 		err = preflight(ctx, name, &s.target, stderr)
 	}
 	if err != nil {

@@ -53,6 +53,23 @@ func Result(res *results.Result, secrets []string) {
 		res.Request.Path, res.Request.Body = clean(res.Request.Path), clean(res.Request.Body)
 	}
 	res.Model = clean(res.Model)
+	res.RequestID = clean(res.RequestID)
+	if t := res.Transcript; t != nil {
+		t.Exchange = clean(t.Exchange)
+		for i := range t.Rounds {
+			tr := &t.Rounds[i]
+			tr.Path, tr.RequestBody, tr.ResponseBody, tr.Error = clean(tr.Path), clean(tr.RequestBody), clean(tr.ResponseBody), clean(tr.Error)
+			for j := range tr.RequestHeader {
+				tr.RequestHeader[j] = clean(tr.RequestHeader[j])
+			}
+			for j := range tr.ResponseHeader {
+				tr.ResponseHeader[j] = clean(tr.ResponseHeader[j])
+			}
+			for j := range tr.Events {
+				tr.Events[j].Text = clean(tr.Events[j].Text)
+			}
+		}
+	}
 }
 
 // Credential patterns, for text whose secrets the caller cannot name: a

@@ -27,6 +27,16 @@ func Create(path string) (*Writer, error) {
 	return &Writer{f: f}, nil
 }
 
+// Append opens path for appending (run --resume adds the calls it makes
+// after the results it kept) and returns a Writer on it.
+func Append(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f}, nil
+}
+
 // Write appends one result as a line and flushes it to the file.
 func (w *Writer) Write(r Result) error {
 	if r.Reasons == nil {

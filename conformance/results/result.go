@@ -144,6 +144,54 @@ type Result struct {
 	Reruns       int      `json:"reruns,omitempty"`
 	FirstStatus  Status   `json:"first_status,omitempty"`
 	FirstReasons []Reason `json:"first_reasons,omitempty"`
+	// RequestID is the gateway's id of the answer a non-passing result
+	// judged (X-Request-Id, Request-Id or a like response header): what
+	// the gateway's operators ask for first.
+	RequestID string `json:"request_id,omitempty"`
+	// Cancelled marks a call the run's own interruption cut short (Ctrl-C,
+	// SIGTERM): not a verdict, and run --resume makes it again.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Transcript is a bounded copy of the call's exchange for the reports.
+	Transcript *Transcript `json:"transcript,omitempty"`
+}
+
+// Transcript is what a call sent and received, cut to a size a report can
+// carry for every case: bodies cut, long streams shortened to their first
+// and last events, images as short references (the result's Images hold
+// their thumbnails). Exchange says where the whole exchange is kept.
+type Transcript struct {
+	// Exchange is the recording's file of the whole exchange (run --record,
+	// or the one a replay answered from); empty when the run kept none.
+	Exchange string            `json:"exchange,omitempty"`
+	Rounds   []TranscriptRound `json:"rounds"`
+	// OmittedRounds counts rounds beyond those kept.
+	OmittedRounds int `json:"omitted_rounds,omitempty"`
+}
+
+// TranscriptRound is one request and its answer.
+type TranscriptRound struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Key is the key kind sent (text, messages, image, alt, none, other).
+	Key            string   `json:"key"`
+	RequestHeader  []string `json:"request_header,omitempty"` // "Name: value"
+	RequestBody    string   `json:"request_body,omitempty"`
+	Status         int      `json:"status,omitempty"`
+	ResponseHeader []string `json:"response_header,omitempty"`
+	// ReceivedMS is when the response's headers arrived, after sending.
+	ReceivedMS   int64             `json:"received_ms,omitempty"`
+	ResponseBody string            `json:"response_body,omitempty"`
+	Events       []TranscriptEvent `json:"events,omitempty"`
+	// OmittedEvents counts the events left out between the first and the
+	// last ones kept.
+	OmittedEvents int    `json:"omitted_events,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// TranscriptEvent is one stream event and when it arrived after sending.
+type TranscriptEvent struct {
+	OffsetMS int64  `json:"offset_ms"`
+	Text     string `json:"text"`
 }
 
 // WaiverState says what a matching --waivers entry did to a result.

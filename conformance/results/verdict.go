@@ -14,6 +14,12 @@ const (
 	CheckKeyRejected  = "key-rejected" // the key was refused by the preflight call
 	CheckPrecondition = "precondition" // e.g. no public image URL for the URL-reference case
 	CheckBudget       = "budget"       // beyond --max-calls or --max-cost
+	// A replay's reasons (run --replay): no exchange recorded for the case
+	// × model, a rendered request that differs from the recorded one, or a
+	// recorded call the recording run itself cut short.
+	CheckNoRecording    = "no-recording"
+	CheckRecordingStale = "recording-stale"
+	CheckRecordingCut   = "recording-cut"
 )
 
 // Outcome is a run's verdict, the exit code's meaning (DESIGN.md).

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+)
+
+// replayed is the recording a run --replay answers from.
+type replayed struct {
+	dir  string
+	meta record.Meta
+}
+
+// replayKey is the stand-in key of each kind a replay plans and sends
+// with: a replay needs no real key, only the kinds the recording had.
+func replayKey(kind string) string { return "gwconform-replay-" + kind + "-key" }
+
+// useReplay points the target at the recording in s.replay: the run
+// plans from the recording's key kinds (no key needed), sends nothing (no
+// gateway, no preflight) and renders the URL-reference case with the
+// image URL the recording used, so that its request is unchanged.
+func useReplay(s *settings, stderr io.Writer) error {
+	store, meta, err := record.Open(s.replay)
+	if err != nil {
+		return fmt.Errorf("--replay: %w", err)
+	}
+	keys := map[string]string{}
+	s.target.Keys = map[catalog.KeyKind]string{}
+	s.target.Rejected = map[catalog.KeyKind]string{}
+	for _, k := range meta.Keys {
+		keys[k] = replayKey(k)
+		s.target.Keys[catalog.KeyKind(k)] = replayKey(k)
+	}
+	for k, why := range meta.Rejected {
+		s.target.Rejected[catalog.KeyKind(k)] = why
+	}
+	s.target.BaseURL = meta.BaseURL
+	if s.target.BaseURL == "" {
+		s.target.BaseURL = "http://recording.invalid"
+	}
+	s.target.PublicImageURL = meta.PublicImageURL
+	s.target.Headers, s.target.KeyHeaders, s.target.SecretValues = nil, nil, nil
+	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, BasePath: basePath(s.target.BaseURL)}}
+	s.replayed = &replayed{dir: s.replay, meta: meta}
+	from := ""
+	if meta.BaseURL != "" {
+		from = " from " + meta.BaseURL
+	}
+	fmt.Fprintf(stderr, "replaying the recording %s (recorded %s%s): no request is sent, no key is needed\n",
+		s.replay, meta.Updated.Format("2006-01-02 15:04 MST"), from)
+	return nil
+}
+
+// basePath is the path of a base URL, which recorded paths leave out.
+func basePath(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return u.Path
+}
+
+// startRecording puts a record.Tap in front of the session's transport:
+// it keeps a transcript of every call for the reports and, under --record,
+// writes each call's whole exchange to the recording. A replay needs no
+// tap: its transcripts are the recorded rounds it answered with.
+func startRecording(ss *session) error {
+	if ss.replay != "" {
+		return nil
+	}
+	client := ss.target.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	keys := map[string]string{}
+	for k, v := range ss.target.Keys {
+		keys[string(k)] = v
+	}
+	tap := &record.Tap{Next: client.Transport, BasePath: basePath(ss.target.BaseURL), Keys: keys, Secrets: ss.target.Secrets()}
+	if ss.record != "" {
+		meta := record.Meta{Source: record.SourceRun, SuiteVersion: suiteVersion(), CatalogHash: ss.suite.Catalog.Hash(),
+			BaseURL: ss.target.BaseURL, PublicImageURL: ss.target.PublicImageURL, Keys: []string{}, Rejected: map[string]string{}}
+		for _, k := range catalog.KeyKinds {
+			if ss.target.Keys[k] != "" {
+				meta.Keys = append(meta.Keys, string(k))
+			}
+		}
+		for k, why := range ss.target.Rejected {
+			meta.Rejected[string(k)] = why
+		}
+		store, err := record.Create(ss.record, meta)
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		tap.Store = store
+	}
+	c := *client
+	c.Transport = tap
+	ss.target.Client = &c
+	return nil
+}
+
+// reportReplay is the report's account of a replay, nil for a live run.
+func (s *settings) reportReplay() *report.Replay {
+	if s.replayed == nil {
+		return nil
+	}
+	return &report.Replay{Recording: s.replayed.dir, Recorded: s.replayed.meta.Updated, BaseURL: s.replayed.meta.BaseURL}
+}
+
+// resumeRun continues the run in --out that an interrupt (Ctrl-C, SIGTERM,
+// even SIGKILL) cut short: with the recorded run's manifest (refusing
+// other settings), it re-plans the same calls, keeps the results that
+// finished, makes the rest — the calls never reported and those the
+// interrupt cancelled, whose lines it drops — appending them to
+// results.jsonl, and writes the full reports. The outcome is the one an
+// uninterrupted run would have had: each case × model once.
+func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Writer) int {
+	if d := recorded.Differences(ss.manifest(nil)); len(d) > 0 {
+		fmt.Fprintf(stderr, "gwconform run --resume: %s holds another run; resuming with these settings would mix two runs:\n  %s\n"+
+			"(drop the flags that differ: the recorded run's settings are used)\n", ss.out, strings.Join(d, "\n  "))
+		return exitNotStart
+	}
+	path := filepath.Join(ss.out, results.FileName)
+	prior, err := results.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		fmt.Fprintln(stderr, "gwconform run --resume:", err)
+		return exitNotStart
+	}
+	plan, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform run --resume:", err)
+		return exitNotStart
+	}
+	kept, todo := conformance.PlanResume(plan, prior)
+	// The kept lines replace the file first: a cancelled line or a torn
+	// one (SIGKILL mid-write) must not stay beside its re-run.
+	if err := results.WriteFile(path, kept); err != nil {
+		fmt.Fprintln(stderr, "gwconform run --resume:", err)
+		return exitNotStart
+	}
+	w, err := results.Append(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform run --resume:", err)
+		return exitNotStart
+	}
+	fmt.Fprintf(stdout, "resuming %s: %d of %d results kept, %d calls to make\n", ss.out, len(kept), len(plan), len(todo))
+	again, con, err := execute(ss, todo, stdout, w.Write)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	all := append(kept, again...)
+	con.summary(all, results.Judge(all, ss.strict))
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform run --resume:", err)
+		return exitFailed
+	}
+	extra := reportExtra{planned: &recorded.Planned.CostUnits, uncovered: uncoveredModels(ss, stdout, stderr)}
+	if err := writeReports(ss.settings, ss.suite.Catalog, all, extra); err != nil {
+		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
+	if ss.ctx.Err() != nil {
+		fmt.Fprintf(stderr, "gwconform run: interrupted again after %d of %d results; run --resume once more to finish\n", len(all), len(plan))
+		return exitFailed
+	}
+	return exitCode(results.Judge(all, ss.strict))
+}

@@ -1,0 +1,342 @@
+package record
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Store is a recording directory.
+type Store struct {
+	dir string
+	// mu serialises the read-modify-write of relay exchange files (two
+	// identical requests relayed at once append to one file).
+	mu sync.Mutex
+}
+
+// Create opens dir for recording, creating it when needed. A directory that
+// already holds a recording (a resumed run, a second relay session) is
+// continued: its exchanges stay, its Meta keeps its creation time and adds
+// the key kinds of m.
+func Create(dir string, m Meta) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, BlobsDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ExchangesDir), 0o755); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	m.Version, m.Created, m.Updated = Version, now, now
+	m.BaseURL = publicURL(m.BaseURL)
+	if old, err := readMeta(dir); err == nil {
+		m.Created = old.Created
+		for _, k := range old.Keys {
+			if !slices.Contains(m.Keys, k) {
+				m.Keys = append(m.Keys, k)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if m.Keys == nil {
+		m.Keys = []string{}
+	}
+	slices.Sort(m.Keys)
+	s := &Store{dir: dir}
+	if err := s.writeJSON(MetaFile, m); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open opens an existing recording and returns its Meta.
+func Open(dir string) (*Store, Meta, error) {
+	m, err := readMeta(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Meta{}, fmt.Errorf("%s is not a recording (no %s): record one with gwconform run --record %s", dir, MetaFile, dir)
+		}
+		return nil, Meta{}, err
+	}
+	return &Store{dir: dir}, m, nil
+}
+
+func readMeta(dir string) (Meta, error) {
+	var m Meta
+	err := readVersioned(filepath.Join(dir, MetaFile), &m)
+	return m, err
+}
+
+// readVersioned reads a file of this format: it refuses another version
+// and unknown fields, because a misread recording would be judged wrongly.
+func readVersioned(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var probe struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if probe.Version != Version {
+		return fmt.Errorf("%s: recording format version %d, this build reads version %d", path, probe.Version, Version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Dir is the recording's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// CallFile is where the exchange of a case × model is kept, relative to the
+// recording: exchanges/<feature>/<case>--<model>.json.
+func CallFile(c Call) string {
+	return filepath.Join(ExchangesDir, safeName(c.Feature), safeName(c.Case)+"--"+safeName(c.Model)+".json")
+}
+
+// relayFile is where a relayed request's rounds are kept: one file per
+// distinct request (key kind, method, path, body), under its path.
+func relayFile(k RequestKey) string {
+	sum := sha256.Sum256([]byte(k.Key + "\n" + k.Method + "\n" + k.Path + "\n" + k.Digest))
+	path, _, _ := strings.Cut(k.Path, "?")
+	return filepath.Join(ExchangesDir, relayDir, safeName(strings.Trim(path, "/")),
+		safeName(strings.ToLower(k.Method)+"-"+k.Key)+"-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+// safeName makes a file name of any text: letters, digits, '.', '_' and
+// '-' are kept, anything else becomes '_' and a short hash of the text
+// keeps two such names apart.
+func safeName(s string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+			changed = true
+		}
+	}
+	out := b.String()
+	if out == "" || strings.HasPrefix(out, ".") {
+		out, changed = "_"+out, true
+	}
+	if changed {
+		sum := sha256.Sum256([]byte(s))
+		out += "-" + hex.EncodeToString(sum[:4])
+	}
+	return out
+}
+
+// writeCall writes the exchange of a call and its blobs, and returns the
+// file's path (in the recording's directory).
+func (s *Store) writeCall(ex *Exchange, blobs map[string][]byte) (string, error) {
+	if err := s.writeBlobs(blobs); err != nil {
+		return "", err
+	}
+	rel := CallFile(*ex.Call)
+	if err := s.writeJSON(rel, ex); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.dir, rel), nil
+}
+
+// appendRelay adds a relayed round to the file of its request.
+func (s *Store) appendRelay(r Round, blobs map[string][]byte) error {
+	if err := s.writeBlobs(blobs); err != nil {
+		return err
+	}
+	rel := relayFile(r.Request.matchKey())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex, err := s.Read(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		ex = &Exchange{Version: Version}
+	case err != nil:
+		return err
+	}
+	ex.Rounds = append(ex.Rounds, r)
+	return s.writeJSON(rel, ex)
+}
+
+// writeBlobs writes the blobs not yet in the recording. A blob's name is
+// its content's hash, so one already there is the same bytes.
+func (s *Store) writeBlobs(blobs map[string][]byte) error {
+	for name, b := range blobs {
+		path := filepath.Join(s.dir, BlobsDir, name)
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		if err := writeAtomic(path, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJSON writes v, indented, to a file of the recording.
+func (s *Store) writeJSON(rel string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // bodies stay as the gateway wrote them
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	path := filepath.Join(s.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(path, b.Bytes())
+}
+
+// writeAtomic writes through a temporary file, so that a killed run never
+// leaves half a file: an exchange is there whole, or not at all.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read reads an exchange file, rel being relative to the recording.
+func (s *Store) Read(rel string) (*Exchange, error) {
+	var ex Exchange
+	if err := readVersioned(filepath.Join(s.dir, rel), &ex); err != nil {
+		return nil, err
+	}
+	return &ex, nil
+}
+
+// Files lists the exchange files of the recording, relative to it, sorted.
+func (s *Store) Files() ([]string, error) {
+	var out []string
+	root := filepath.Join(s.dir, ExchangesDir)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		rel, err := filepath.Rel(s.dir, path)
+		if err != nil {
+			return err
+		}
+		out = append(out, rel)
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// blob reads the bytes of a blob.
+func (s *Store) blob(name string) ([]byte, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("bad blob name %q", name)
+	}
+	return os.ReadFile(filepath.Join(s.dir, BlobsDir, name))
+}
+
+// bodyBytes rebuilds the bytes of a recorded response body (blobs put
+// back; JSON compacted, since its spacing is not kept).
+func (s *Store) bodyBytes(b *Body) ([]byte, error) {
+	switch {
+	case b == nil:
+		return nil, nil
+	case b.JSON != nil:
+		var c bytes.Buffer
+		if err := json.Compact(&c, b.JSON); err != nil {
+			return nil, err
+		}
+		return restoreBlobs(c.Bytes(), s.blob)
+	case b.Base64 != "":
+		return base64.StdEncoding.DecodeString(b.Base64)
+	case b.Multipart != nil:
+		return nil, errors.New("a multipart body is kept as parts and cannot be sent again")
+	}
+	return restoreBlobs([]byte(b.Text), s.blob)
+}
+
+// Chunk is a piece of a recorded response body and when it arrived after
+// the request was sent.
+type Chunk struct {
+	At   time.Duration
+	Data []byte
+}
+
+// Playback returns what a recorded response sent: the delay before its
+// headers, and its body as chunks at their arrival offsets (one per event
+// of a stream; a whole body at its end).
+func (s *Store) Playback(r *Round) (time.Duration, []Chunk, error) {
+	resp := r.Response
+	if resp == nil {
+		return 0, nil, errors.New("the round has no response")
+	}
+	headers := resp.Received.Sub(r.Sent)
+	if resp.Events != nil {
+		chunks := make([]Chunk, len(resp.Events))
+		for i, ev := range resp.Events {
+			data, err := restoreBlobs([]byte(ev.Text), s.blob)
+			if err != nil {
+				return 0, nil, err
+			}
+			chunks[i] = Chunk{At: time.Duration(ev.OffsetMS) * time.Millisecond, Data: data}
+		}
+		return headers, chunks, nil
+	}
+	body, err := s.bodyBytes(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(body) == 0 {
+		return headers, nil, nil
+	}
+	return headers, []Chunk{{At: time.Duration(resp.EndedMS) * time.Millisecond, Data: body}}, nil
+}
+
+// publicURL drops userinfo, query and fragment from a URL: the parts that
+// can carry a credential. An unparseable one is kept up to its query.
+func publicURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		s, _, _ = strings.Cut(s, "?")
+		return s
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
