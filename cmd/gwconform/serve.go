@@ -49,6 +49,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
 	listFaults := fs.Bool("list-faults", false, "print the fault switches and the rule each breaks, then exit")
 	tlsDir := fs.String("tls", "", "serve HTTPS with a new self-signed certificate for 127.0.0.1 and localhost, written to DIR/cert.pem (give it to run --ca-cert)")
+	var si standIn
+	fs.StringVar(&si.upstream, "upstream", "", "relay every request to the gateway at `URL` instead of answering as the reference gateway, recording each exchange (with --record)")
+	fs.StringVar(&si.record, "record", "", "with --upstream: the recording `DIR` the relayed exchanges are written to (the key flags name the kind of each client's key; keys are never recorded)")
+	fs.StringVar(&si.replay, "replay", "", "answer from the recording `DIR` (made by run --record or serve --upstream --record): a request matching a recorded one by key kind, method, path, model and body gets its recorded answer; any other gets 501 naming the nearest recorded exchange")
+	fs.BoolVar(&si.timing, "replay-timing", false, "with --replay: answer with the recorded timing (time to headers, each stream event at its recorded offset)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()
@@ -71,28 +76,49 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_ = tw.Flush()
 		return exitOK
 	}
-	lat, err := refgateway.ParseLatency(*latency)
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform serve: --latency:", err)
-		return exitNotStart
-	}
-	cfg := refgateway.Config{
-		Keys:    refgateway.Keys{Text: *textKey, Messages: *msgKey, Image: *imageKey, Alt: *altKey},
-		Latency: lat,
-		Faults:  faults,
-	}
-	for _, e := range extras {
-		em, err := refgateway.ParseExtraModel(e)
-		if err != nil {
-			fmt.Fprintln(stderr, "gwconform serve: --extra-model:", err)
+	cfg := refgateway.Config{Keys: refgateway.Keys{Text: *textKey, Messages: *msgKey, Image: *imageKey, Alt: *altKey}, Faults: faults}
+	var handler http.Handler
+	var banner func(w io.Writer)
+	if si.upstream != "" || si.record != "" || si.replay != "" || si.timing {
+		if *latency != "" || len(faults) > 0 || len(extras) > 0 {
+			fmt.Fprintln(stderr, "gwconform serve: --latency, --fault and --extra-model shape the reference gateway; a relay or a replay answers what the recording says")
 			return exitNotStart
 		}
-		cfg.ExtraModels = append(cfg.ExtraModels, em)
-	}
-	gw, err := refgateway.New(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform serve:", err)
-		return exitNotStart
+		si.keys = map[string]string{refgateway.KindText: *textKey, refgateway.KindMessages: *msgKey, refgateway.KindImage: *imageKey, refgateway.KindAlt: *altKey}
+		h, b, err := si.handler()
+		if err != nil {
+			fmt.Fprintln(stderr, "gwconform serve:", err)
+			return exitNotStart
+		}
+		handler, banner = h, b
+	} else {
+		lat, err := refgateway.ParseLatency(*latency)
+		if err != nil {
+			fmt.Fprintln(stderr, "gwconform serve: --latency:", err)
+			return exitNotStart
+		}
+		cfg.Latency = lat
+		for _, e := range extras {
+			em, err := refgateway.ParseExtraModel(e)
+			if err != nil {
+				fmt.Fprintln(stderr, "gwconform serve: --extra-model:", err)
+				return exitNotStart
+			}
+			cfg.ExtraModels = append(cfg.ExtraModels, em)
+		}
+		gw, err := refgateway.New(cfg)
+		if err != nil {
+			fmt.Fprintln(stderr, "gwconform serve:", err)
+			return exitNotStart
+		}
+		handler = gw
+		banner = func(w io.Writer) {
+			fmt.Fprintf(w, "  text key:     %s\n  messages key: %s\n  image key:    %s\n  alt key:      %s\n",
+				cfg.Keys.Text, cfg.Keys.Messages, cfg.Keys.Image, cfg.Keys.Alt)
+			if len(faults) > 0 {
+				fmt.Fprintf(w, "  faults:       %s\n", strings.Join(faults, ","))
+			}
+		}
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -111,20 +137,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		scheme = "https"
 	}
 	srv := &http.Server{
-		Handler:           gw,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: streams and large image requests may take up to
 		// the spec's 600 s (section 8).
 	}
-	fmt.Fprintf(stdout, "gwconform reference gateway listening on %s://%s\n", scheme, ln.Addr())
+	fmt.Fprintf(stdout, "gwconform %s listening on %s://%s\n", si.role(), scheme, ln.Addr())
 	if *tlsDir != "" {
 		fmt.Fprintf(stdout, "  certificate:  %s (self-signed; run --ca-cert %[1]s)\n", filepath.Join(*tlsDir, "cert.pem"))
 	}
-	fmt.Fprintf(stdout, "  text key:     %s\n  messages key: %s\n  image key:    %s\n  alt key:      %s\n",
-		cfg.Keys.Text, cfg.Keys.Messages, cfg.Keys.Image, cfg.Keys.Alt)
-	if len(faults) > 0 {
-		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(faults, ","))
-	}
+	banner(stdout)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -117,7 +117,7 @@ func CallFile(c Call) string {
 func relayFile(k RequestKey) string {
 	sum := sha256.Sum256([]byte(k.Key + "\n" + k.Method + "\n" + k.Path + "\n" + k.Digest))
 	path, _, _ := strings.Cut(k.Path, "?")
-	return filepath.Join(ExchangesDir, relayDir, safeName(strings.Trim(path, "/")),
+	return filepath.Join(ExchangesDir, relayDir, safeName(strings.ReplaceAll(strings.Trim(path, "/"), "/", "_")),
 		safeName(strings.ToLower(k.Method)+"-"+k.Key)+"-"+hex.EncodeToString(sum[:8])+".json")
 }
 

@@ -3,11 +3,13 @@ package refgateway_test
 import (
 	"bytes"
 	"encoding/base64"
+	"flag"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -33,15 +35,34 @@ import (
 
 var sdkKeys = refgateway.DefaultKeys()
 
+// sdkBaseURL points the SDK tests at a running server instead of a gateway
+// of their own: a recording relay in front of a gateway, or a stand-in
+// answering from a recording (gwconform serve --upstream, --replay). The
+// server must know the default keys.
+var sdkBaseURL = flag.String("sdk.base-url", "", "run the SDK tests against this base URL (a relay or a replay of a recording) instead of an in-process gateway")
+
+// sdkTarget is where the SDK clients send their requests.
+type sdkTarget struct {
+	URL    string
+	client *http.Client
+}
+
+// Client is the HTTP client for the target.
+func (s sdkTarget) Client() *http.Client { return s.client }
+
 // sdkServer starts a gateway with the default configuration on a loopback
-// httptest server, closed when the test ends.
-func sdkServer(t *testing.T) *httptest.Server {
+// httptest server, closed when the test ends; or, with -sdk.base-url, uses
+// that server.
+func sdkServer(t *testing.T) sdkTarget {
 	t.Helper()
+	if *sdkBaseURL != "" {
+		return sdkTarget{URL: strings.TrimRight(*sdkBaseURL, "/"), client: &http.Client{}}
+	}
 	g, err := refgateway.New(refgateway.Config{})
 	require.NoError(t, err)
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
-	return srv
+	return sdkTarget{URL: srv.URL, client: srv.Client()}
 }
 
 // newOpenAI is an OpenAI client for srv. The OpenAI SDK's base URL includes
@@ -49,7 +70,7 @@ func sdkServer(t *testing.T) *httptest.Server {
 // resolve to /v1/chat/completions and so on. Retries are off so a failure
 // shows at once. The explicit options come after the SDK's environment
 // defaults (OPENAI_BASE_URL, OPENAI_API_KEY) and so override them.
-func newOpenAI(srv *httptest.Server, key string) openai.Client {
+func newOpenAI(srv sdkTarget, key string) openai.Client {
 	return openai.NewClient(
 		option.WithBaseURL(srv.URL+"/v1/"),
 		option.WithAPIKey(key),
@@ -63,7 +84,7 @@ func newOpenAI(srv *httptest.Server, key string) openai.Client {
 // v1/messages, v1/models). WithAPIKey sends the key as x-api-key, the SDK's
 // default authentication; an explicit credential option also stops the SDK
 // from looking for credentials in the environment or a profile.
-func newAnthropic(srv *httptest.Server, key string, opts ...aoption.RequestOption) anthropic.Client {
+func newAnthropic(srv sdkTarget, key string, opts ...aoption.RequestOption) anthropic.Client {
 	return anthropic.NewClient(append([]aoption.RequestOption{
 		aoption.WithBaseURL(srv.URL + "/"),
 		aoption.WithAPIKey(key),
