@@ -191,6 +191,12 @@ func junitOut(res results.Result) string {
 	if res.HTTPStatus != 0 {
 		fmt.Fprintf(&b, "http status: %d\n", res.HTTPStatus)
 	}
+	if res.RequestID != "" {
+		fmt.Fprintf(&b, "request id: %s\n", res.RequestID)
+	}
+	if t := res.Transcript; t != nil && t.Exchange != "" {
+		fmt.Fprintf(&b, "exchange: %s\n", t.Exchange)
+	}
 	fmt.Fprintf(&b, "ttfb: %dms, total: %dms, attempts: %d", res.TTFBMS, res.DurationMS, res.Attempts)
 	if res.Flaky {
 		b.WriteString(" (flaky)")

@@ -162,7 +162,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 					why += fmt.Sprintf(" (+%d more)", len(res.Reasons)-1)
 				}
 			}
-			p("- %s **%s** · `%s` · `%s` (%s): %s\n", g, mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case), mdEscape(string(res.Tier)), mdEscape(results.Truncate(why, 300)))
+			if res.RequestID != "" {
+				why += " [request id " + res.RequestID + "]"
+			}
+			p("- %s **%s** · `%s` · `%s` (%s): %s\n", g, mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case), mdEscape(string(res.Tier)), mdEscape(results.Truncate(why, 400)))
 		}
 		p("\n")
 	}
@@ -199,6 +202,12 @@ func (r *Report) factsLine() string {
 	}
 	if m.Strict {
 		parts = append(parts, "--strict")
+	}
+	if m.Replay != nil {
+		parts = append(parts, "**replay** of the recording `"+mdCode(m.Replay.Recording)+"` made "+m.Replay.Recorded.UTC().Format(time.RFC3339)+": no request was sent")
+	}
+	if m.Recording != "" {
+		parts = append(parts, "recorded to `"+mdCode(m.Recording)+"`")
 	}
 	parts = append(parts, fmt.Sprintf("%d models × %d features, %d results", len(r.Models), len(r.Features), r.Total.Total))
 	parts = append(parts, r.Cost.describe())

@@ -47,6 +47,10 @@ func sanitizeResult(r results.Result) results.Result {
 		q.Body = results.Truncate(redact.Credentials(q.Body), maxBody)
 		r.Request = &q
 	}
+	r.RequestID = redact.Credentials(r.RequestID)
+	if r.Transcript != nil {
+		r.Transcript = sanitizeTranscript(*r.Transcript)
+	}
 	if r.Images != nil {
 		imgs := make([]results.ImageInfo, len(r.Images))
 		for i, im := range r.Images {
@@ -64,6 +68,44 @@ func sanitizeResult(r results.Result) results.Result {
 		r.Params = maps.Clone(r.Params)
 	}
 	return r
+}
+
+// maxTranscriptText bounds each text of a transcript in the report: the
+// runner bounds them already (record's limits), this keeps one self-
+// contained page bounded if a results file was made otherwise.
+const maxTranscriptText = 8 << 10
+
+// sanitizeTranscript returns a copy of a transcript with credentials
+// redacted by pattern in everything the gateway or the request carried,
+// and each text bounded.
+func sanitizeTranscript(t results.Transcript) *results.Transcript {
+	clean := func(s string) string { return results.Truncate(redact.Credentials(s), maxTranscriptText) }
+	lines := func(ls []string) []string {
+		if ls == nil {
+			return nil
+		}
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = clean(l)
+		}
+		return out
+	}
+	t.Exchange = clean(t.Exchange)
+	rounds := make([]results.TranscriptRound, len(t.Rounds))
+	for i, tr := range t.Rounds {
+		tr.Path, tr.RequestBody, tr.ResponseBody, tr.Error = clean(tr.Path), clean(tr.RequestBody), clean(tr.ResponseBody), clean(tr.Error)
+		tr.RequestHeader, tr.ResponseHeader = lines(tr.RequestHeader), lines(tr.ResponseHeader)
+		if tr.Events != nil {
+			evs := make([]results.TranscriptEvent, len(tr.Events))
+			for j, ev := range tr.Events {
+				evs[j] = results.TranscriptEvent{OffsetMS: ev.OffsetMS, Text: clean(ev.Text)}
+			}
+			tr.Events = evs
+		}
+		rounds[i] = tr
+	}
+	t.Rounds = rounds
+	return &t
 }
 
 // sanitizeBaseURL drops userinfo, query and fragment: the only places a URL

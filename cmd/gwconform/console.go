@@ -94,6 +94,9 @@ func (c *console) add(r results.Result) {
 			for _, reason := range r.Reasons {
 				fmt.Fprintf(c.w, "    %s\n", reason)
 			}
+			if r.RequestID != "" {
+				fmt.Fprintf(c.w, "    request id: %s\n", r.RequestID)
+			}
 		}
 		if w := r.Waiver; w != nil {
 			fmt.Fprintf(c.w, "    waiver %s %s: %s\n", w.Source, w.State, w.Describe())

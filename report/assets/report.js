@@ -117,6 +117,8 @@
     fact('commit', m.commit ? m.commit.slice(0, 12) : '');
     fact('catalog', m.catalogHash ? m.catalogHash.slice(0, 12) : '');
     fact('gateway', m.baseURL || 'reference (in-process)');
+    if (m.replay) fact('replay of', m.replay.recording + (m.replay.recorded ? ' (recorded ' + String(m.replay.recorded).slice(0, 16).replace('T', ' ') + ')' : ''));
+    if (m.recording) fact('recorded to', m.recording);
     if (m.started && !/^0001-/.test(m.started)) {
       var s = new Date(m.started);
       fact('started', s.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
@@ -378,6 +380,7 @@
     var dl = el('dl', 'timings');
     function t2(k, v) { add(dl, add(el('div'), el('dt', null, k), el('dd', null, v))); }
     if (res.http_status) t2('HTTP status', res.http_status);
+    if (res.request_id) t2('request id', res.request_id);
     t2('first byte', ms(res.ttfb_ms));
     t2('total', ms(res.duration_ms));
     if (res.events) { t2('first event', ms(res.first_event_ms)); t2('events', res.events); }
@@ -395,6 +398,8 @@
       add(box, el('div', 'reqline mono', (res.request.method || '') + ' ' + (res.request.path || '')));
       if (res.request.body) add(box, el('pre', 'body', res.request.body));
     }
+
+    if (res.transcript) add(box, renderTranscript(res.transcript));
 
     // stream preview sequence
     if (res.event_types && res.event_types.length) {
@@ -434,6 +439,43 @@
       add(box, g);
     }
     return box;
+  }
+
+  // A case's exchange, collapsed: each request with its headers and body,
+  // and what came back (headers, body or stream events with their offsets).
+  // Bodies are already cut; where the whole exchange is kept is said.
+  function renderTranscript(tr) {
+    var det = el('details', 'transcript');
+    var rounds = tr.rounds || [];
+    add(det, el('summary', null, 'Transcript (' + rounds.length + (rounds.length === 1 ? ' request' : ' requests') + ')'));
+    add(det, el('div', 'note', tr.exchange ? 'whole exchange: ' + tr.exchange : 'bodies cut; run with --record DIR to keep whole exchanges'));
+    rounds.forEach(function (rd, i) {
+      var r = el('div', 'round');
+      add(r, el('div', 'reqline mono', (rounds.length > 1 ? (i + 1) + '. ' : '') + rd.method + ' ' + rd.path + ' \u00b7 key: ' + rd.key));
+      if (rd.request_header && rd.request_header.length) add(r, el('pre', 'body headers', rd.request_header.join('\n')));
+      if (rd.request_body) add(r, el('pre', 'body', rd.request_body));
+      if (rd.status) {
+        add(r, el('div', 'reqline mono', '\u2190 ' + rd.status + ' after ' + ms(rd.received_ms || 0)));
+        if (rd.response_header && rd.response_header.length) add(r, el('pre', 'body headers', rd.response_header.join('\n')));
+        if (rd.response_body) add(r, el('pre', 'body', rd.response_body));
+      }
+      if (rd.events && rd.events.length) {
+        var ol = el('ol', 'tevents');
+        rd.events.forEach(function (ev, j) {
+          // The runner keeps the first events and the last four (record's
+          // transcriptTailEvents): the gap is before those four.
+          if (rd.omitted_events && j === rd.events.length - 4) add(ol, el('li', 'omitted', '\u2026 ' + rd.omitted_events + ' events left out \u2026'));
+          var li = el('li');
+          add(li, el('span', 'off mono', '+' + ms(ev.offset_ms)), el('pre', 'body', ev.text));
+          add(ol, li);
+        });
+        add(r, ol);
+      }
+      if (rd.error) add(r, el('div', 'act mono', 'error: ' + rd.error));
+      add(det, r);
+    });
+    if (tr.omitted_rounds) add(det, el('div', 'note', tr.omitted_rounds + ' more requests left out'));
+    return det;
   }
 
   function showCell(mi, fi, focusIdx) {
