@@ -1,0 +1,213 @@
+package record
+
+import (
+	"bytes"
+	"encoding/base64"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pngLike is bytes that sniff as PNG, long enough to be a blob.
+func pngLike(n int) []byte {
+	b := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1, 2, 3, 250}, n/4)...)
+	return b
+}
+
+func TestExtractAndRestoreBlobs(t *testing.T) {
+	img := pngLike(2000)
+	b64 := base64.StdEncoding.EncodeToString(img)
+	name := blobName(img)
+	unpadded := strings.TrimRight(base64.StdEncoding.EncodeToString(pngLike(2001)), "=")
+	tests := []struct {
+		name  string
+		in    string
+		want  string // with "BLOB" for the reference to img
+		blobs int
+	}{
+		{"a JSON string value", `{"b64_json":"` + b64 + `","n":1}`, `{"b64_json":"BLOB","n":1}`, 1},
+		{"a data URL", `{"image_url":"data:image/png;base64,` + b64 + `"}`, `{"image_url":"data:image/png;base64,BLOB"}`, 1},
+		{"an SSE event", "event: x\ndata: {\"b64_json\":\"" + b64 + "\"}\n\n", "event: x\ndata: {\"b64_json\":\"BLOB\"}\n\n", 1},
+		{"twice the same image, one blob", `["` + b64 + `","` + b64 + `"]`, `["BLOB","BLOB"]`, 1},
+		{"short base64 stays", `{"b":"aGVsbG8="}`, `{"b":"aGVsbG8="}`, 0},
+		{"not base64 stays", `{"t":"` + strings.Repeat("word ", 400) + `"}`, `{"t":"` + strings.Repeat("word ", 400) + `"}`, 0},
+		{"unpadded base64 is not the strict encoding: stays", `{"b":"` + unpadded + `"}`, `{"b":"` + unpadded + `"}`, 0},
+		{"an unterminated string stays", `{"b":"` + b64, `{"b":"` + b64, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			blobs := map[string][]byte{}
+			got := extractBlobs([]byte(tt.in), blobs)
+			assert.Equal(t, strings.ReplaceAll(tt.want, "BLOB", blobPrefix+name), string(got))
+			assert.Len(t, blobs, tt.blobs)
+			back, err := restoreBlobs(got, func(n string) ([]byte, error) { return blobs[n], nil })
+			require.NoError(t, err)
+			assert.Equal(t, tt.in, string(back), "restored byte for byte")
+		})
+	}
+	assert.True(t, strings.HasSuffix(name, ".png"))
+	assert.Equal(t, "<png sha256:"+name[:12]+"…>", describeBlobs(blobPrefix+name))
+}
+
+func TestSplitEvents(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"LF", "data: a\n\ndata: b\n\n", []string{"data: a\n\n", "data: b\n\n"}},
+		{"CRLF", "event: x\r\ndata: a\r\n\r\ndata: b\r\n\r\n", []string{"event: x\r\ndata: a\r\n\r\n", "data: b\r\n\r\n"}},
+		{"CR", "data: a\r\rdata: b\r\r", []string{"data: a\r\r", "data: b\r\r"}},
+		{"a comment and a multi-line event", ": ping\n\ndata: 1\ndata: 2\n\n", []string{": ping\n\n", "data: 1\ndata: 2\n\n"}},
+		{"a cut tail is an event of its own", "data: a\n\ndata: {\"hal", []string{"data: a\n\n", "data: {\"hal"}},
+		{"empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Every byte arrives one millisecond after the one before.
+			var arr []arrival
+			for i := range tt.in {
+				arr = append(arr, arrival{end: i + 1, at: t0.Add(time.Duration(i) * time.Millisecond)})
+			}
+			evs := splitEvents([]byte(tt.in), arr)
+			var got []string
+			end := 0
+			for _, ev := range evs {
+				got = append(got, string(ev.text))
+				end += len(ev.text)
+				assert.Equal(t, t0.Add(time.Duration(end-1)*time.Millisecond), ev.at, "an event arrives with its last byte")
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestKeyKind(t *testing.T) {
+	keys := map[string]string{"text": "sk-text-1234", "alt": "sk-shared-999", "messages": "sk-shared-999"}
+	tests := []struct {
+		name   string
+		header http.Header
+		prefer string
+		want   string
+	}{
+		{"bearer", http.Header{"Authorization": {"Bearer sk-text-1234"}}, "", "text"},
+		{"bearer, scheme in another case", http.Header{"Authorization": {"bearer sk-text-1234"}}, "", "text"},
+		{"x-api-key (the Anthropic SDKs)", http.Header{"X-Api-Key": {"sk-text-1234"}}, "", "text"},
+		{"no credential", http.Header{}, "", KeyNone},
+		{"an invalid key", http.Header{"Authorization": {"Bearer gwconform-invalid-key"}}, "", KeyOther},
+		{"one key for two kinds: the call's kind", http.Header{"Authorization": {"Bearer sk-shared-999"}}, "messages", "messages"},
+		{"one key for two kinds, no call: the first by name", http.Header{"Authorization": {"Bearer sk-shared-999"}}, "", "alt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, keyKind(tt.header, keys, tt.prefer))
+		})
+	}
+}
+
+// multipartBody encodes parts with a boundary of its own.
+func multipartBody(t *testing.T, boundary string, fields [][2]string, file []byte) (string, []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	require.NoError(t, w.SetBoundary(boundary))
+	for _, f := range fields {
+		require.NoError(t, w.WriteField(f[0], f[1]))
+	}
+	fw, err := w.CreateFormFile("image[]", "ref.png")
+	require.NoError(t, err)
+	fw.Write(file)
+	require.NoError(t, w.Close())
+	return w.FormDataContentType(), b.Bytes()
+}
+
+func TestDigestAndModel(t *testing.T) {
+	img := pngLike(3000)
+	ctA, bodyA := multipartBody(t, "aaaaaaaaaaaaaaaa", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
+	ctB, bodyB := multipartBody(t, "bbbbbbbbbbbbbbbb", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
+	ctC, bodyC := multipartBody(t, "cccccccccccccccc", [][2]string{{"model", "gen-image-2"}, {"prompt", "red"}}, img)
+	const js = "application/json"
+	tests := []struct {
+		name           string
+		ct1, b1        string
+		ct2, b2        string
+		same           bool
+		model1, model2 string
+	}{
+		{"JSON key order and spacing do not matter", js, `{"model":"m","n":1}`, js, "{\n  \"n\": 1,\n  \"model\": \"m\"\n}", true, "m", "m"},
+		{"a JSON value does", js, `{"model":"m","n":1}`, js, `{"model":"m","n":2}`, false, "m", "m"},
+		{"number text is kept (1.0 is not 1)", js, `{"n":1}`, js, `{"n":1.0}`, false, "", ""},
+		{"multipart boundaries do not matter", ctA, string(bodyA), ctB, string(bodyB), true, "gen-image-2", "gen-image-2"},
+		{"a multipart value does", ctA, string(bodyA), ctC, string(bodyC), false, "gen-image-2", "gen-image-2"},
+		{"raw text as is", "text/plain", "abc", "text/plain", "abd", false, "", ""},
+		{"no body", "", "", "", "", true, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d1, d2 := digestBody(tt.ct1, []byte(tt.b1)), digestBody(tt.ct2, []byte(tt.b2))
+			assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, d1)
+			assert.Equal(t, tt.same, d1 == d2)
+			assert.Equal(t, tt.model1, requestModel(tt.ct1, []byte(tt.b1)))
+			assert.Equal(t, tt.model2, requestModel(tt.ct2, []byte(tt.b2)))
+		})
+	}
+}
+
+func TestKeepHeaders(t *testing.T) {
+	h := http.Header{
+		"Authorization":   {"Bearer sk-secret-123456"},
+		"X-Api-Key":       {"sk-secret-123456"},
+		"Content-Type":    {"application/json"},
+		"X-Relay-Token":   {"opaque-relay-value"},
+		"X-Request-Id":    {"req_1"},
+		"X-Echo":          {"you sent sk-secret-123456"},
+		"Date":            {"Mon, 01 Jan 2026 00:00:00 GMT"},
+		"Set-Cookie":      {"session=abc"},
+		"X-Forwarded-For": {"10.0.0.1"},
+	}
+	req := keepHeaders(h, droppedRequestHeaders, redactor{"sk-secret-123456"})
+	assert.Equal(t, map[string][]string{
+		"Content-Type": {"application/json"}, "X-Relay-Token": {"[REDACTED]"}, "X-Request-Id": {"req_1"},
+		"X-Echo": {"you sent [REDACTED]"}, "Date": {"Mon, 01 Jan 2026 00:00:00 GMT"}, "Set-Cookie": {"[REDACTED]"},
+	}, req)
+	resp := keepHeaders(h, droppedResponseHeaders, redactor{"sk-secret-123456"})
+	assert.NotContains(t, resp, "Date")
+	assert.NotContains(t, resp, "Set-Cookie")
+	assert.Equal(t, []string{"[REDACTED]"}, resp["Authorization"], "a credential a gateway echoes in a response header")
+	assert.Equal(t, []string{"req_1"}, resp["X-Request-Id"], "the request id is what operators ask for")
+}
+
+func TestSafeName(t *testing.T) {
+	assert.Equal(t, "chat-json", safeName("chat-json"))
+	assert.Equal(t, "gen-image-2.5-flare", safeName("gen-image-2.5-flare"))
+	a, b := safeName("org/model:v1"), safeName("org_model_v1")
+	assert.Regexp(t, `^org_model_v1-[0-9a-f]{8}$`, a)
+	assert.NotEqual(t, a, b, "a changed name keeps apart from a name that was already so")
+	assert.Regexp(t, `^_\.\.-[0-9a-f]{8}$`, safeName(".."))
+}
+
+// Playback of a stored body that the test writes by hand: a JSON body is
+// served compact, blobs put back.
+func TestPlaybackBody(t *testing.T) {
+	s, err := Create(t.TempDir(), Meta{Source: SourceRun})
+	require.NoError(t, err)
+	img := pngLike(2000)
+	blobs := map[string][]byte{}
+	raw := []byte(`{ "data": [ { "b64_json": "` + base64.StdEncoding.EncodeToString(img) + `" } ] }`)
+	body := makeBody("application/json", raw, nil, blobs, false)
+	require.NoError(t, s.writeBlobs(blobs))
+	sent := time.Now()
+	head, chunks, err := s.Playback(&Round{Sent: sent, Response: &Response{Received: sent.Add(40 * time.Millisecond), Status: 200, Body: body, EndedMS: 90}})
+	require.NoError(t, err)
+	assert.Equal(t, 40*time.Millisecond, head)
+	require.Len(t, chunks, 1)
+	assert.Equal(t, 90*time.Millisecond, chunks[0].At)
+	assert.JSONEq(t, string(raw), string(chunks[0].Data))
+	assert.NotContains(t, string(body.JSON), base64.StdEncoding.EncodeToString(img)[:100], "the image is a blob")
+}
