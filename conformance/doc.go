@@ -9,10 +9,11 @@
 //	results  one results.Result per case × model, handed on as it finishes
 //	report   package report renders results; the engine never imports it
 //
-// Subpackages: catalog (loading and rendering cases), results (the result
-// record and results.jsonl), waivers (known deviations: --waivers), sse and streams (reading and judging event
-// streams), imagecheck (decoding, size, alpha), pairwise (explore-tier
-// combinations), redact (secrets out of every output).
+// Subpackages: catalog (loading and rendering cases, the requirements),
+// results (the result record, results.jsonl and the verdict: results.Judge),
+// sse and streams (reading and judging event streams), imagecheck (decoding,
+// size, alpha), pairwise (explore-tier combinations), redact (secrets out of
+// every output), waivers (known deviations: --waivers).
 //
 // The reference gateway (refgateway) is the thing judged: it imports nothing
 // of the engine and the engine imports nothing of it. Only the wiring — the

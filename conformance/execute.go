@@ -24,7 +24,7 @@ type Options struct {
 	Timeout time.Duration
 	// ConnectTimeout, HeaderTimeout (to the first response byte) and
 	// IdleTimeout (between two body bytes; SSE comments count) bound the
-	// phases of a request; each defaults to Timeout. A non-streaming image
+	// phases of a request; unset, only Timeout bounds them. A non-streaming image
 	// call, or a stream with partial_images 0, may rightly be silent for
 	// minutes, so shorter limits are the user's choice, and a stall an error.
 	ConnectTimeout, HeaderTimeout, IdleTimeout time.Duration
@@ -52,9 +52,11 @@ func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = SpecMaxDuration
 	}
+	// A phase limit not below the whole-request limit adds nothing: it is
+	// off (0), so the whole-request limit alone names what ended the call.
 	for _, d := range []*time.Duration{&o.ConnectTimeout, &o.HeaderTimeout, &o.IdleTimeout} {
-		if *d <= 0 || *d > o.Timeout {
-			*d = o.Timeout
+		if *d <= 0 || *d >= o.Timeout {
+			*d = 0
 		}
 	}
 	if o.MaxRetries == 0 {

@@ -118,9 +118,11 @@ func (w *watchdog) enter(p phase) {
 	w.phase = p
 	if w.timer != nil {
 		w.timer.Stop()
+		w.timer = nil
 	}
-	limit := w.limits[p]
-	w.timer = time.AfterFunc(limit, func() { w.fire(p, limit) })
+	if limit := w.limits[p]; limit > 0 {
+		w.timer = time.AfterFunc(limit, func() { w.fire(p, limit) })
+	}
 }
 
 func (w *watchdog) fire(p phase, limit time.Duration) {

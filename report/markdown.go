@@ -62,7 +62,7 @@ func (c Cell) glyph() string {
 // models that have cases in that group (usually a handful), which keeps every
 // table narrow and dense. report.html shows the full models × features grid.
 // verdictGlyph marks the headline; an incomplete run is neither green nor red.
-var verdictGlyph = map[string]string{"pass": "✅", "fail": "❌", "incomplete": "⚠️"}
+var verdictGlyph = map[string]string{"pass": "✅", "fail": "❌", "incomplete": "⚠️", "no-verdict": "ℹ️"}
 
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)

@@ -65,7 +65,7 @@ var statusColor = map[results.Status]string{
 // outcomeColor paints the verdict line like the status it resembles.
 var outcomeColor = map[results.Outcome]results.Status{
 	results.OutcomePass: results.StatusPass, results.OutcomeFail: results.StatusFail,
-	results.OutcomeIncomplete: results.StatusThrottled,
+	results.OutcomeIncomplete: results.StatusThrottled, results.OutcomeNoVerdict: results.StatusUnsupported,
 }
 
 func (c *console) paint(st results.Status, s string) string {

@@ -26,8 +26,7 @@ const (
 type Outcome string
 
 const (
-	// OutcomePass: every counted case that was selected ran and passed, or
-	// no counted case was selected and something ran (judged on its own).
+	// OutcomePass: every counted case that was selected ran and passed.
 	OutcomePass Outcome = "pass"
 	// OutcomeFail: a counted case failed or errored.
 	OutcomeFail Outcome = "fail"
@@ -35,6 +34,10 @@ const (
 	// gateway: counted results ended throttled, a configured key was
 	// rejected, or counted cases were selected and none of them ran.
 	OutcomeIncomplete Outcome = "incomplete"
+	// OutcomeNoVerdict: no counted case was selected (--tier explore, a
+	// probe) and something ran. The run is judged on its own results and
+	// exits 0, but it claims nothing about conformance.
+	OutcomeNoVerdict Outcome = "no-verdict"
 )
 
 // Verdict is what a run concludes: the outcome, one headline, and a note per
@@ -155,7 +158,7 @@ func Judge(rs []Result, strict bool) Verdict {
 		v.Outcome = OutcomePass
 		v.Headline = "conformance passed: " + scope
 	case ranAny:
-		v.Outcome = OutcomePass
+		v.Outcome = OutcomeNoVerdict
 		v.Headline = "no conformance verdict: no verified or negative case was selected; " + describeRun(rs)
 	default:
 		v.Outcome = OutcomeIncomplete

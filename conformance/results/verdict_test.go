@@ -54,7 +54,7 @@ func TestJudge(t *testing.T) {
 		{name: "the URL-reference row is named, not incomplete", outcome: OutcomePass,
 			rs:    []Result{res(TierVerified, StatusPass, "image"), res(TierVerified, StatusSkip, "image", noURL)},
 			notes: []string{"no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): 1 verified/negative case not checked"}},
-		{name: "explore only: no conformance claim", outcome: OutcomePass,
+		{name: "explore only: no conformance claim", outcome: OutcomeNoVerdict,
 			headline: "no conformance verdict: no verified or negative case was selected; explore: 1 pass, 1 unsupported",
 			rs:       []Result{res(TierExplore, StatusPass, "image"), res(TierExplore, StatusUnsupported, "image")}},
 		{name: "strict failures count only with --strict", outcome: OutcomePass,

@@ -63,8 +63,8 @@
       var tr = el('tr', 'night');
       tr.dataset.verdict = n.verdict;
       tr.dataset.night = n.label;
-      var v = n.verdict === 'pass' || n.verdict === 'incomplete' ? n.verdict : 'fail';
-      add(tr, el('td', 'mono', n.label), add(el('td'), el('span', 'verdict ' + v, v.toUpperCase())), el('td', 'headline-cell', n.headline || ''));
+      var v = ['pass', 'incomplete', 'no-verdict'].indexOf(n.verdict) >= 0 ? n.verdict : 'fail';
+      add(tr, el('td', 'mono', n.label), add(el('td'), el('span', 'verdict ' + v, v.replace('-', ' ').toUpperCase())), el('td', 'headline-cell', n.headline || ''));
       var cnt = n.total || {};
       cols.forEach(function (c) { add(tr, el('td', cnt[c] ? null : 'zero', cnt[c] || 0)); });
       add(tr, el('td', 'mono', (n.suiteVersion || '') + (n.commit ? ' ' + n.commit.slice(0, 8) : '')));

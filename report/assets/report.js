@@ -94,8 +94,8 @@
     var f = document.getElementById('facts');
     var m = R.metadata || {};
     var h = document.getElementById('title');
-    var outcome = R.verdict === 'pass' || R.verdict === 'incomplete' ? R.verdict : 'fail';
-    h.replaceChildren(el('span', 'verdict ' + outcome, outcome.toUpperCase()),
+    var outcome = ['pass', 'incomplete', 'no-verdict'].indexOf(R.verdict) >= 0 ? R.verdict : 'fail';
+    h.replaceChildren(el('span', 'verdict ' + outcome, outcome.replace('-', ' ').toUpperCase()),
       'Model-Gateway conformance' + (m.suiteVersion ? ' \u00b7 gwconform ' + m.suiteVersion : ''));
     // The headline says what the badge means (a run of explore cases only
     // never claims conformance); the notes say what was not checked.

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"sync"
 
 	"github.com/HugoSmits86/nativewebp"
@@ -76,6 +77,7 @@ func Encode(img image.Image, format string, compression *int) ([]byte, error) {
 		if c == 100 {
 			err = nativewebp.Encode(&buf, img, nil)
 		} else {
+			warmLossyWebP.Do(warmUpLossyWebP)
 			o := lossywebp.DefaultOptions()
 			o.Quality = float32(c)
 			o.Method = webpLossyMethod
@@ -88,6 +90,18 @@ func Encode(img image.Image, format string, compression *int) ([]byte, error) {
 		return nil, fmt.Errorf("imagery: encode %s: %w", format, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// warmLossyWebP runs one small lossy encode before any other: the
+// deepteams encoder fills package-level tables lazily on first use without
+// locking, so two first encodes at once race (the race detector sees it in
+// the gateway's concurrent image requests). Once filled they are only read.
+var warmLossyWebP sync.Once
+
+func warmUpLossyWebP() {
+	o := lossywebp.DefaultOptions()
+	o.Method = webpLossyMethod
+	_ = lossywebp.Encode(io.Discard, image.NewNRGBA(image.Rect(0, 0, 16, 16)), o)
 }
 
 // pngEncoder uses BestSpeed: the gateway's PNGs are synthetic pictures sent

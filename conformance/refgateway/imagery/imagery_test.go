@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -552,4 +553,23 @@ func TestConcurrentUse(t *testing.T) {
 func nearColor(a, b color.NRGBA, tol uint8) bool {
 	d := func(x, y uint8) uint8 { return max(x, y) - min(x, y) }
 	return d(a.R, b.R) <= tol && d(a.G, b.G) <= tol && d(a.B, b.B) <= tol && a.A == b.A
+}
+
+// Concurrent first lossy WebP encodes: the encoder library fills its tables
+// lazily; without the warm-up the race detector (make test runs this
+// package under -race) reports the concurrent first use.
+func TestLossyWebPConcurrentEncodes(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 64))
+	c := 50
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := Encode(img, FormatWebP, &c)
+			assert.NoError(t, err)
+			assert.NotEmpty(t, b)
+		}()
+	}
+	wg.Wait()
 }
