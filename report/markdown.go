@@ -203,9 +203,6 @@ func (r *Report) factsLine() string {
 	if m.Strict {
 		parts = append(parts, "--strict")
 	}
-	if m.Replay != nil {
-		parts = append(parts, "**replay** of the recording `"+mdCode(m.Replay.Recording)+"` made "+m.Replay.Recorded.UTC().Format(time.RFC3339)+": no request was sent")
-	}
 	if m.Recording != "" {
 		parts = append(parts, "recorded to `"+mdCode(m.Recording)+"`")
 	}
