@@ -236,7 +236,6 @@ func mustOpen(t *testing.T, dir string) *record.Store {
 	return s
 }
 
-
 // The keys a recording run uses never reach a file it writes, including
 // the exchanges where the gateway is sent another kind's key (model lists
 // that must differ), a refused key, and no key at all.
