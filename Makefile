@@ -23,7 +23,7 @@ run:
 # race pass runs with -short, which skips only them; the concurrent runner,
 # the gateway and every other test stay under -race. A second pass runs the
 # whole-catalog tests without it.
-E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand
+E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:

@@ -13,8 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/cases"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/schemas"
 )
 
@@ -275,4 +279,84 @@ func TestRecordingHoldsNoKey(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &meta))
 	assert.ElementsMatch(t, []any{"text", "messages", "image", "alt"}, meta["keys"])
+}
+
+// The whole catalog recorded against the reference gateway, the gateway
+// stopped, then replayed: every result equals the recorded one in status,
+// reasons, HTTP status and image hashes; no key is in any file; every
+// file of the recording fits its schema; the report says it is a replay.
+// It logs the recording's size and its bytes per final image.
+func TestRecordReplayWholeCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and replays the whole catalog (make test runs it in its non-race pass)")
+	}
+	clearEnv(t)
+	keys := refgateway.Keys{Text: secretKeys["text"], Messages: secretKeys["messages"], Image: secretKeys["image"], Alt: secretKeys["alt"]}
+	srv, err := conformancetest.Start(refgateway.Config{Keys: keys}, fixtures.FS)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	rec, live, replay := filepath.Join(dir, "rec"), filepath.Join(dir, "live"), filepath.Join(dir, "replay")
+	code, stdout, stderr := gw(t, append([]string{"run", "--out", live, "--record", rec, "--base-url", srv.BaseURL, "--public-image-url", srv.PublicImageURL}, secretArgs(t)...)...)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	srv.Close()
+
+	code, stdout, stderr = gw(t, "run", "--out", replay, "--replay", rec)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	recorded, got := verdicts(t, live), verdicts(t, replay)
+	require.Len(t, got, len(recorded))
+	same := 0
+	for k, want := range recorded {
+		if assert.Equal(t, want, got[k], "%v", k) {
+			same++
+		}
+	}
+	t.Logf("%d of %d results of the replay equal the recorded run's", same, len(recorded))
+
+	assertNoSecret(t, rec, live, replay)
+	files := validateRecording(t, rec)
+	rep, err := readReport(filepath.Join(replay, "report.json"))
+	require.NoError(t, err)
+	require.NotNil(t, rep.Metadata.Replay)
+	assert.Equal(t, rec, rep.Metadata.Replay.Recording)
+	assert.Equal(t, srv.BaseURL, rep.Metadata.Replay.BaseURL)
+	assert.Contains(t, rep.Notes[0], "replay of the recording "+rec)
+	set, err := schemas.Load(report.SchemaFS)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(replay, "report.json"))
+	require.NoError(t, err)
+	vs, err := set.Validate("report.schema", b)
+	require.NoError(t, err)
+	assert.Empty(t, vs)
+
+	// Sizes: the recording, its blobs, and the bytes per final image
+	// (previews of a stream are not final).
+	size := func(sub string) (n int64, count int) {
+		require.NoError(t, filepath.WalkDir(filepath.Join(rec, sub), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			info, err := d.Info()
+			require.NoError(t, err)
+			n += info.Size()
+			count++
+			return nil
+		}))
+		return n, count
+	}
+	total, _ := size("")
+	blobs, nblobs := size(record.BlobsDir)
+	exchanges, nex := size(record.ExchangesDir)
+	rs, err := results.ReadFile(filepath.Join(live, results.FileName))
+	require.NoError(t, err)
+	finals := 0
+	for _, r := range rs {
+		for _, im := range r.Images {
+			if !strings.Contains(im.Where, "partial_image") {
+				finals++
+			}
+		}
+	}
+	require.Positive(t, finals)
+	t.Logf("recording of the whole catalog: %.1f MB in %d files (%d exchanges: %.1f MB; %d blobs: %.1f MB); %d final images: %.0f KB of recording per final image",
+		float64(total)/1e6, files+nblobs, nex, float64(exchanges)/1e6, nblobs, float64(blobs)/1e6, finals, float64(total)/float64(finals)/1e3)
 }
