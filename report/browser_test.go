@@ -551,3 +551,48 @@ func TestBrowserNightly(t *testing.T) {
 	assert.Contains(t, detail, "https://tracker.test/GW-7")
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 }
+
+// TestBrowserReplay opens a replay's report: the facts and the first note
+// say which recording was judged, a failure shows its request id, and its
+// transcript is collapsed until opened, then shows the request, the
+// response headers and the stream events with their offsets, gateway text
+// as text.
+func TestBrowserReplay(t *testing.T) {
+	b := openBrowser(t)
+	m, rs := replayed()
+	rs[0].Transcript.Rounds[0].Events[0].Text = `data: {"x":"<img src=x onerror=alert(1)>"}`
+	r := Build(m, rs)
+	page := writePage(t, "report.html", r.WriteHTML)
+
+	b.run(chromedp.Navigate("file://" + page))
+	b.run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
+	facts := b.text(`#facts`)
+	head := b.text(`#headline`)
+	b.run(chromedp.Click(chromedp.CSS(`td.cell[data-model="gen-text-1"][data-feature="chat.stream"]`)))
+	b.run(chromedp.WaitVisible(chromedp.CSS(`#detail .case`)))
+	closed := b.eval(`document.querySelector('#detail details.transcript').open ? 0 : 1`)
+	summary := b.text(`#detail details.transcript summary`)
+	b.run(chromedp.Click(chromedp.CSS(`#detail details.transcript summary`)))
+	transcript := b.text(`#detail details.transcript`)
+	opened := b.eval(`document.querySelector('#detail details.transcript').open ? 1 : 0`)
+	detail := b.text(`#detail .case`)
+	injected := b.eval(`document.querySelectorAll('#detail img[src="x"]').length`)
+	problems := b.consoleProblems()
+
+	assert.Contains(t, facts, "replay of recordings/night-12")
+	assert.Contains(t, head, "replay of the recording recordings/night-12")
+	assert.Contains(t, detail, "request id")
+	assert.Contains(t, detail, "req_0123abcd")
+	assert.Equal(t, 1, closed, "the transcript is collapsed")
+	assert.Equal(t, "Transcript (1 request)", summary)
+	assert.Equal(t, 1, opened)
+	assert.Contains(t, transcript, "whole exchange: recordings/night-12/exchanges/chat.stream/chat-stream--gen-text-1.json")
+	assert.Contains(t, transcript, "POST /v1/chat/completions · key: text")
+	assert.Contains(t, transcript, "← 200 after 120 ms")
+	assert.Contains(t, transcript, "X-Request-Id: req_0123abcd")
+	assert.Contains(t, transcript, "+130 ms")
+	assert.Contains(t, transcript, "3 events left out")
+	assert.Contains(t, transcript, `<img src=x onerror=alert(1)>`, "gateway text shown as text")
+	assert.Zero(t, injected)
+	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
+}

@@ -81,6 +81,7 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 		{"empty", Build(Meta{SuiteVersion: "dev"}, nil)},
 		{"waivers, re-runs, cost, uncovered models", Build(nightly())},
 		{"strict", Build(func() Meta { m := meta(); m.Strict = true; return m }(), full)},
+		{"replay: request ids, cancelled calls, transcripts", Build(replayed())},
 		{"capability map", Build(meta(), append(append(full, declineRun()...),
 			call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
 			call("gen-image-2.5-sunburst", "e-7", E, "partial_images=2", "stream=true"),
@@ -121,6 +122,23 @@ func TestSchemaRejects(t *testing.T) {
 		{"unknown cell status", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["status"] = "green" }},
 		{"unknown field in a cell (closed test schema)", func(d map[string]any) { d["cells"].([]any)[0].(map[string]any)["colour"] = "red" }},
 		{"missing counts", func(d map[string]any) { delete(d["total"].(map[string]any), "flaky") }},
+		{"bearer token in a transcript", func(d map[string]any) {
+			for _, r := range d["results"].([]any) {
+				if tr, ok := r.(map[string]any)["transcript"].(map[string]any); ok {
+					tr["rounds"].([]any)[0].(map[string]any)["response_body"] = "echo: Bearer abcdefgh12345"
+				}
+			}
+		}},
+		{"a key in a transcript round is a kind, never a key", func(d map[string]any) {
+			for _, r := range d["results"].([]any) {
+				if tr, ok := r.(map[string]any)["transcript"].(map[string]any); ok {
+					tr["rounds"].([]any)[0].(map[string]any)["key"] = "sk-abcdefgh12345"
+				}
+			}
+		}},
+		{"a replay without its recording", func(d map[string]any) {
+			delete(d["metadata"].(map[string]any)["replay"].(map[string]any), "recording")
+		}},
 		{"unknown waiver state", func(d map[string]any) { d["waivers"].([]any)[0].(map[string]any)["state"] = "ignored" }},
 		{"a waiver without its link", func(d map[string]any) { delete(d["waivers"].([]any)[0].(map[string]any), "link") }},
 		{"negative cost", func(d map[string]any) { d["cost"].(map[string]any)["actual"] = -1 }},
@@ -141,7 +159,9 @@ func TestSchemaRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
 			m, night := nightly()
-			require.NoError(t, Build(m, append(append(sample(), declineRun()...), night...)).WriteJSON(&b))
+			rm, rs := replayed()
+			m.Replay = rm.Replay
+			require.NoError(t, Build(m, append(append(append(sample(), declineRun()...), night...), rs...)).WriteJSON(&b))
 			var doc map[string]any
 			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 			tt.mutate(doc)

@@ -464,7 +464,7 @@
         rd.events.forEach(function (ev, j) {
           // The runner keeps the first events and the last four (record's
           // transcriptTailEvents): the gap is before those four.
-          if (rd.omitted_events && j === rd.events.length - 4) add(ol, el('li', 'omitted', '\u2026 ' + rd.omitted_events + ' events left out \u2026'));
+          if (rd.omitted_events && j === Math.max(0, rd.events.length - 4)) add(ol, el('li', 'omitted', '\u2026 ' + rd.omitted_events + ' events left out \u2026'));
           var li = el('li');
           add(li, el('span', 'off mono', '+' + ms(ev.offset_ms)), el('pre', 'body', ev.text));
           add(ol, li);
