@@ -29,6 +29,7 @@ func sampleManifest(t *testing.T) conformance.Manifest {
 	m := conformance.NewManifest(suite.Catalog, target, sel, conformance.Options{Concurrency: 2, Timeout: 90 * time.Second}, true, calls)
 	m.Command, m.SuiteVersion = "run", "v1.2.3"
 	m.Waivers = &conformance.ManifestFileRef{Path: "waivers.yaml", SHA256: strings.Repeat("ab", 32)}
+	m.Record = "recordings/night"
 	return m
 }
 
@@ -87,7 +88,8 @@ func TestManifestValidatesAgainstSchema(t *testing.T) {
 	withoutWaivers := sampleManifest(t)
 	withoutWaivers.Waivers = nil
 	withoutWaivers.BaseURL = ""
-	for name, m := range map[string]conformance.Manifest{"full": sampleManifest(t), "local gateway, no waivers": withoutWaivers} {
+	withoutWaivers.Record, withoutWaivers.Replay = "", "recordings/night" // a replay's manifest
+	for name, m := range map[string]conformance.Manifest{"full": sampleManifest(t), "a replay, no waivers": withoutWaivers} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, m.Write(dir))
@@ -116,6 +118,10 @@ func TestManifestDifferences(t *testing.T) {
 		{"no key at all", func(m *conformance.Manifest) { m.Keys = []string{} }, []string{"keys: text,image, now (none)"}},
 		{"another budget and timeout", func(m *conformance.Manifest) { m.Selection.MaxCost = 50; m.Options.Timeout = "10m0s" },
 			[]string{"max cost: 100, now 50", "timeout: 1m30s, now 10m0s"}},
+		{"recording elsewhere", func(m *conformance.Manifest) { m.Record = "recordings/other" },
+			[]string{"recording to: recordings/night, now recordings/other"}},
+		{"a replay is not the live run", func(m *conformance.Manifest) { m.Replay = "recordings/night" },
+			[]string{"replaying: (none), now recordings/night"}},
 		{"the waivers changed", func(m *conformance.Manifest) {
 			m.Waivers = &conformance.ManifestFileRef{Path: "waivers.yaml", SHA256: strings.Repeat("cd", 32)}
 		},

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,6 +48,81 @@ func TestPlanRerun(t *testing.T) {
 			for _, h := range held {
 				assert.Equal(t, results.CheckBudget, h.Skip.Check)
 			}
+		})
+	}
+}
+
+func TestPlanResume(t *testing.T) {
+	a, b, c := &catalog.Case{ID: "a"}, &catalog.Case{ID: "b"}, &catalog.Case{ID: "c"}
+	plan := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: a, Model: "n"}}
+	done := func(id, model string, st results.Status) results.Result {
+		return results.Result{Case: id, Model: model, Status: st}
+	}
+	cut := func(id, model string) results.Result {
+		r := done(id, model, results.StatusError)
+		r.Cancelled = true
+		return r
+	}
+	ids := func(calls []Call) []string {
+		var out []string
+		for _, c := range calls {
+			out = append(out, c.Model+"/"+c.Case.ID)
+		}
+		return out
+	}
+	keys := func(rs []results.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Model+"/"+r.Case+":"+string(r.Status))
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		recorded []results.Result
+		kept     []string
+		todo     []string
+	}{
+		{"nothing finished", nil, nil, []string{"m/a", "m/b", "m/c", "n/a"}},
+		{"finished results are kept in plan order, whatever their status",
+			[]results.Result{done("c", "m", results.StatusFail), done("a", "m", results.StatusPass)},
+			[]string{"m/a:pass", "m/c:fail"}, []string{"m/b", "n/a"}},
+		{"a cancelled call is made again", []results.Result{done("a", "m", results.StatusPass), cut("b", "m")},
+			[]string{"m/a:pass"}, []string{"m/b", "m/c", "n/a"}},
+		{"a call resumed twice keeps its last finished line",
+			[]results.Result{cut("b", "m"), done("b", "m", results.StatusError), done("b", "m", results.StatusPass)},
+			[]string{"m/b:pass"}, []string{"m/a", "m/c", "n/a"}},
+		{"a result outside the plan is dropped", []results.Result{done("z", "m", results.StatusPass)},
+			nil, []string{"m/a", "m/b", "m/c", "n/a"}},
+		{"all finished", []results.Result{done("a", "m", results.StatusPass), done("b", "m", results.StatusSkip),
+			done("c", "m", results.StatusThrottled), done("a", "n", results.StatusError)},
+			[]string{"m/a:pass", "m/b:skip", "m/c:throttled", "n/a:error"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kept, todo := PlanResume(plan, tt.recorded)
+			assert.Equal(t, tt.kept, keys(kept))
+			assert.Equal(t, tt.todo, ids(todo))
+		})
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"OpenAI", http.Header{"X-Request-Id": {"req_1"}}, "req_1"},
+		{"Anthropic", http.Header{"Request-Id": {"req_2"}}, "req_2"},
+		{"x-request-id first", http.Header{"Request-Id": {"req_2"}, "X-Request-Id": {"req_1"}}, "req_1"},
+		{"Azure", http.Header{"Apim-Request-Id": {"a-3"}}, "a-3"},
+		{"a CDN's ray as the last resort", http.Header{"Cf-Ray": {"8f1-AMS"}}, "8f1-AMS"},
+		{"none", http.Header{"Content-Type": {"application/json"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, requestID(tt.header))
 		})
 	}
 }
