@@ -170,6 +170,7 @@ func TestTapThenReplay(t *testing.T) {
 	assert.Equal(t, 401, resp.StatusCode)
 	resp, liveImg, err := do(t, ctx, client, "POST", srv.URL+"/base/v1/images/generations", imageKey, imgBody)
 	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
 	tr, err := log.End()
 	require.NoError(t, err)
 	require.NotNil(t, tr)
