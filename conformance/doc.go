@@ -4,7 +4,8 @@
 //	load     LoadSuite: case files (catalog), response schemas (schemas), fixtures
 //	plan     Plan, PlanProbe: case × model, filtered, sharded, capped by a budget (calls, cost units);
 //	         a Manifest (manifest.json) records the run before its first call, PlanRerun re-plans its failures
-//	execute  Runner: HTTP per key kind, concurrency per key, timeouts, retries
+//	execute  Runner: HTTP per key kind, concurrency per key, timeouts, retries; each call's exchange
+//	         captured (record.Tap: transcripts, run --record) or answered from a recording (record.Replay)
 //	check    status, JSON Schema, gjson matchers, SSE grammars (streams), decoded images (imagecheck)
 //	results  one results.Result per case × model, handed on as it finishes
 //	report   package report renders results; the engine never imports it
@@ -13,7 +14,8 @@
 // results (the result record, results.jsonl and the verdict: results.Judge),
 // sse and streams (reading and judging event streams), imagecheck (decoding,
 // size, alpha), pairwise (explore-tier combinations), redact (secrets out of
-// every output), waivers (known deviations: --waivers).
+// every output), waivers (known deviations: --waivers), record (recordings:
+// run --record, --replay, serve's relay and stand-in).
 //
 // The reference gateway (refgateway) is the thing judged: it imports nothing
 // of the engine and the engine imports nothing of it. Only the wiring — the

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -359,4 +360,22 @@ func TestRecordReplayWholeCatalog(t *testing.T) {
 	require.Positive(t, finals)
 	t.Logf("recording of the whole catalog: %.1f MB in %d files (%d exchanges: %.1f MB; %d blobs: %.1f MB); %d final images: %.0f KB of recording per final image",
 		float64(total)/1e6, files+nblobs, nex, float64(exchanges)/1e6, nblobs, float64(blobs)/1e6, finals, float64(total)/float64(finals)/1e3)
+	// What the blobs save: each reference inline as base64, as go-vcr
+	// would keep it.
+	var inline int64
+	refRE := regexp.MustCompile(`gwconform-blob:([0-9a-f]{64}\.[a-z0-9]+)`)
+	require.NoError(t, filepath.WalkDir(filepath.Join(rec, record.ExchangesDir), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, m := range refRE.FindAllSubmatch(b, -1) {
+			info, err := os.Stat(filepath.Join(rec, record.BlobsDir, string(m[1])))
+			require.NoError(t, err)
+			inline += (info.Size() + 2) / 3 * 4
+		}
+		return nil
+	}))
+	t.Logf("the same exchanges with every payload inline as base64: %.1f MB", float64(exchanges+inline)/1e6)
 }
