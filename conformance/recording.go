@@ -17,6 +17,9 @@ func (r *Runner) runLogged(ctx context.Context, client *http.Client, o Options, 
 	res := r.runCall(ctx, client, o, call)
 	tr, err := log.End() // runCall has closed every body
 	res.Transcript = tr
+	if log.Replayed() {
+		res.CostUnits = 0 // a replay sends nothing, so it spends nothing
+	}
 	if err != nil {
 		// --record was asked for and this exchange is not kept: the run
 		// itself broke, whatever the gateway answered.

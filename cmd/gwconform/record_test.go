@@ -312,6 +312,11 @@ func TestRecordReplayWholeCatalog(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d results of the replay equal the recorded run's", same, len(recorded))
+	replayed, err := results.ReadFile(filepath.Join(replay, results.FileName))
+	require.NoError(t, err)
+	for _, r := range replayed {
+		assert.Zero(t, r.CostUnits, "a replay spends nothing")
+	}
 
 	assertNoSecret(t, rec, live, replay)
 	files := validateRecording(t, rec)

@@ -88,6 +88,13 @@ func (l *Log) End() (*results.Transcript, error) {
 	return transcript(ex.Rounds, where), nil
 }
 
+// Replayed says a Replay answered the call from a recording.
+func (l *Log) Replayed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.served != nil
+}
+
 // Tap is an http.RoundTripper that captures the exchanges of the calls
 // made through it (those whose context carries a Log) and passes them on
 // to Next unchanged: the engine still reads each body as it arrives, so
