@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -52,6 +53,9 @@ func useReplay(s *settings, stderr io.Writer) error {
 	s.target.PublicImageURL = meta.PublicImageURL
 	s.target.Headers, s.target.KeyHeaders, s.target.SecretValues = nil, nil, nil
 	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, BasePath: basePath(s.target.BaseURL)}}
+	// A recorded 429 is answered by its recorded retry at once: the wait
+	// it asked for is over, and the recording holds what came after it.
+	s.options.RetryWait, s.options.MaxRetryWait = time.Millisecond, time.Millisecond
 	s.replayed = &replayed{dir: s.replay, meta: meta}
 	from := ""
 	if meta.BaseURL != "" {

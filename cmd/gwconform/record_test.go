@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -383,4 +387,41 @@ func TestRecordReplayWholeCatalog(t *testing.T) {
 		return nil
 	}))
 	t.Logf("the same exchanges with every payload inline as base64: %.1f MB", float64(exchanges+inline)/1e6)
+}
+
+// A call the gateway throttled once is replayed with its retry, at once:
+// the same pass after two attempts (flaky), without the wait it asked for.
+func TestReplayOfARetryDoesNotWait(t *testing.T) {
+	clearEnv(t)
+	g, err := refgateway.New(refgateway.Config{})
+	require.NoError(t, err)
+	var throttled atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && throttled.CompareAndSwap(false, true) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		g.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	def := refgateway.DefaultKeys()
+	dir := t.TempDir()
+	rec, live, replay := filepath.Join(dir, "rec"), filepath.Join(dir, "live"), filepath.Join(dir, "replay")
+	code, _, stderr := gw(t, "run", "--out", live, "--record", rec, "--base-url", srv.URL, "--text-key", def.Text, "--case", "chat-json")
+	require.Equal(t, exitOK, code, stderr)
+	srv.Close()
+	start := time.Now()
+	code, _, stderr = gw(t, "run", "--out", replay, "--replay", rec, "--case", "chat-json")
+	took := time.Since(start)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Less(t, took, 500*time.Millisecond, "the replay waited for the recorded Retry-After")
+	assert.Equal(t, verdicts(t, live), verdicts(t, replay))
+	rs, err := results.ReadFile(filepath.Join(replay, results.FileName))
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.Equal(t, 2, rs[0].Attempts)
+	assert.True(t, rs[0].Flaky)
+	require.NotNil(t, rs[0].Transcript)
+	assert.Equal(t, []int{429, 200}, []int{rs[0].Transcript.Rounds[0].Status, rs[0].Transcript.Rounds[1].Status})
 }
