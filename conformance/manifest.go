@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // ManifestFile is the manifest's name in an --out directory.
@@ -163,24 +164,7 @@ func (m Manifest) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+ManifestFile+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, ManifestFile))
+	return results.WriteBytes(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // ReadManifest reads dir/manifest.json. It refuses unknown fields and other

@@ -86,30 +86,9 @@ func WriteAll(dir string, r *Report) error {
 		if err := f.write(&b); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name), b.Bytes()); err != nil {
+		if err := results.WriteBytes(filepath.Join(dir, f.name), b.Bytes()); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Store is a recording directory.
@@ -187,7 +189,7 @@ func (s *Store) writeBlobs(blobs map[string][]byte) error {
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		if err := writeAtomic(path, b); err != nil {
+		if err := results.WriteBytes(path, b); err != nil {
 			return err
 		}
 	}
@@ -207,30 +209,7 @@ func (s *Store) writeJSON(rel string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(path, b.Bytes())
-}
-
-// writeAtomic writes through a temporary file, so that a killed run never
-// leaves half a file: an exchange is there whole, or not at all.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return results.WriteBytes(path, b.Bytes())
 }
 
 // Read reads an exchange file, rel being relative to the recording.

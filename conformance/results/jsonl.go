@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -37,16 +36,25 @@ func Append(path string) (*Writer, error) {
 	return &Writer{f: f}, nil
 }
 
-// Write appends one result as a line and flushes it to the file.
-func (w *Writer) Write(r Result) error {
+// line encodes a result as one line of results.jsonl; reasons are always
+// an array, never null.
+func line(r Result) ([]byte, error) {
 	if r.Reasons == nil {
 		r.Reasons = []Reason{}
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Write appends one result as a line and flushes it to the file.
+func (w *Writer) Write(r Result) error {
+	b, err := line(r)
+	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.f.Write(b); err != nil {
@@ -66,31 +74,21 @@ func (w *Writer) Close() error {
 	return w.f.Close()
 }
 
-// WriteFile replaces path with rs, one line each, through a temporary file
-// in the same directory: a reader, or a run killed meanwhile, sees the old
-// file or the new one, never a mix.
+// WriteFile replaces path with rs, one line each (WriteAtomic: a reader,
+// or a run killed meanwhile, sees the old file or the new one).
 func WriteFile(path string, rs []Result) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	w := &Writer{f: tmp}
-	for _, r := range rs {
-		if err := w.Write(r); err != nil {
-			w.Close()
-			os.Remove(tmp.Name())
-			return err
+	return WriteAtomic(path, func(w io.Writer) error {
+		for _, r := range rs {
+			b, err := line(r)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
 		}
-	}
-	if err := w.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return nil
+	})
 }
 
 // Read parses a results.jsonl stream. A torn last line (a run killed mid-write)
