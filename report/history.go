@@ -3,7 +3,6 @@ package report
 import (
 	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
 	"slices"
 	"time"
@@ -193,45 +192,13 @@ var historyJS string
 //go:embed assets/history.css
 var historyCSS string
 
-// The history page follows report.html's rules (see html.go): the data goes
-// in as a JSON block, the script builds the page with createElement and
-// textContent only, and a Content-Security-Policy pins the page's own
-// script and style and allows nothing else.
-var historyTmpl = template.Must(template.New("history.html").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="generator" content="gwconform">
-<title>{{.Title}}</title>
-<link rel="icon" href="data:,">
-<style>{{.CSS}}</style>
-</head>
-<body>
-<header class="top">
-<h1 id="title">{{.Title}}</h1>
-<p id="facts" class="facts"></p>
-</header>
-<noscript><p class="noscript">This page is drawn by JavaScript. The same data is in the nights' report.json files.</p></noscript>
-<main>
-<section id="nights" class="nights" aria-label="Nights"></section>
+// historyPage is history.html: report.html's styles and its own, and the
+// same rules (page.go).
+var historyPage = newPage(reportCSS+historyCSS, historyJS, "history-data", `<p id="facts" class="facts"></p>`,
+	"This page is drawn by JavaScript. The same data is in the nights' report.json files.",
+	`<section id="nights" class="nights" aria-label="Nights"></section>
 <section id="attention" class="attention" aria-label="Red and flapping cells"></section>
-<section id="history-wrap" class="matrix-wrap" aria-label="Matrix over nights"></section>
-</main>
-<script type="application/json" id="history-data">{{.Data}}</script>
-<script>{{.JS}}</script>
-</body>
-</html>
-`))
-
-// historyStyle is the page's one style block: the report's styles and the
-// history's own.
-var historyStyle = reportCSS + historyCSS
-
-var historyCSP = "default-src 'none'; img-src data:; style-src " + cspHash(historyStyle) +
-	"; script-src " + cspHash(historyJS) + "; base-uri 'none'; form-action 'none'"
+<section id="history-wrap" class="matrix-wrap" aria-label="Matrix over nights"></section>`)
 
 // WriteHTML writes history.html.
 func (h *History) WriteHTML(w io.Writer) error {
@@ -239,19 +206,7 @@ func (h *History) WriteHTML(w io.Writer) error {
 	if n := len(h.Nights); n > 0 {
 		title += ": " + h.Nights[0].Label + " to " + h.Nights[n-1].Label
 	}
-	return historyTmpl.Execute(w, struct {
-		Title string
-		CSP   string
-		CSS   template.CSS
-		JS    template.JS
-		Data  *History
-	}{
-		Title: title,
-		CSP:   historyCSP,
-		CSS:   template.CSS(historyStyle), // constants of this package
-		JS:    template.JS(historyJS),
-		Data:  h,
-	})
+	return historyPage.write(w, title, h)
 }
 
 // FileHistory is the history page's name in its --out directory.

@@ -278,10 +278,10 @@ func TestHTMLSelfContained(t *testing.T) {
 	// CSP: no network, scripts and styles pinned by hash.
 	assert.Contains(t, page, `content="default-src &#39;none&#39;; img-src data:; style-src &#39;sha256-`)
 	unescaped := stdhtml.UnescapeString(page)
-	assert.True(t, strings.Contains(unescaped, "script-src "+cspHash(reportJS)+";"), "CSP pins the script")
+	assert.True(t, strings.Contains(unescaped, "script-src "+cspHash(reportPage.js)+";"), "CSP pins the script")
 	assert.True(t, strings.Contains(unescaped, "style-src "+cspHash(reportCSS)+";"), "CSP pins the style")
 	// the inline blocks are exactly the hashed assets (else the CSP blocks them)
-	assert.True(t, strings.Contains(page, "<script>"+reportJS+"</script>"), "script inlined verbatim")
+	assert.True(t, strings.Contains(page, "<script>"+reportPage.js+"</script>"), "script inlined verbatim")
 	assert.True(t, strings.Contains(page, "<style>"+reportCSS+"</style>"), "style inlined verbatim")
 	assert.True(t, strings.Contains(page, `data:image/png;base64,iVBORw0KGgo=`), "thumbnail kept")
 }

@@ -10,20 +10,6 @@
   var features = H.features || [];
   var cells = H.cells || [];
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function add(parent) {
-    for (var i = 1; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined) continue;
-      parent.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    }
-    return parent;
-  }
   function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
   function nightName(i) { return i >= 0 && i < nights.length ? nights[i].label : ''; }
   // state is what a night's cell shows: red (it failed the run), soft (a

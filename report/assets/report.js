@@ -28,20 +28,6 @@
     none: 'no cases for this model'
   };
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function add(parent) {
-    for (var i = 1; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined) continue;
-      parent.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    }
-    return parent;
-  }
   function ms(v) {
     if (v === undefined || v === null) return '\u2013';
     if (v >= 10000) return (v / 1000).toFixed(1) + ' s';
