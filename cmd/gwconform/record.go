@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance"
@@ -131,9 +130,7 @@ func (s *settings) reportReplay() *report.Replay {
 // results.jsonl, and writes the full reports. The outcome is the one an
 // uninterrupted run would have had: each case × model once.
 func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Writer) int {
-	if d := recorded.Differences(ss.manifest(nil)); len(d) > 0 {
-		fmt.Fprintf(stderr, "gwconform run --resume: %s holds another run; resuming with these settings would mix two runs:\n  %s\n"+
-			"(drop the flags that differ: the recorded run's settings are used)\n", ss.out, strings.Join(d, "\n  "))
+	if !sameRun(ss, recorded, "--resume", "resuming", stderr) {
 		return exitNotStart
 	}
 	path := filepath.Join(ss.out, results.FileName)

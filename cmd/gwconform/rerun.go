@@ -63,9 +63,7 @@ func (f *engineFlags) adoptManifest(s *settings, m conformance.Manifest) error {
 // results.jsonl, keeping its first run's status and reasons (a pass is
 // flaky), and every report is written again.
 func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.Writer) int {
-	if d := recorded.Differences(ss.manifest(nil)); len(d) > 0 {
-		fmt.Fprintf(stderr, "gwconform run --rerun-failed: %s holds another run; re-running with these settings would mix two runs:\n  %s\n"+
-			"(drop the flags that differ: the recorded run's settings are used)\n", ss.out, strings.Join(d, "\n  "))
+	if !sameRun(ss, recorded, "--rerun-failed", "re-running", stderr) {
 		return exitNotStart
 	}
 	path := filepath.Join(ss.out, results.FileName)
@@ -125,4 +123,17 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
 	return exitCode(v)
+}
+
+// sameRun refuses, saying why, settings that differ from the run recorded
+// in --out: continuing it (--resume, --rerun-failed) with others would mix
+// two runs in one results.jsonl.
+func sameRun(ss *session, recorded conformance.Manifest, flag, doing string, stderr io.Writer) bool {
+	d := recorded.Differences(ss.manifest(nil))
+	if len(d) == 0 {
+		return true
+	}
+	fmt.Fprintf(stderr, "gwconform run %s: %s holds another run; %s with these settings would mix two runs:\n  %s\n"+
+		"(drop the flags that differ: the recorded run's settings are used)\n", flag, ss.out, doing, strings.Join(d, "\n  "))
+	return false
 }
