@@ -9,20 +9,13 @@ import "image"
 // allocation per pixel. It stops as soon as both answers are known.
 func scanAlpha(img image.Image) (alpha, transparent bool) {
 	r := img.Bounds()
-	if r.Empty() {
+	if r.Empty() || noAlpha(img) {
 		return false, false
 	}
+	if p, ok := alpha8(img); ok {
+		return scan8(p, r.Dx(), r.Dy())
+	}
 	switch m := img.(type) {
-	case *image.YCbCr, *image.Gray, *image.Gray16, *image.CMYK:
-		return false, false // no alpha channel at all
-	case *image.NRGBA:
-		return scan8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3)
-	case *image.RGBA:
-		return scan8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3)
-	case *image.Alpha:
-		return scan8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 1, 0)
-	case *image.NYCbCrA:
-		return scan8(m.A, m.AStride, m.AOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 1, 0)
 	case *image.NRGBA64:
 		return scan16(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 8, 6)
 	case *image.RGBA64:
@@ -35,11 +28,50 @@ func scanAlpha(img image.Image) (alpha, transparent bool) {
 	return scanGeneric(img)
 }
 
-// scan8 walks an 8-bit alpha sample at byte aoff of each bpp-byte pixel.
-func scan8(pix []byte, stride, start, w, h, bpp, aoff int) (alpha, transparent bool) {
+// noAlpha is true for the decoders' types that have no alpha channel.
+func noAlpha(img image.Image) bool {
+	switch img.(type) {
+	case *image.YCbCr, *image.Gray, *image.Gray16, *image.CMYK:
+		return true
+	}
+	return false
+}
+
+// plane8 locates the 8-bit alpha samples of an image in its raw buffer:
+// the sample of each bpp-byte pixel is at byte aoff, rows stride apart
+// from start.
+type plane8 struct {
+	pix                      []byte
+	stride, start, bpp, aoff int
+}
+
+// row returns the bytes of row y (w pixels).
+func (p plane8) row(y, w int) []byte {
+	at := p.start + y*p.stride
+	return p.pix[at : at+w*p.bpp]
+}
+
+// alpha8 finds the 8-bit alpha plane of the types that keep one.
+func alpha8(img image.Image) (plane8, bool) {
+	min := img.Bounds().Min
+	switch m := img.(type) {
+	case *image.NRGBA:
+		return plane8{m.Pix, m.Stride, m.PixOffset(min.X, min.Y), 4, 3}, true
+	case *image.RGBA:
+		return plane8{m.Pix, m.Stride, m.PixOffset(min.X, min.Y), 4, 3}, true
+	case *image.Alpha:
+		return plane8{m.Pix, m.Stride, m.PixOffset(min.X, min.Y), 1, 0}, true
+	case *image.NYCbCrA:
+		return plane8{m.A, m.AStride, m.AOffset(min.X, min.Y), 1, 0}, true
+	}
+	return plane8{}, false
+}
+
+// scan8 walks the 8-bit alpha plane of a w×h image.
+func scan8(p plane8, w, h int) (alpha, transparent bool) {
 	for y := 0; y < h; y++ {
-		row := pix[start+y*stride : start+y*stride+w*bpp]
-		for i := aoff; i < len(row); i += bpp {
+		row := p.row(y, w)
+		for i := p.aoff; i < len(row); i += p.bpp {
 			if a := row[i]; a != 0xFF {
 				alpha = true
 				if a == 0 {
@@ -143,17 +175,13 @@ func TransparentShare(img image.Image, below uint8) float64 {
 	if total == 0 {
 		return 0
 	}
+	if noAlpha(img) {
+		return 0
+	}
 	n := 0
-	switch m := img.(type) {
-	case *image.YCbCr, *image.Gray, *image.Gray16, *image.CMYK:
-		return 0 // no alpha channel
-	case *image.NRGBA:
-		n = countBelow8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3, below)
-	case *image.RGBA:
-		n = countBelow8(m.Pix, m.Stride, m.PixOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 4, 3, below)
-	case *image.NYCbCrA:
-		n = countBelow8(m.A, m.AStride, m.AOffset(r.Min.X, r.Min.Y), r.Dx(), r.Dy(), 1, 0, below)
-	default:
+	if p, ok := alpha8(img); ok {
+		n = countBelow8(p, r.Dx(), r.Dy(), below)
+	} else {
 		limit := uint32(below) * 0x101 // RGBA() alpha is 16-bit
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			for x := r.Min.X; x < r.Max.X; x++ {
@@ -168,12 +196,12 @@ func TransparentShare(img image.Image, below uint8) float64 {
 	return float64(n) / float64(total)
 }
 
-// countBelow8 counts 8-bit alpha samples below limit.
-func countBelow8(pix []byte, stride, start, w, h, bpp, aoff int, limit uint8) int {
+// countBelow8 counts the samples of a w×h alpha plane below limit.
+func countBelow8(p plane8, w, h int, limit uint8) int {
 	n := 0
 	for y := 0; y < h; y++ {
-		row := pix[start+y*stride : start+y*stride+w*bpp]
-		for i := aoff; i < len(row); i += bpp {
+		row := p.row(y, w)
+		for i := p.aoff; i < len(row); i += p.bpp {
 			if row[i] < limit {
 				n++
 			}

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -506,5 +507,47 @@ func BenchmarkInspectPNG1024(b *testing.B) {
 		if _, _, err := Inspect(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestTransparentShare(t *testing.T) {
+	half := func(img interface {
+		image.Image
+		Set(x, y int, c color.Color)
+	}) image.Image {
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				a := uint8(255)
+				if x < b.Dx()/2 {
+					a = 0
+				}
+				img.Set(x, y, color.NRGBA{R: 200, A: a})
+			}
+		}
+		return img
+	}
+	speck := image.NewNRGBA(image.Rect(0, 0, 10, 10))
+	draw.Draw(speck, speck.Bounds(), image.NewUniform(color.NRGBA{R: 9, A: 255}), image.Point{}, draw.Src)
+	speck.SetNRGBA(0, 0, color.NRGBA{A: 254})
+	tests := []struct {
+		name  string
+		img   image.Image
+		below uint8
+		want  float64
+	}{
+		{"NRGBA half transparent", half(image.NewNRGBA(image.Rect(0, 0, 8, 4))), 128, 0.5},
+		{"RGBA half transparent", half(image.NewRGBA(image.Rect(0, 0, 8, 4))), 128, 0.5},
+		{"NRGBA64 (the generic path)", half(image.NewNRGBA64(image.Rect(0, 0, 8, 4))), 128, 0.5},
+		{"a sub-image keeps its own bounds", half(image.NewNRGBA(image.Rect(0, 0, 8, 4))).(*image.NRGBA).SubImage(image.Rect(0, 0, 4, 4)), 128, 1},
+		{"one pixel at 254 is no region", speck, 128, 0},
+		{"one pixel at 254 counts below 255", speck, 255, 0.01},
+		{"JPEG-like YCbCr has none", image.NewYCbCr(image.Rect(0, 0, 4, 4), image.YCbCrSubsampleRatio420), 255, 0},
+		{"empty", image.NewNRGBA(image.Rect(0, 0, 0, 0)), 128, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.want, TransparentShare(tt.img, tt.below), 1e-9)
+		})
 	}
 }
