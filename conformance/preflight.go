@@ -25,10 +25,6 @@ const preflightTimeout = 10 * time.Second
 // key kinds the gateway refused (401 or 403), with what it answered, so
 // their cases are skipped as "key rejected" rather than failed one by one.
 func Preflight(ctx context.Context, t Target) (map[catalog.KeyKind]string, error) {
-	client := t.Client
-	if client == nil {
-		client = &http.Client{}
-	}
 	rejected := map[catalog.KeyKind]string{}
 	var kinds []catalog.KeyKind
 	for _, k := range catalog.KeyKinds {
@@ -40,7 +36,7 @@ func Preflight(ctx context.Context, t Target) (map[catalog.KeyKind]string, error
 		kinds = []catalog.KeyKind{""} // reachability only
 	}
 	for _, kind := range kinds {
-		status, err := preflightCall(ctx, client, t, kind)
+		status, err := preflightCall(ctx, t, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -51,18 +47,10 @@ func Preflight(ctx context.Context, t Target) (map[catalog.KeyKind]string, error
 	return rejected, nil
 }
 
-func preflightCall(ctx context.Context, client *http.Client, t Target, kind catalog.KeyKind) (int, error) {
+func preflightCall(ctx context.Context, t Target, kind catalog.KeyKind) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
-	if err != nil {
-		return 0, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
-	}
-	t.setHeaders(req.Header, kind)
-	if kind != "" {
-		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
-	}
-	resp, err := client.Do(req)
+	resp, err := t.getModels(ctx, kind)
 	if err != nil {
 		return 0, unreachable(t.BaseURL, err)
 	}

@@ -26,17 +26,7 @@ type NewModel struct {
 
 // ListModels asks GET /v1/models with one key and returns the ids (spec 4.1).
 func ListModels(ctx context.Context, t Target, kind catalog.KeyKind) ([]string, error) {
-	client := t.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
-	if err != nil {
-		return nil, err
-	}
-	t.setHeaders(req.Header, kind)
-	req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
-	resp, err := client.Do(req)
+	resp, err := t.getModels(ctx, kind)
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,7 @@ type Runner struct {
 // reported and calls in flight end with status error.
 func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result)) {
 	o := r.Options.withDefaults()
-	client := r.Target.Client
-	if client == nil {
-		client = &http.Client{}
-	}
+	client := r.Target.client()
 	sems := map[catalog.KeyKind]chan struct{}{}
 	for _, k := range catalog.KeyKinds {
 		sems[k] = make(chan struct{}, o.Concurrency)
@@ -76,10 +73,7 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	if call.Skip != nil {
 		return skipped(call)
 	}
-	client := r.Target.Client
-	if client == nil {
-		client = &http.Client{}
-	}
+	client := r.Target.client()
 	res := r.runLogged(ctx, client, r.Options.withDefaults(), call)
 	redact.Result(&res, r.Target.Secrets())
 	return res

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -33,6 +34,30 @@ type Target struct {
 	// SecretValues are header values to redact like keys: values taken
 	// from the environment with ${NAME}, of redact.MinSecretLen or more.
 	SecretValues []string
+}
+
+// client returns the target's client, or one with no overall timeout
+// (Options bound each request instead).
+func (t Target) client() *http.Client {
+	if t.Client != nil {
+		return t.Client
+	}
+	return &http.Client{}
+}
+
+// getModels sends GET /v1/models with the headers and the key of a kind
+// ("" for no key): the preflight, and the model lists of probe and of a
+// differs_from check.
+func (t Target) getModels(ctx context.Context, kind catalog.KeyKind) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
+	}
+	t.setHeaders(req.Header, kind)
+	if kind != "" {
+		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
+	}
+	return t.client().Do(req)
 }
 
 // setHeaders adds the target's headers for a request of that key kind
