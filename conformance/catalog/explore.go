@@ -105,26 +105,10 @@ type condition struct {
 
 // decodeExplore reads an explore list and returns the generated cases.
 func (l *loader) decodeExplore(d *decoder, n ast.Node) []Case {
-	seq := d.sequence(n, "explore", "a list of domains")
-	if seq == nil {
-		return nil
-	}
-	if len(seq.Values) == 0 {
-		d.errf(seq, "explore: empty list")
-	}
 	var out []Case
-	for _, item := range seq.Values {
-		d.resetCase()
-		item = d.resolve(item)
-		if item == nil {
-			continue
-		}
-		if _, ok := item.(*ast.MappingNode); !ok {
-			d.errf(item, "an explore domain must be a mapping, got %s", kindOf(item))
-			continue
-		}
+	d.eachMapping(n, "explore", "a list of domains", "an explore domain", func(item ast.Node) {
 		out = append(out, l.exploreDomain(d, item)...)
-	}
+	})
 	return out
 }
 

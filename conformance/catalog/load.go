@@ -220,25 +220,34 @@ func (d *decoder) sequence(n ast.Node, field, what string) *ast.SequenceNode {
 	return seq
 }
 
-// decodeCases reads a cases list.
-func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out []Case) {
-	seq := d.sequence(casesNode, "cases", "a list of cases")
+// eachMapping calls each for every item of the list n of field (cases,
+// explore), with the per-case decoding state reset; a list that is not one,
+// an empty list and an item that is not a mapping are errors at their place.
+func (d *decoder) eachMapping(n ast.Node, field, what, item string, each func(ast.Node)) {
+	seq := d.sequence(n, field, what)
 	if seq == nil {
-		return nil
+		return
 	}
 	if len(seq.Values) == 0 {
-		d.errf(seq, "cases: empty list")
+		d.errf(seq, "%s: empty list", field)
 	}
-	for _, item := range seq.Values {
+	for _, v := range seq.Values {
 		d.resetCase()
-		item = d.resolve(item)
-		if item == nil {
+		v = d.resolve(v)
+		if v == nil {
 			continue
 		}
-		if _, ok := item.(*ast.MappingNode); !ok {
-			d.errf(item, "a case must be a mapping, got %s", kindOf(item))
+		if _, ok := v.(*ast.MappingNode); !ok {
+			d.errf(v, "%s must be a mapping, got %s", item, kindOf(v))
 			continue
 		}
+		each(v)
+	}
+}
+
+// decodeCases reads a cases list.
+func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out []Case) {
+	d.eachMapping(casesNode, "cases", "a list of cases", "a case", func(item ast.Node) {
 		var c Case
 		at := nodePos(item)
 		d.pos[""] = at
@@ -247,7 +256,7 @@ func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out [
 		c.Pos = fmt.Sprintf("%s:%d:%d", file, at.Line, at.Col)
 		l.validate(d, &c)
 		out = append(out, c)
-	}
+	})
 	return out
 }
 
