@@ -3,8 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,23 +31,35 @@ type Config struct {
 	Local bool
 }
 
-// ConfigFromEnv reads GWCONFORM_BASE_URL, the key, header and public image
-// variables, GWCONFORM_TIERS (comma-separated globs), GWCONFORM_STRICT and
-// GWCONFORM_WAIVERS (a waivers file).
-func ConfigFromEnv() (Config, error) {
-	cfg := Config{Target: TargetFromEnv(), Strict: os.Getenv("GWCONFORM_STRICT") != ""}
-	if err := cfg.Target.HeadersFromEnv(); err != nil {
-		return cfg, err
+// goTestSettings are the rows of SettingsTable that go test reads, from
+// their variables: the same names, checks and meanings as gwconform run's.
+var goTestSettings = func() []string {
+	names := []string{"base-url", "public-image-url", "tier", "strict", "waivers", "header"}
+	for _, k := range catalog.KeyKinds {
+		names = append(names, string(k)+"-key", string(k)+"-header")
 	}
-	if file := os.Getenv(waivers.Variable); file != "" {
-		set, err := waivers.Load(file)
+	return names
+}()
+
+// ConfigFromEnv reads GWCONFORM_BASE_URL (set but empty is refused), the
+// key, header and public image variables, GWCONFORM_TIERS (comma-separated
+// globs), GWCONFORM_STRICT and GWCONFORM_WAIVERS (a waivers file).
+func ConfigFromEnv() (Config, error) {
+	set := NewSettings(nil, goTestSettings...)
+	if err := set.FromEnv(); err != nil {
+		return Config{}, err
+	}
+	target, err := set.Target()
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: Selection{Tiers: set.List("tier")}}
+	if file := set.String("waivers"); file != "" {
+		ws, err := waivers.Load(file)
 		if err != nil {
 			return cfg, fmt.Errorf("%s: %w", waivers.Variable, err)
 		}
-		cfg.Waivers = set
-	}
-	if tiers := os.Getenv("GWCONFORM_TIERS"); tiers != "" {
-		cfg.Selection.Tiers = strings.Split(tiers, ",")
+		cfg.Waivers = ws
 	}
 	return cfg, cfg.Target.Validate()
 }
@@ -116,7 +126,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 	if len(target.Keys) == 0 {
 		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
 	}
-	rejected, err := Preflight(context.Background(), target)
+	rejected, err := Preflight(context.Background(), suite.Catalog, target)
 	if err != nil {
 		t.Fatal(err)
 	}

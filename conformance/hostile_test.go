@@ -228,8 +228,11 @@ type hostileRow struct {
 	caseID  string
 	handler func(done <-chan struct{}) http.HandlerFunc
 	opts    func(*conformance.Options) // tweaks hostileOptions; nil keeps them
-	within  time.Duration              // the runner must return within this
-	atLeast time.Duration              // and not before this (a wait honoured)
+	// guard is a hang guard, ten times or more the expected duration: the
+	// test fails only when the runner has not returned by then. No upper
+	// bound is asserted: a loaded machine may be slow, never wrong.
+	guard   time.Duration
+	atLeast time.Duration // the runner returns no sooner: a wait honoured
 	status  results.Status
 	check   string // a reason with this check ("" with status pass: no reason)
 	says    string // and this text (message, where, expected or actual)
@@ -251,8 +254,8 @@ func hostileRows() []hostileRow {
 		// and the limit, long before the whole-request limit.
 		{
 			name: "connect phase: the TLS handshake never ends", caseID: "h-json", silentTLS: true,
-			opts:   func(o *conformance.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
-			within: 3 * time.Second, atLeast: 400 * time.Millisecond,
+			opts:  func(o *conformance.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
+			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: results.StatusError, check: "transport", says: "stalled in the connect phase",
 		},
 		{
@@ -265,8 +268,8 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
-			within: 3 * time.Second, atLeast: 400 * time.Millisecond,
+			opts:  func(o *conformance.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
+			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: results.StatusError, check: "transport", says: "stalled in the first byte phase",
 		},
 		{
@@ -282,8 +285,8 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
-			within: 3 * time.Second, atLeast: 400 * time.Millisecond,
+			opts:  func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: results.StatusError, check: "transport", says: "stalled in the body phase",
 		},
 		{
@@ -301,8 +304,8 @@ func hostileRows() []hostileRow {
 					w.Write([]byte(chunk("[DONE]")))
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
-			within: 5 * time.Second, atLeast: 1500 * time.Millisecond,
+			opts:  func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			guard: 30 * time.Second, atLeast: 1500 * time.Millisecond,
 			status: results.StatusPass,
 		},
 		{
@@ -314,7 +317,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("          "), 6554), 64<<20, 0)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "transport", says: "1048576-byte cap",
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "1048576-byte cap",
 			maxAlloc: 16 << 20, // the body is 64 MiB; the cap 1 MiB
 		},
 		{
@@ -327,7 +330,7 @@ func hostileRows() []hostileRow {
 					w.Write(bomb)
 				}
 			},
-			within: 2 * time.Second, status: results.StatusFail, check: "transport", says: "byte cap",
+			guard: 20 * time.Second, status: results.StatusFail, check: "transport", says: "byte cap",
 			maxAlloc: 16 << 20, // 64 MiB inflated
 		},
 		{
@@ -339,7 +342,7 @@ func hostileRows() []hostileRow {
 					w.Write([]byte("this is not gzip at all, only junk that claims to be"))
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "transport", says: "gzip",
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "gzip",
 		},
 		{
 			name: "sse data line without end", caseID: "h-stream",
@@ -350,7 +353,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("x"), 8<<10), 0, 0)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
+			guard: 10 * time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
 			maxAlloc: 8 << 20,
 		},
 		{
@@ -362,7 +365,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("y"), 8<<10), 0, 0)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
+			guard: 10 * time.Second, status: results.StatusFail, check: "sse", says: "stream.too-large",
 		},
 		{
 			// Every event is small and valid: only a cap on the whole stream
@@ -376,7 +379,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(ev), 0, 0)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "transport", says: "1048576-byte cap",
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "1048576-byte cap",
 			maxAlloc: 32 << 20,
 		},
 		{
@@ -387,7 +390,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(": still here\n"), 0, 100*time.Millisecond)
 				}
 			},
-			within: 3 * time.Second, atLeast: 2 * time.Second,
+			guard: 30 * time.Second, atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: results.StatusError, check: "transport", says: "whole-request limit",
@@ -400,7 +403,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(" "), 0, 100*time.Millisecond)
 				}
 			},
-			within: 3 * time.Second, atLeast: 2 * time.Second,
+			guard: 30 * time.Second, atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: results.StatusError, check: "transport", says: "whole-request limit",
@@ -415,7 +418,7 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			within: 3 * time.Second, atLeast: 2 * time.Second,
+			guard: 30 * time.Second, atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: results.StatusError, check: "transport", says: "whole-request limit",
@@ -439,7 +442,10 @@ func hostileRows() []hostileRow {
 					buf.Flush()
 				}
 			},
-			within: time.Second, status: results.StatusError, check: "transport", says: "header",
+			// The whole-request limit is far past the time the header cap
+			// needs (reading 1 MiB), so only the cap can end the call.
+			opts:  func(o *conformance.Options) { o.Timeout = 5 * time.Minute },
+			guard: time.Minute, status: results.StatusError, check: "transport", says: "response headers exceeded 1048576 bytes",
 		},
 		{
 			name: "connection closed mid-body", caseID: "h-json",
@@ -448,7 +454,7 @@ func hostileRows() []hostileRow {
 					hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\":\"chatcmpl-1\",\"choi")
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
 		},
 		{
 			name: "connection closed mid-stream", caseID: "h-stream",
@@ -458,21 +464,21 @@ func hostileRows() []hostileRow {
 						"10\r\ndata: {\"choices\"\r\n")
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "unexpected EOF",
 		},
 		{
 			name: "connection closed before any byte", caseID: "h-json",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "") }
 			},
-			within: time.Second, status: results.StatusError, check: "transport", says: "EOF",
+			guard: 10 * time.Second, status: results.StatusError, check: "transport", says: "EOF",
 		},
 		{
 			name: "garbage status line", caseID: "h-json",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "SMTP ready\r\n\r\n") }
 			},
-			within: time.Second, status: results.StatusError, check: "transport", says: "malformed HTTP",
+			guard: 10 * time.Second, status: results.StatusError, check: "transport", says: "malformed HTTP",
 		},
 		{
 			name: "error status with endless body", caseID: "h-json",
@@ -483,7 +489,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("e"), 8<<10), 0, 0)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 500",
+			guard: 10 * time.Second, status: results.StatusFail, check: "status", says: "HTTP status 500",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 500, r.HTTPStatus)
 			},
@@ -498,7 +504,7 @@ func hostileRows() []hostileRow {
 					w.Write([]byte(body))
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "image", says: "pixel cap",
+			guard: 10 * time.Second, status: results.StatusFail, check: "image", says: "pixel cap",
 			maxAlloc: 16 << 20, // decoding would need 40 GB
 			extra: func(t *testing.T, r results.Result) {
 				assert.Empty(t, r.Images, "an image that does not decode is not listed")
@@ -509,8 +515,8 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), status(http.StatusOK))
 			},
-			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
-			within: 1900 * time.Millisecond, atLeast: 900 * time.Millisecond,
+			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			guard: 20 * time.Second, atLeast: 900 * time.Millisecond,
 			status: results.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 2, r.Attempts)
@@ -522,8 +528,8 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests)
 			},
-			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
-			within: time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
+			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			guard: 10 * time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 3, r.Attempts)
 				assert.False(t, r.Flaky)
@@ -534,8 +540,8 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests, "Retry-After", "3600")
 			},
-			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
-			within: time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
+			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			guard: 10 * time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 1, r.Attempts, "no retry can finish before the timeout")
 			},
@@ -545,8 +551,8 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusServiceUnavailable), status(http.StatusOK))
 			},
-			opts:   func(o *conformance.Options) { o.MaxRetries = 2 },
-			within: time.Second, status: results.StatusPass,
+			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			guard: 10 * time.Second, status: results.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 2, r.Attempts)
 				assert.True(t, r.Flaky)
@@ -561,7 +567,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, `{"error":{"message":"key %s rejected (%s)"}}`, r.Header.Get("Authorization"), r.Header.Get("Authorization"))
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
+			guard: 10 * time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
 		},
 		{
 			// The status reason keeps 300 bytes of the body: place the key
@@ -574,7 +580,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, "%s%s and more text after it", strings.Repeat("p", 276), hostileKey)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
+			guard: 10 * time.Second, status: results.StatusFail, check: "status", says: "HTTP status 401",
 		},
 		{
 			// The schema message shows at most 80 bytes of the wrong value.
@@ -587,7 +593,7 @@ func hostileRows() []hostileRow {
 						strings.Repeat("o", 50), key)
 				}
 			},
-			within: time.Second, status: results.StatusFail, check: "schema", says: "chat.completion",
+			guard: 10 * time.Second, status: results.StatusFail, check: "schema", says: "chat.completion",
 		},
 		{
 			name: "stream event types echo the key", caseID: "h-stream",
@@ -598,7 +604,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, "data: {\"type\":%q,\"choices\":[]}\n\ndata: [DONE]\n\n", key)
 				}
 			},
-			within: time.Second, status: results.StatusPass,
+			guard: 10 * time.Second, status: results.StatusPass,
 		},
 		{
 			name: "100k tiny valid events", caseID: "h-stream",
@@ -613,8 +619,8 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
-			within: 60 * time.Second, status: results.StatusPass,
+			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
+			guard: 5 * time.Minute, status: results.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 100_001, r.Events)
 				assert.LessOrEqual(t, len(r.EventTypes), 200)
@@ -636,8 +642,8 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
-			within: 60 * time.Second, status: results.StatusFail, check: "schema", says: "choices",
+			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
+			guard: 5 * time.Minute, status: results.StatusFail, check: "schema", says: "choices",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 100_001, r.Events)
 				assert.LessOrEqual(t, len(r.EventTypes), 200)
@@ -658,8 +664,8 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:   func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 30*time.Second, 64<<20 },
-			within: 30 * time.Second, status: results.StatusFail, check: "schema", says: "choices",
+			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 30*time.Second, 64<<20 },
+			guard: 5 * time.Minute, status: results.StatusFail, check: "schema", says: "choices",
 			extra: func(t *testing.T, r results.Result) {
 				longest := 0
 				for _, typ := range r.EventTypes {
@@ -673,8 +679,10 @@ func hostileRows() []hostileRow {
 }
 
 // TestHostileGateway runs one call against each misbehaving gateway: the
-// runner returns within the bound, with one complete result naming the
-// broken check, its memory bounded, and the key never shown.
+// runner returns (a hang guard far above the expected time), with one
+// complete result naming the broken check, its memory bounded, and the key
+// never shown. Which limit ends a call is decided by the row's bounds, never
+// by how fast the machine is.
 func TestHostileGateway(t *testing.T) {
 	suite := loadHostileSuite(t)
 	for _, row := range hostileRows() {
@@ -713,14 +721,13 @@ func TestHostileGateway(t *testing.T) {
 			}()
 			select {
 			case <-finished:
-			case <-time.After(row.within + 5*time.Second):
+			case <-time.After(row.guard):
 				t.Fatalf("the runner hangs: no return after %s", time.Since(start))
 			}
 			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 
-			assert.LessOrEqual(t, took, row.within, "the runner returns within the bound")
-			assert.GreaterOrEqual(t, took, row.atLeast)
+			assert.GreaterOrEqual(t, took, row.atLeast, "the wait is honoured")
 			if row.maxAlloc > 0 {
 				alloc := after.TotalAlloc - before.TotalAlloc
 				t.Logf("allocated during the call: %.1f MiB (bound %d MiB)", float64(alloc)/(1<<20), row.maxAlloc>>20)

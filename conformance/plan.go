@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"path"
@@ -64,8 +65,10 @@ type Call struct {
 // ID names the call as the go test subtests do: feature/model/case.
 func (c Call) ID() string { return c.Case.Feature + "/" + c.Model + "/" + c.Case.ID }
 
-// Plan expands the catalog into calls, in catalog order, models in case order.
-// It is deterministic: the same catalog, target and selection give the same plan.
+// Plan expands the catalog into calls: what decides the verdict first
+// (verified and negative), then strict, then explore (verdictOrder); within
+// a tier in catalog order, models in case order. It is deterministic: the
+// same catalog, target and selection give the same plan.
 func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 	var calls []Call
 	for i := range cat.Cases {
@@ -99,6 +102,7 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 		}
 	}
 	var calls []Call
+	verdictOrder(candidates)
 	for _, call := range candidates {
 		if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
 			continue
@@ -109,6 +113,23 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 	}
 	Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}.Apply(calls)
 	return calls, nil
+}
+
+// verdictOrder puts the calls that decide the verdict first, keeping the
+// order within each rank. An interrupt, a CI job's timeout or a budget then
+// leaves explore undone, not the verdict; strict comes before explore
+// because --strict counts it.
+func verdictOrder(calls []Call) {
+	rank := func(c Call) int {
+		switch c.Case.Tier {
+		case results.TierVerified, results.TierNegative:
+			return 0
+		case results.TierStrict:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(calls, func(a, b Call) int { return rank(a) - rank(b) })
 }
 
 // Budget caps what a run spends: calls and estimated cost units (0: no
@@ -180,16 +201,81 @@ func shardOf(id string, count int) int {
 	return int(h.Sum32()%uint32(count)) + 1
 }
 
+// matchAny applies a selection's globs to a name: with no glob every name
+// is selected; "!glob" excludes what it matches; the other globs select
+// what they match (all names when there are only exclusions).
 func matchAny(globs []string, s string) bool {
-	if len(globs) == 0 {
-		return true
-	}
+	selected, includes := false, false
 	for _, g := range globs {
-		if ok, _ := path.Match(g, s); ok {
-			return true
+		if pat, ok := strings.CutPrefix(g, "!"); ok {
+			if m, _ := path.Match(pat, s); m {
+				return false
+			}
+			continue
+		}
+		includes = true
+		if m, _ := path.Match(g, s); m {
+			selected = true
 		}
 	}
-	return false
+	return selected || !includes
+}
+
+// Check refuses a selection that cannot mean what was typed: a glob that
+// is malformed or matches nothing in the catalog (a typo that would
+// otherwise narrow or empty the run without a word), and a tier that is
+// not one of the tier names. Each refusal names the glob, with a
+// did-you-mean.
+func (sel Selection) Check(cat *catalog.Catalog) error {
+	var features, models, cases []string
+	for i := range cat.Cases {
+		cs := &cat.Cases[i]
+		features = append(features, cs.Feature)
+		cases = append(cases, cs.ID)
+		models = append(models, cs.Models...)
+	}
+	tiers := make([]string, len(results.Tiers))
+	for i, t := range results.Tiers {
+		tiers[i] = string(t)
+	}
+	var errs []string
+	for _, f := range []struct {
+		flag  string
+		globs []string
+		names []string
+		exact bool
+	}{
+		{"--feature", sel.Features, features, false},
+		{"--model", sel.Models, models, false},
+		{"--case", sel.Cases, cases, false},
+		{"--tier", sel.Tiers, tiers, true},
+	} {
+		for _, g := range f.globs {
+			pat := strings.TrimPrefix(g, "!")
+			if _, err := path.Match(pat, ""); err != nil {
+				errs = append(errs, fmt.Sprintf("%s %q: %v", f.flag, g, err))
+				continue
+			}
+			if f.exact && !slices.Contains(f.names, pat) {
+				errs = append(errs, fmt.Sprintf("%s %q: not a tier (%s)%s", f.flag, g, strings.Join(f.names, ", "), catalog.Closest(pat, f.names)))
+				continue
+			}
+			if !slices.ContainsFunc(f.names, func(n string) bool { m, _ := path.Match(pat, n); return m }) {
+				errs = append(errs, fmt.Sprintf("%s %q matches nothing in the catalog%s", f.flag, g, catalog.Closest(pat, unique(f.names))))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// unique returns the names sorted, each once.
+func unique(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Summary counts the calls of a plan that will reach the gateway, per key and

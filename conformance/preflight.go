@@ -4,27 +4,61 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"net/url"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/redact"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
-// preflightTimeout bounds each preflight call: it is one model list, and a
-// gateway that cannot list within 10 s is better reported at once than
-// found out 400 calls later.
-const preflightTimeout = 10 * time.Second
+// modelListTimeout bounds each model list the suite asks for outside a
+// case's own timeout (the preflight's, the coverage listing after the
+// cases, probe's), headers and body together: a gateway that cannot list
+// within 10 s is better reported at once than found out 400 calls later,
+// and one that sends its headers and then stalls must not hold a finished
+// run until a signal comes.
+const modelListTimeout = 10 * time.Second
+
+// modelListLimit caps a model list's body. A gateway's list is a few
+// kilobytes; a relay listing every provider's models with their
+// descriptions a few megabytes.
+const modelListLimit = 16 << 20
+
+// refusalLimit bounds the piece of a refusal's body that an error quotes:
+// enough for a relay's message, short enough for one line.
+const refusalLimit = 200
+
+// errListTimeout is the cause of a list's own deadline, told apart from the
+// caller's (a case's timeout, a signal).
+var errListTimeout = errors.New("the model list's own deadline")
 
 // Preflight sends one GET /v1/models per configured key (or one without a
 // key when none is configured) before a run, outside the plan and the call
-// budget. It returns an error when the gateway cannot be reached at all or
-// its certificate is not trusted — the run cannot start — and otherwise the
-// key kinds the gateway refused (401 or 403), with what it answered, so
-// their cases are skipped as "key rejected" rather than failed one by one.
-func Preflight(ctx context.Context, t Target) (map[catalog.KeyKind]string, error) {
+// budget. It returns an error when the run cannot start, or would report a
+// setup mistake as the gateway's failures:
+//   - the gateway cannot be reached, its certificate is not trusted, or it
+//     does not answer within modelListTimeout;
+//   - the base URL ends in /v1 and the list is not found there (every path
+//     would then carry /v1 twice);
+//   - the gateway, or a relay in front of it, refuses the list with a 4xx
+//     other than 401, 403, 404, 408 and 429 (a relay's header missing);
+//   - a key lists none of the models of its kind's verified cases but some
+//     of another kind's: the key given for another.
+//
+// Otherwise it returns the key kinds the gateway refused (401 or 403), with
+// what it answered, so their cases are skipped as "key rejected" rather
+// than failed one by one. Any other answer (a 404 on a base without /v1, a
+// throttled list, a 5xx, a list that cannot be read) is left to the cases.
+func Preflight(ctx context.Context, cat *catalog.Catalog, t Target) (map[catalog.KeyKind]string, error) {
 	rejected := map[catalog.KeyKind]string{}
 	var kinds []catalog.KeyKind
 	for _, k := range catalog.KeyKinds {
@@ -35,28 +69,175 @@ func Preflight(ctx context.Context, t Target) (map[catalog.KeyKind]string, error
 	if len(kinds) == 0 {
 		kinds = []catalog.KeyKind{""} // reachability only
 	}
+	verified := verifiedModels(cat)
 	for _, kind := range kinds {
-		status, err := preflightCall(ctx, t, kind)
-		if err != nil {
+		status, body, err := getModelList(ctx, t, kind)
+		switch {
+		case status == 0:
 			return nil, err
-		}
-		if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		case status == http.StatusUnauthorized || status == http.StatusForbidden:
 			rejected[kind] = fmt.Sprintf("GET /v1/models with the %s key answered %d", kind, status)
+		case status == http.StatusNotFound && endsInV1(t.BaseURL):
+			return nil, fmt.Errorf("the base URL should not end in /v1 (GET %s/v1/models answered 404): give the address without it", t.BaseURL)
+		case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
+			// "Try again later" is no setup mistake: the cases meet the
+			// throttling too, and the verdict says what it left unverified.
+		case status >= 400 && status < 500 && status != http.StatusNotFound:
+			return nil, refused(t, kind, status, body)
+		case status == http.StatusOK && err == nil && kind != "":
+			if ids, err := modelIDs(body); err == nil {
+				if err := wrongKind(verified, kind, ids); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return rejected, nil
 }
 
-func preflightCall(ctx context.Context, t Target, kind catalog.KeyKind) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+// getModelList sends GET /v1/models with the headers and key of a kind and
+// reads the answer within modelListTimeout. status is the answer's whenever
+// one came, even when its body could not be read (err then says why): a
+// status alone can name a setup mistake.
+func getModelList(ctx context.Context, t Target, kind catalog.KeyKind) (status int, body []byte, err error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, modelListTimeout, errListTimeout)
 	defer cancel()
 	resp, err := t.getModels(ctx, kind)
 	if err != nil {
-		return 0, unreachable(t.BaseURL, err)
+		if ended := listEnded(ctx, t.BaseURL); ended != nil {
+			return 0, nil, ended
+		}
+		return 0, nil, unreachable(t.BaseURL, err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, nil
+	body, err = readBody(resp.Body, modelListLimit)
+	if err != nil {
+		if ended := listEnded(ctx, t.BaseURL); ended != nil {
+			return resp.StatusCode, nil, ended
+		}
+		return resp.StatusCode, nil, fmt.Errorf("%s: reading the answer to GET /v1/models: %w", t.BaseURL, err)
+	}
+	return resp.StatusCode, body, nil
+}
+
+// listEnded explains a list cut by its context, or returns nil when the
+// context is live: the list's own bound is named as such, the caller's
+// deadline or a signal is passed on as it is.
+func listEnded(ctx context.Context, base string) error {
+	switch {
+	case ctx.Err() == nil:
+		return nil
+	case errors.Is(context.Cause(ctx), errListTimeout):
+		return fmt.Errorf("%s: no answer to GET /v1/models within %s", base, modelListTimeout)
+	}
+	return fmt.Errorf("%s: GET /v1/models: %w", base, ctx.Err())
+}
+
+// modelIDs reads the ids of a model list (spec 4.1).
+func modelIDs(body []byte) ([]string, error) {
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids, nil
+}
+
+// endsInV1 reports whether the base URL's path ends in /v1: the address of
+// the API's version rather than of the gateway, to which every request path
+// adds /v1 again.
+func endsInV1(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+}
+
+// refused explains a 4xx refusal of the list with the body's message: a
+// relay's missing header or a proxy's demand for credentials says there
+// what it wants. The message is one bounded line, and keeps no secret: a
+// relay may echo the headers it was sent.
+func refused(t Target, kind catalog.KeyKind, status int, body []byte) error {
+	msg := string(body)
+	if gjson.ValidBytes(body) {
+		if m := gjson.GetBytes(body, "error.message"); m.Type == gjson.String {
+			msg = m.String()
+		} else if m := gjson.GetBytes(body, "error"); m.Type == gjson.String {
+			msg = m.String()
+		}
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	what := "with no key"
+	if kind != "" {
+		what = "with the " + string(kind) + " key"
+	}
+	line := fmt.Sprintf("GET %s/v1/models %s answered %d %s", t.BaseURL, what, status, http.StatusText(status))
+	if msg != "" {
+		line += ": " + results.Truncate(msg, refusalLimit)
+	}
+	return errors.New(redact.Secrets(line, t.Secrets()))
+}
+
+// verifiedModels maps each key kind to the models its verified cases name.
+// Other tiers are left out: a negative case sends a text key to an image
+// model on purpose.
+func verifiedModels(cat *catalog.Catalog) map[catalog.KeyKind]map[string]bool {
+	out := map[catalog.KeyKind]map[string]bool{}
+	for _, c := range cat.Cases {
+		if c.Tier != results.TierVerified {
+			continue
+		}
+		if out[c.Key] == nil {
+			out[c.Key] = map[string]bool{}
+		}
+		for _, m := range c.Models {
+			out[c.Key][m] = true
+		}
+	}
+	return out
+}
+
+// wrongKind refuses a key that lists none of its kind's verified models but
+// some of another kind's: the key given for another, whose cases would all
+// fail as the gateway's fault. A list of models the catalog does not know
+// says nothing of the key (probe is there for those), and a kind without
+// verified cases has nothing to compare with.
+func wrongKind(verified map[catalog.KeyKind]map[string]bool, kind catalog.KeyKind, ids []string) error {
+	own := verified[kind]
+	if len(own) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		if own[id] {
+			return nil
+		}
+	}
+	for _, other := range catalog.KeyKinds {
+		if other == kind {
+			continue
+		}
+		var named []string
+		for _, id := range ids {
+			if verified[other][id] {
+				named = append(named, id)
+			}
+		}
+		if len(named) > 0 {
+			sort.Strings(named)
+			if len(named) > 3 {
+				named = append(named[:3], "...")
+			}
+			return fmt.Errorf("the %s key lists %s models (%s): is it the %s key?", kind, other, strings.Join(named, ", "), other)
+		}
+	}
+	return nil
 }
 
 // unreachable explains why no answer came, naming a certificate problem as
@@ -75,8 +256,6 @@ func unreachable(base string, err error) error {
 		return fmt.Errorf("%s: the gateway's certificate is invalid (%s): %w", base, invalid.Detail, err)
 	case errors.As(err, &verify):
 		return fmt.Errorf("%s: the gateway's certificate could not be verified: %w", base, err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s: no answer to GET /v1/models within %s", base, preflightTimeout)
 	}
 	return fmt.Errorf("%s: cannot reach the gateway: %w", base, err)
 }

@@ -24,39 +24,28 @@ type NewModel struct {
 	Key catalog.KeyKind
 }
 
-// ListModels asks GET /v1/models with one key and returns the ids (spec 4.1).
+// ListModels asks GET /v1/models with one key and returns the ids (spec
+// 4.1). The answer, body included, must come within modelListTimeout: the
+// lists after the cases have no case timeout to end them.
 func ListModels(ctx context.Context, t Target, kind catalog.KeyKind) ([]string, error) {
-	resp, err := t.getModels(ctx, kind)
+	status, body, err := getModelList(ctx, t, kind)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := readBody(resp.Body, 16<<20)
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET /v1/models with the %s key: HTTP %d", kind, status)
+	}
+	ids, err := modelIDs(body)
 	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /v1/models with the %s key: HTTP %d", kind, resp.StatusCode)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, fmt.Errorf("GET /v1/models with the %s key: %w", kind, err)
-	}
-	ids := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		if m.ID != "" {
-			ids = append(ids, m.ID)
-		}
 	}
 	return ids, nil
 }
 
 // FindNewModels lists every configured key's models and returns those the
-// catalog does not name, in key then id order.
+// catalog does not name, in key then id order. Each list is bounded as
+// ListModels bounds it, so a gateway that stalls its list ends the listing
+// with an error within seconds.
 func FindNewModels(ctx context.Context, cat *catalog.Catalog, t Target) ([]NewModel, error) {
 	known := KnownModels(cat)
 	var out []NewModel

@@ -4,15 +4,18 @@ import "github.com/gwconform/gwconform/conformance/results"
 
 // PlanRerun picks, from the plan of a recorded run re-made without its
 // budget, the calls whose recorded result --rerun-failed runs again
-// (results.Result.Rerunnable), and applies what is left of the run's budget
+// (results.Result.Rerunnable) and the calls the recorded run never made (it
+// was interrupted), so a re-run never turns an incomplete run green. It
+// applies what is left of the run's budget
 // (sel.MaxCalls, sel.MaxCost less what the recorded results spent, re-runs
 // included). It returns the calls to make and the calls held back, each
 // with its skip reason: over the budget, or a key missing or rejected now.
 func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
 	type key struct{ caseID, model string }
-	again := map[key]bool{}
+	again, seen := map[key]bool{}, map[key]bool{}
 	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
 	for _, r := range recorded {
+		seen[key{r.Case, r.Model}] = true
 		if r.Attempts > 0 {
 			b.Made++
 		}
@@ -24,7 +27,7 @@ func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selectio
 	}
 	var picked []Call
 	for _, c := range plan {
-		if again[key{c.Case.ID, c.Model}] {
+		if k := (key{c.Case.ID, c.Model}); again[k] || !seen[k] {
 			picked = append(picked, c)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
@@ -22,8 +23,8 @@ type Target struct {
 	Rejected map[catalog.KeyKind]string
 	// PublicImageURL is an HTTPS PNG the gateway can fetch (URL-reference case).
 	PublicImageURL string
-	// Client sends the requests; nil means a client with no overall timeout
-	// (Options.Timeout bounds each request instead).
+	// Client sends the requests; nil means NewClient's with no private CA
+	// (Options.Timeout bounds each request, not the client).
 	Client *http.Client
 	// Headers go with every request, KeyHeaders with the requests made with
 	// that key kind: what a relay routes by, or a proxy's token. The
@@ -36,14 +37,23 @@ type Target struct {
 	SecretValues []string
 }
 
-// client returns the target's client, or one with no overall timeout
-// (Options bound each request instead).
+// client returns the target's client, or the default one: the run's
+// transport (header cap, proxies) trusting the system's roots.
 func (t Target) client() *http.Client {
 	if t.Client != nil {
 		return t.Client
 	}
-	return &http.Client{}
+	return defaultClient()
 }
+
+// defaultClient is built once: a client per call would keep no connection.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	c, err := NewClient(TLSOptions{})
+	if err != nil { // only a CA file can fail, and there is none
+		panic(err)
+	}
+	return c
+})
 
 // getModels sends GET /v1/models with the headers and the key of a kind
 // ("" for no key): the preflight, and the model lists of probe and of a
@@ -146,38 +156,6 @@ var KeyVariables = map[catalog.KeyKind]string{
 	catalog.KeyMessages: "GWCONFORM_MESSAGES_KEY",
 	catalog.KeyImage:    "GWCONFORM_IMAGE_KEY",
 	catalog.KeyAlt:      "GWCONFORM_ALT_KEY",
-}
-
-// TargetFromEnv reads GWCONFORM_BASE_URL, the four key variables and
-// GWCONFORM_PUBLIC_IMAGE_URL. BaseURL is empty when the variable is unset.
-func TargetFromEnv() Target {
-	t := Target{
-		BaseURL:        strings.TrimRight(os.Getenv("GWCONFORM_BASE_URL"), "/"),
-		Keys:           map[catalog.KeyKind]string{},
-		PublicImageURL: os.Getenv("GWCONFORM_PUBLIC_IMAGE_URL"),
-	}
-	for kind, name := range KeyVariables {
-		if v := os.Getenv(name); v != "" {
-			t.Keys[kind] = v
-		}
-	}
-	return t
-}
-
-// HeadersFromEnv adds the headers of the GWCONFORM_*HEADERS variables (one
-// "Name: value" a line) to t: how go test takes what run takes as flags.
-func (t *Target) HeadersFromEnv() error {
-	for kind, v := range HeaderVariables {
-		for _, line := range strings.Split(os.Getenv(v), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			if err := t.AddHeader(kind, line, os.Getenv); err != nil {
-				return fmt.Errorf("%s: %w", v, err)
-			}
-		}
-	}
-	return nil
 }
 
 // Secrets returns every key value and secret header value, for redaction.

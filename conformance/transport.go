@@ -21,6 +21,12 @@ import (
 // gateway; a shorter limit is the user's choice, and hitting it an error.
 const SpecMaxDuration = 600 * time.Second
 
+// MaxResponseHeaderBytes caps a response's header block. A gateway's headers
+// are a few kilobytes; the cap ends an endless header as an error of its
+// own, after reading one mebibyte, long before any time limit could (Go's
+// default is ten).
+const MaxResponseHeaderBytes = 1 << 20
+
 // TLSOptions say how to trust the gateway.
 type TLSOptions struct {
 	// CACertFile adds a private CA (PEM) to the system's roots.
@@ -36,6 +42,7 @@ type TLSOptions struct {
 // not set here: Options bound each phase of each request.
 func NewClient(o TLSOptions) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxResponseHeaderBytes = MaxResponseHeaderBytes
 	// The proxy variables are read now, for this client: the standard
 	// http.ProxyFromEnvironment reads them once per process, so a second
 	// client (a test, a later run in the same process) could not change them.

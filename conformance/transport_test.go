@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // The client keeps honouring the proxy variables with its own transport.
@@ -66,7 +68,7 @@ func TestNewClientPrivateCA(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client, err := NewClient(tt.opts)
 			require.NoError(t, err)
-			_, err = Preflight(context.Background(), Target{BaseURL: srv.URL, Client: client})
+			_, err = Preflight(context.Background(), &catalog.Catalog{}, Target{BaseURL: srv.URL, Client: client})
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 			} else {

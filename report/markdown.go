@@ -191,7 +191,10 @@ func (r *Report) factsLine() string {
 	if m.BaseURL != "" {
 		parts = append(parts, "gateway `"+mdCode(m.BaseURL)+"`")
 	} else {
-		parts = append(parts, "gateway: reference (in-process)")
+		parts = append(parts, "gateway: "+ReferenceGateway)
+	}
+	if m.Shard != "" {
+		parts = append(parts, "shard "+mdEscape(m.Shard))
 	}
 	if !m.Started.IsZero() {
 		s := "started " + m.Started.UTC().Format(time.RFC3339)

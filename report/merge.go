@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,17 @@ const (
 	FileHTML     = "report.html"
 	FileJUnit    = "junit.xml"
 )
+
+// RemoveAll removes the reports from dir, so an earlier run's cannot pass
+// for a run that did not start. A missing file is no error.
+func RemoveAll(dir string) error {
+	for _, name := range []string{FileJSON, FileMarkdown, FileHTML, FileJUnit} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
 
 // WriteAll writes report.json, matrix.md, report.html and junit.xml into dir
 // (created if missing). Each file is written to a temporary name and renamed,

@@ -30,16 +30,24 @@ const (
 	Kind       = "ConformanceReport"
 )
 
+// ReferenceGateway is how every report names the in-process reference
+// gateway (an empty base URL): its loopback address is a detail of one
+// process, never worth comparing.
+const ReferenceGateway = "reference gateway (in-process)"
+
 // Meta is what the runner knows about a run beyond its results.
 type Meta struct {
 	SuiteVersion string
 	Commit       string
 	CatalogHash  string
-	BaseURL      string // never carries keys; Build strips userinfo and query anyway
-	Started      time.Time
-	Finished     time.Time
-	Features     []string // column order: catalog.Features
-	Strict       bool
+	// BaseURL is the gateway judged; empty for the in-process reference
+	// gateway (ReferenceGateway). It never carries keys; Build strips
+	// userinfo and query anyway.
+	BaseURL  string
+	Started  time.Time
+	Finished time.Time
+	Features []string // column order: catalog.Features
+	Strict   bool
 	// Insecure: the gateway's certificate was not verified (--insecure).
 	Insecure bool
 	// MaxCost is the --max-cost budget (0: none) and PlannedCost the plan's
@@ -54,6 +62,12 @@ type Meta struct {
 	// exchanges; Replay, set for run --replay, names the recording judged.
 	Recording string
 	Replay    *Replay
+	// Shard is the part of a split run these results are ("1/2"; empty:
+	// the whole plan), so merge can tell a missing shard.
+	Shard string
+	// Completion says what of the plan has no result: an interrupt, a
+	// missing shard (zero: the plan finished).
+	Completion results.Completion
 }
 
 // Replay says a run judged a recording, not a gateway: which recording,
@@ -119,6 +133,11 @@ type Metadata struct {
 	// Replay is set when the run re-judged a recording with no network
 	// (run --replay; added within v1alpha1).
 	Replay *Replay `json:"replay,omitempty"`
+	// Shard is the part of a split run ("1/2"; added within v1alpha1).
+	Shard string `json:"shard,omitempty"`
+	// Completion says what of the plan has no result, when something has
+	// none: an interrupt, a missing shard (added within v1alpha1).
+	Completion *results.Completion `json:"completion,omitempty"`
 }
 
 // Counts holds how many results had each status. Every status is a field (not
@@ -277,14 +296,19 @@ func Build(meta Meta, rs []results.Result) *Report {
 			Strict:       meta.Strict,
 			Insecure:     meta.Insecure,
 			Recording:    meta.Recording,
+			Shard:        meta.Shard,
 		},
+	}
+	if meta.Completion.Interrupted || len(meta.Completion.MissingShards) > 0 {
+		c := meta.Completion
+		r.Metadata.Completion = &c
 	}
 	if meta.Replay != nil {
 		rp := *meta.Replay
 		rp.BaseURL = sanitizeBaseURL(rp.BaseURL)
 		r.Metadata.Replay = &rp
 	}
-	v := results.Judge(rs, meta.Strict)
+	v := results.Judge(rs, meta.Strict, meta.Completion)
 	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, v.Notes
 	if meta.Insecure {
 		// First, in every report: nothing else matters if the gateway

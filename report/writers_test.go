@@ -111,7 +111,7 @@ func TestMarkdownPassAndEmpty(t *testing.T) {
 
 	md = markdown(t, Build(Meta{}, nil))
 	assert.Contains(t, md, "_No results._")
-	assert.Contains(t, md, "gateway: reference (in-process)")
+	assert.Contains(t, md, "gateway: reference gateway (in-process)")
 }
 
 func TestMarkdownCapsFailures(t *testing.T) {

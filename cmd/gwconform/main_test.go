@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/schemas"
@@ -27,11 +28,21 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 
 // clearEnv makes the test independent of the developer's variables.
 func clearEnv(t *testing.T) {
-	for _, v := range []string{"GWCONFORM_BASE_URL", "GWCONFORM_TEXT_KEY", "GWCONFORM_MESSAGES_KEY", "GWCONFORM_IMAGE_KEY", "GWCONFORM_ALT_KEY", "GWCONFORM_PUBLIC_IMAGE_URL",
-		"GWCONFORM_HEADERS", "GWCONFORM_TEXT_HEADERS", "GWCONFORM_MESSAGES_HEADERS", "GWCONFORM_IMAGE_HEADERS", "GWCONFORM_ALT_HEADERS"} {
-		t.Setenv(v, "")
+	// Unset, not empty: an empty GWCONFORM_BASE_URL is refused (a CI secret
+	// that went missing), so only an unset one means the reference gateway.
+	for _, d := range conformance.SettingsTable {
+		if d.Env != "" {
+			unsetEnv(t, d.Env)
+		}
 	}
 	t.Chdir(t.TempDir()) // no gwconform.yaml from the working tree
+}
+
+// unsetEnv unsets a variable for the test and restores it after.
+func unsetEnv(t *testing.T, name string) {
+	t.Helper()
+	t.Setenv(name, "") // registers the restore (and refuses parallel tests)
+	require.NoError(t, os.Unsetenv(name))
 }
 
 // The full catalog run against the in-process gateway with distinctive keys:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -39,10 +40,15 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		shards = append(shards, rs)
 		reps = append(reps, besideReport(in))
 	}
+	whole, err := joinShards(fs.Args()[1:], reps)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform merge:", err)
+		return exitNotStart
+	}
 	merged, err := report.Merge(shards...)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
-		return exitFailed
+		return exitNotStart
 	}
 	suite, err := conformance.LoadSuite(*casesDir)
 	if err != nil {
@@ -51,21 +57,98 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
-		return exitFailed
+		return exitNotStart
 	}
 	if err := results.WriteFile(filepath.Join(out, results.FileName), merged); err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
 	}
 	s := &settings{out: out, strict: *strict}
+	s.target.BaseURL = whole.baseURL
 	extra := mergeExtra(reps, &s.selection)
-	if err := writeReports(s, suite.Catalog, merged, extra); err != nil {
+	extra.completion, extra.started, extra.finished = whole.completion, whole.started, whole.finished
+	if err := writeReports(s, whole.baseURL == "", suite.Catalog, merged, extra); err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "merged %d results from %d inputs into %s\n", len(merged), len(shards), out)
-	return exitOK
+	v := results.Judge(merged, *strict, whole.completion)
+	fmt.Fprintf(stdout, "merged %d results from %d inputs into %s\n%s: %s\n", len(merged), len(shards), out, strings.ToUpper(string(v.Outcome)), v.Headline)
+	return exitCode(v)
 }
+
+// mergedRun is what the shards' reports say of the run they split: one
+// gateway, its real span, and what of the plan has no result.
+type mergedRun struct {
+	baseURL           string
+	started, finished time.Time
+	completion        results.Completion
+}
+
+// joinShards checks that the inputs are parts of one run and says what
+// the whole is: it refuses inputs of different gateways or catalogs, or of
+// splits of different sizes, and names the shards none of them is. An
+// input without its report.json (a bare results.jsonl) says nothing of
+// these and is taken as it is.
+func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
+	var w mergedRun
+	var first *report.Report
+	firstIn := ""
+	count := 0
+	have := map[int]bool{}
+	for i, r := range reps {
+		if r == nil {
+			continue
+		}
+		m := r.Metadata
+		if first == nil {
+			first, firstIn, w.baseURL = r, ins[i], m.BaseURL
+		}
+		gateway := func(u string) string {
+			if u == "" {
+				return report.ReferenceGateway
+			}
+			return u
+		}
+		if m.BaseURL != first.Metadata.BaseURL {
+			return w, fmt.Errorf("%s tested %s, %s tested %s: shards of one run test one gateway", firstIn, gateway(first.Metadata.BaseURL), ins[i], gateway(m.BaseURL))
+		}
+		if m.CatalogHash != first.Metadata.CatalogHash {
+			return w, fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, short(first.Metadata.CatalogHash), ins[i], short(m.CatalogHash))
+		}
+		if w.started.IsZero() || (!m.Started.IsZero() && m.Started.Before(w.started)) {
+			w.started = m.Started
+		}
+		if m.Finished.After(w.finished) {
+			w.finished = m.Finished
+		}
+		if c := m.Completion; c != nil {
+			w.completion.Interrupted = w.completion.Interrupted || c.Interrupted
+			w.completion.Planned += c.Planned
+			w.completion.Unrun += c.Unrun
+			w.completion.MissingShards = append(w.completion.MissingShards, c.MissingShards...)
+		}
+		if m.Shard == "" {
+			continue
+		}
+		sh, err := conformance.ParseShard(m.Shard)
+		if err != nil {
+			return w, fmt.Errorf("%s: %w", ins[i], err)
+		}
+		if count != 0 && sh.Count != count {
+			return w, fmt.Errorf("%s is shard %s, another input is of %d shards: shards of one run split it alike", ins[i], m.Shard, count)
+		}
+		count = sh.Count
+		have[sh.Index] = true
+	}
+	for i := 1; i <= count; i++ {
+		if !have[i] {
+			w.completion.MissingShards = append(w.completion.MissingShards, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	return w, nil
+}
+
+func short(hash string) string { return hash[:min(12, len(hash))] }
 
 // besideReport returns the report.json an input is, or that sits beside
 // its results.jsonl (a shard's --out), or nil: it carries what results do

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -14,10 +16,10 @@ import (
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	f := newEngineFlags("plan", stderr)
-	if err := f.fs.Parse(args); err != nil {
-		return exitNotStart
+	s, err := f.parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitNotStart // the usage is printed
 	}
-	s, err := f.resolve()
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
@@ -25,6 +27,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	suite, err := conformance.LoadSuite(s.casesDir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		return exitNotStart
+	}
+	if err := s.selection.Check(suite.Catalog); err != nil {
+		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
 	}
 	if s.target.BaseURL == "" {

@@ -18,14 +18,13 @@ import (
 // runs their family's cases, prints a capability row per model and the YAML
 // that adds each model to the cases it passed.
 func runProbe(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("probe", stderr)
-	model := f.fs.String("model-id", "", "probe this model only (with --family), even if the catalog knows it")
-	family := f.fs.String("family", "", "the family of --model-id: text, messages, image or alt")
+	f := newEngineFlags("probe", stderr, "model-id", "family")
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
-		if (*model == "") != (*family == "") || (*family != "" && !validKind(*family)) {
+		model, family := f.set.String("model-id"), f.set.String("family")
+		if (model == "") != (family == "") || (family != "" && !validKind(family)) {
 			return errors.New("--model-id and --family go together; family is text, messages, image or alt")
 		}
-		if f.fs.Lookup("out").Value.String() == f.fs.Lookup("out").DefValue {
+		if !f.set.Given("out") && f.set.Source("out") == "" {
 			s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
 		}
 		return nil
@@ -37,8 +36,8 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 
 	var models []conformance.NewModel
 	var err error
-	if *model != "" {
-		models = []conformance.NewModel{{ID: *model, Key: catalog.KeyKind(*family)}}
+	if model := f.set.String("model-id"); model != "" {
+		models = []conformance.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}
 	} else if models, err = conformance.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
@@ -65,18 +64,19 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	rs, con, err := execute(ss, calls, io.Discard, w.Write)
+	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	con.summary(rs, results.Judge(rs, ss.strict))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
 	planned := conformance.Summarize(calls).TotalUnits
-	if err := writeReports(ss.settings, ss.suite.Catalog, rs, reportExtra{planned: &planned}); err != nil {
-		fmt.Fprintln(stderr, "gwconform probe: writing reports:", err)
-		return exitFailed
+	code = ss.finish(ending{command: "probe", plan: calls, results: rs, con: con, interrupted: interrupted,
+		planned: &planned, discovery: true}, io.Discard, stderr)
+	if code != exitOK {
+		return code
 	}
 	printCapabilities(stdout, models, rs)
 	fmt.Fprintln(stdout)

@@ -158,24 +158,14 @@ func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Wri
 	}
 	fmt.Fprintf(stdout, "resuming %s: %d of %d results kept, %d calls to make\n", ss.out, len(kept), len(plan), len(todo))
 	again, con, err := execute(ss, todo, stdout, w.Write)
+	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	all := append(kept, again...)
-	con.summary(all, results.Judge(all, ss.strict))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run --resume:", err)
 		return exitFailed
 	}
-	extra := reportExtra{planned: &recorded.Planned.CostUnits, uncovered: uncoveredModels(ss, stdout, stderr)}
-	if err := writeReports(ss.settings, ss.suite.Catalog, all, extra); err != nil {
-		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
-		return exitFailed
-	}
-	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
-	if ss.ctx.Err() != nil {
-		fmt.Fprintf(stderr, "gwconform run: interrupted again after %d of %d results; run --resume once more to finish\n", len(all), len(plan))
-		return exitFailed
-	}
-	return exitCode(results.Judge(all, ss.strict))
+	return ss.finish(ending{command: "run --resume", plan: plan, results: append(kept, again...), con: con,
+		interrupted: interrupted, planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
 }

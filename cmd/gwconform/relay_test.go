@@ -71,11 +71,11 @@ func TestRunThroughAHeaderRoutingRelay(t *testing.T) {
 			assert.NotContains(t, string(b), token, "the relay token is redacted like a key in %s", f)
 		}
 	})
-	t.Run("without them it refuses, and the run fails", func(t *testing.T) {
+	t.Run("without them it refuses the preflight, and the run does not start", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		code, stdout, _ := gw2(t, "run", out, keys, slice, nil)
-		assert.Equal(t, exitFailed, code)
-		assert.Contains(t, stdout, "x-relay-token")
+		code, _, stderr := gw2(t, "run", out, keys, slice, nil)
+		assert.Equal(t, exitNotStart, code)
+		assert.Equal(t, "gwconform run: GET "+rl.URL+"/v1/models with the text key answered 400 Bad Request: relay: missing or wrong x-relay-token\n", stderr)
 	})
 	t.Run("a header flag naming Authorization is refused at start", func(t *testing.T) {
 		code, _, stderr := gw2(t, "run", t.TempDir(), keys, slice, []string{"-H", "Authorization: Bearer sk-other-key-1234"})

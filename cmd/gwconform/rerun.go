@@ -5,54 +5,26 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
-// adoptManifest gives the settings of the recorded run to every setting
-// the command line does not: the selection, the budgets, strict, the
-// execution options, the cases directory and the gateway (unless a flag or
-// GWCONFORM_BASE_URL names one). What the command line does give is kept,
-// and rerunFailed refuses it when it differs from the recorded run.
-func (f *engineFlags) adoptManifest(s *settings, m conformance.Manifest) error {
-	set := f.explicit()
-	sel, err := m.SelectionOf()
+// adopt gives every setting the command line does not set the recorded
+// run's value (conformance.Settings.Adopt: the selection, the budgets,
+// strict, the execution options, the cases directory, the gateway, the
+// waivers, the recording) and resolves the settings again. What the
+// command line does give is kept, and sameRun refuses it when it differs
+// from the recorded run.
+func (f *engineFlags) adopt(s *settings, m conformance.Manifest) error {
+	if err := f.set.Adopt(m); err != nil {
+		return err
+	}
+	again, err := f.resolve()
 	if err != nil {
-		return fmt.Errorf("%s: %w", conformance.ManifestFile, err)
+		return err
 	}
-	timeout, err := time.ParseDuration(m.Options.Timeout)
-	if err != nil {
-		return fmt.Errorf("%s: timeout: %w", conformance.ManifestFile, err)
-	}
-	if s.target.BaseURL == "" {
-		s.target.BaseURL = m.BaseURL
-	}
-	adopt := func(flag string, apply func()) {
-		if !set[flag] {
-			apply()
-		}
-	}
-	adopt("cases", func() { s.casesDir = m.CasesDir })
-	adopt("strict", func() { s.strict = m.Strict })
-	adopt("feature", func() { s.selection.Features = sel.Features })
-	adopt("model", func() { s.selection.Models = sel.Models })
-	adopt("case", func() { s.selection.Cases = sel.Cases })
-	adopt("tier", func() { s.selection.Tiers = sel.Tiers })
-	adopt("shard", func() { s.selection.Shard = sel.Shard })
-	adopt("max-calls", func() { s.selection.MaxCalls = sel.MaxCalls })
-	adopt("max-cost", func() { s.selection.MaxCost = sel.MaxCost })
-	adopt("concurrency", func() { s.options.Concurrency = m.Options.Concurrency })
-	adopt("timeout", func() { s.options.Timeout = timeout })
-	adopt("record", func() { s.record = m.Record })
-	adopt("replay", func() { s.replay = m.Replay })
-	adopt("retries", func() {
-		s.options.MaxRetries = m.Options.Retries
-		if s.options.MaxRetries == 0 {
-			s.options.MaxRetries = -1 // Options reads 0 as "default"
-		}
-	})
+	*s = *again
 	return nil
 }
 
@@ -82,47 +54,52 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		return exitNotStart
 	}
 	run, held := conformance.PlanRerun(plan, recordedRs, ss.strict, ss.selection)
-	fmt.Fprintf(stdout, "re-running %d failed, errored or throttled verified/negative results of %s\n", len(run), path)
+	fmt.Fprintf(stdout, "re-running %d failed, errored, throttled or never made verified/negative calls of %s\n", len(run), path)
 	for _, c := range held {
 		fmt.Fprintf(stderr, "not re-run: %s: %s\n", c.ID(), c.Skip.Message)
 	}
 
 	again, con, _ := execute(ss, run, stdout, nil)
 	if ss.ctx.Err() != nil {
-		con.summary(again, results.Judge(again, ss.strict))
+		// Nothing is written: the recorded run stays whole for another try.
+		v := results.Judge(again, ss.strict, completion(run, again, ss.strict, true))
+		con.summary(again, v)
 		fmt.Fprintf(stderr, "gwconform run --rerun-failed: interrupted; %s is left as it was\n", path)
-		return exitFailed
+		return exitCode(v)
 	}
 	type key struct{ caseID, model string }
 	now := map[key]results.Result{}
 	for _, r := range again {
 		now[key{r.Case, r.Model}] = r
 	}
-	merged := make([]results.Result, len(recordedRs))
+	merged := make([]results.Result, 0, len(recordedRs)+len(again))
 	flaky := 0
-	for i, r := range recordedRs {
-		merged[i] = r
-		if n, ok := now[key{r.Case, r.Model}]; ok {
-			merged[i] = results.Rerun(r, n)
-			if merged[i].Status == results.StatusPass {
+	for _, r := range recordedRs {
+		k := key{r.Case, r.Model}
+		if n, ok := now[k]; ok {
+			r = results.Rerun(r, n)
+			delete(now, k)
+			if r.Status == results.StatusPass {
 				flaky++
 			}
+		}
+		merged = append(merged, r)
+	}
+	made := 0
+	for _, r := range again { // the calls the recorded run never made
+		if _, ok := now[key{r.Case, r.Model}]; ok {
+			merged = append(merged, r)
+			made++
 		}
 	}
 	if err := results.WriteFile(path, merged); err != nil {
 		fmt.Fprintln(stderr, "gwconform run --rerun-failed:", err)
 		return exitFailed
 	}
-	v := results.Judge(merged, ss.strict)
-	con.summary(merged, v)
-	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error or are throttled\n", len(again), flaky, len(again)-flaky)
-	extra := reportExtra{planned: &recorded.Planned.CostUnits, uncovered: uncoveredModels(ss, stdout, stderr)}
-	if err := writeReports(ss.settings, ss.suite.Catalog, merged, extra); err != nil {
-		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
-		return exitFailed
-	}
-	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
-	return exitCode(v)
+	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error or are throttled; made %d calls the run never made\n",
+		len(again)-made, flaky, len(again)-made-flaky, made)
+	return ss.finish(ending{command: "run --rerun-failed", plan: plan, results: merged, con: con,
+		planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
 }
 
 // sameRun refuses, saying why, settings that differ from the run recorded

@@ -20,41 +20,37 @@ import (
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("run", stderr)
-	waiversFile := f.fs.String("waivers", "", "known deviations: a YAML `FILE` listing case/model globs with reason, link and expires; a failure an entry covers is waived until it expires (default $GWCONFORM_WAIVERS)")
-	rerun := f.fs.Bool("rerun-failed", false, "re-run only the fail, error and throttled verified/negative results recorded in --out, with that run's selection and settings (its manifest.json); replace their lines and rewrite the reports")
-	resume := f.fs.Bool("resume", false, "continue the run in --out that was interrupted (Ctrl-C, a CI timeout, even SIGKILL), with that run's settings (its manifest.json): keep its finished results, make the calls it did not finish, append them, and write the full reports")
-	recordDir := f.fs.String("record", "", "write every call's whole exchange (the request, redacted, with its key kind; the response, with each stream event's arrival time) to the recording `DIR`, for run --replay and serve --replay")
-	replayDir := f.fs.String("replay", "", "re-run every check on the exchanges recorded in `DIR` by run --record, with no network and no key: the cases it has no recording for are skipped")
+	f := newEngineFlags("run", stderr, "waivers", "rerun-failed", "resume", "record", "replay")
+	rerun, resume := func() bool { return f.set.Bool("rerun-failed") }, func() bool { return f.set.Bool("resume") }
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
-		file := *waiversFile
-		if !f.explicit()["waivers"] {
-			file = os.Getenv(waivers.Variable)
-		}
-		s.record, s.replay = *recordDir, *replayDir
-		if *rerun && *resume {
+		if rerun() && resume() {
 			return fmt.Errorf("--rerun-failed and --resume: one at a time (resume an interrupted run first)")
 		}
-		if *rerun || *resume {
-			which := map[bool]string{true: "--rerun-failed re-runs", false: "--resume continues"}[*rerun]
+		if rerun() || resume() {
+			which := map[bool]string{true: "--rerun-failed re-runs", false: "--resume continues"}[rerun()]
 			m, err := conformance.ReadManifest(s.out)
 			if err != nil {
 				return fmt.Errorf("%s the run recorded in --out %s: %w", which, s.out, err)
 			}
 			recorded = m
-			if err := f.adoptManifest(s, m); err != nil {
+			if err := f.adopt(s, m); err != nil {
 				return err
 			}
-			if file == "" && m.Waivers != nil {
-				file = m.Waivers.Path
-			}
 		}
+		s.record, s.replay = f.set.String("record"), f.set.String("replay")
 		if s.record != "" && s.replay != "" {
 			return fmt.Errorf("--record and --replay: a replay sends nothing to record")
 		}
-		return loadWaivers(s, file)
+		return loadWaivers(s, f.set.String("waivers"))
 	})
+	if code == exitNotStart && !rerun() && !resume() {
+		// An earlier run's reports must not pass for this one's: the
+		// action reads "no report.json" as "could not start".
+		if err := report.RemoveAll(f.set.String("out")); err != nil {
+			fmt.Fprintln(stderr, "gwconform run:", err)
+		}
+	}
 	if ss == nil {
 		return code
 	}
@@ -64,9 +60,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitNotStart
 	}
 	switch {
-	case *rerun:
+	case rerun():
 		return rerunFailed(ss, recorded, stdout, stderr)
-	case *resume:
+	case resume():
 		return resumeRun(ss, recorded, stdout, stderr)
 	}
 
@@ -90,25 +86,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitNotStart
 	}
 	rs, con, err := execute(ss, calls, stdout, w.Write)
+	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	con.summary(rs, results.Judge(rs, ss.strict))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	extra := reportExtra{planned: &m.Planned.CostUnits, uncovered: uncoveredModels(ss, stdout, stderr)}
-	if err := writeReports(ss.settings, ss.suite.Catalog, rs, extra); err != nil {
-		fmt.Fprintln(stderr, "gwconform run: writing reports:", err)
-		return exitFailed
-	}
-	fmt.Fprintf(stdout, "outputs in %s\n", ss.out)
-	if ss.ctx.Err() != nil {
-		fmt.Fprintf(stderr, "gwconform run: interrupted after %d of %d results; those are in %s\n", len(rs), len(calls), filepath.Join(ss.out, results.FileName))
-		return exitFailed
-	}
-	return exitCode(results.Judge(rs, ss.strict))
+	return ss.finish(ending{command: "run", plan: calls, results: rs, con: con, interrupted: interrupted,
+		planned: &m.Planned.CostUnits, covered: true}, stdout, stderr)
 }
 
 // loadWaivers reads the waivers file, when there is one, into the settings.
@@ -185,18 +172,33 @@ func execute(ss *session, calls []conformance.Call, stdout io.Writer, keep func(
 }
 
 // reportExtra is what a report says beyond the results: the plan's cost
-// (nil: not known) and the models no case covers.
+// (nil: not known), the models no case covers, and what of the plan has no
+// result.
 type reportExtra struct {
-	planned   *float64
-	uncovered []report.UncoveredModel
+	planned    *float64
+	uncovered  []report.UncoveredModel
+	completion results.Completion
+	// started and finished, when set, are the run's real span (merge keeps
+	// the shards'); otherwise the results' start and now.
+	started, finished time.Time
 }
 
-func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result, extra reportExtra) error {
+// writeReports writes every report of a run. local says the in-process
+// reference gateway answered: the reports name it, not its loopback address.
+func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Result, extra reportExtra) error {
+	baseURL := s.target.BaseURL
+	if local {
+		baseURL = ""
+	}
+	shard := ""
+	if sh := s.selection.Shard; sh.Count > 0 {
+		shard = fmt.Sprintf("%d/%d", sh.Index, sh.Count)
+	}
 	meta := report.Meta{
 		SuiteVersion: suiteVersion(),
 		Commit:       buildCommit(),
 		CatalogHash:  cat.Hash(),
-		BaseURL:      s.target.BaseURL,
+		BaseURL:      baseURL,
 		Features:     catalog.Features,
 		Strict:       s.strict,
 		Insecure:     s.tls.Insecure,
@@ -206,8 +208,15 @@ func writeReports(s *settings, cat *catalog.Catalog, rs []results.Result, extra 
 		Uncovered:    extra.uncovered,
 		Recording:    s.record,
 		Replay:       s.reportReplay(),
+		Shard:        shard,
+		Completion:   extra.completion,
 	}
-	if started, _ := report.Span(rs); !started.IsZero() {
+	if !extra.finished.IsZero() {
+		meta.Finished = extra.finished
+	}
+	if started, _ := report.Span(rs); !extra.started.IsZero() {
+		meta.Started = extra.started
+	} else if !started.IsZero() {
 		meta.Started = started
 	} else {
 		meta.Started = meta.Finished

@@ -47,8 +47,7 @@ func TestSettingsPrecedence(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(".", "gwconform.yaml"), []byte(tc.file), 0o644))
 			}
 			f := newEngineFlags("run", io.Discard)
-			require.NoError(t, f.fs.Parse(tc.args))
-			s, err := f.resolve()
+			s, err := f.parse(tc.args)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
@@ -83,7 +82,7 @@ func TestHeaderAndTimeoutSettings(t *testing.T) {
 		{name: "flag over variable", env: map[string]string{"GWCONFORM_TEXT_HEADERS": "X-Route: env-text"},
 			args:    []string{"--text-header", "X-Route: flag-text", "-H", "X-Team: flag", "--idle-timeout", "3s"},
 			wantAll: "flag", wantImage: "images", wantText: "flag-text", wantIdle: 3 * time.Second},
-		{name: "unknown kind in the file", args: []string{"--config", "bad.yaml"}, wantErr: `headers: "texts" is not all or a key kind`},
+		{name: "unknown kind in the file", args: []string{"--config", "bad.yaml"}, wantErr: `bad.yaml:2:3: unknown key "texts" in headers; known keys: all, text, messages, image, alt; did you mean "text"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clearEnv(t)
@@ -93,8 +92,7 @@ func TestHeaderAndTimeoutSettings(t *testing.T) {
 			require.NoError(t, os.WriteFile("gwconform.yaml", []byte(file), 0o644))
 			require.NoError(t, os.WriteFile("bad.yaml", []byte("headers:\n  texts: ['X-A: b']\n"), 0o644))
 			f := newEngineFlags("run", io.Discard)
-			require.NoError(t, f.fs.Parse(tc.args))
-			s, err := f.resolve()
+			s, err := f.parse(tc.args)
 			if tc.wantErr != "" {
 				assert.ErrorContains(t, err, tc.wantErr)
 				return

@@ -388,7 +388,7 @@ func readConditions(d *decoder, pr pair, path string, params []exploreParam, lis
 		cpath := path + "." + c.key
 		i := slices.IndexFunc(params, func(p exploreParam) bool { return p.name == c.key })
 		if i < 0 {
-			d.errf(c.keyNode, "%s: unknown parameter %q%s", path, c.key, closest(c.key, names))
+			d.errf(c.keyNode, "%s: unknown parameter %q%s", path, c.key, Closest(c.key, names))
 			ok = false
 			continue
 		}

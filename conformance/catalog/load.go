@@ -340,7 +340,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 	if !d.present["feature"] {
 		req("", false, "missing field feature")
 	} else if c.Feature != "" && !slices.Contains(Features, c.Feature) {
-		d.errAt(d.at("feature"), "unknown feature %q%s", c.Feature, closest(c.Feature, Features))
+		d.errAt(d.at("feature"), "unknown feature %q%s", c.Feature, Closest(c.Feature, Features))
 	}
 	if !d.present["tier"] {
 		req("", false, "missing field tier")
@@ -396,7 +396,10 @@ func joinStrings[S ~string](vs []S) string {
 	return strings.Join(s, ", ")
 }
 
-func closest(s string, known []string) string {
+// Closest is "; did you mean X?" for the known name nearest to s, or ""
+// when none is near: the hint of every refused name, in case files and on
+// the command line alike.
+func Closest(s string, known []string) string {
 	best, bestD := "", max(3, len(s)/4)+1
 	for _, k := range known {
 		if dist := editDistance(s, k); dist < bestD {
@@ -527,7 +530,7 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 		d.errAt(d.at("expect.status"), "expect.status %d is not an HTTP status", e.Status)
 	}
 	if e.Schema != "" && l.schemas != nil && !l.schemas[e.Schema] {
-		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, closest(e.Schema, sortedKeys(l.schemas)))
+		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, Closest(e.Schema, sortedKeys(l.schemas)))
 	}
 	for p := range e.JSON {
 		if strings.TrimSpace(p) == "" {

@@ -63,7 +63,7 @@ func (s *Spec) Resolve(ref SpecRef) ([]*SpecRow, error) {
 		row := s.byID[string(ref)]
 		switch {
 		case row == nil:
-			return nil, fmt.Errorf("unknown requirement %q%s", ref, closest(string(ref), s.ids()))
+			return nil, fmt.Errorf("unknown requirement %q%s", ref, Closest(string(ref), s.ids()))
 		case row.NotTestable != "":
 			return nil, fmt.Errorf("requirement %s is marked not testable (%s)", ref, row.NotTestable)
 		}

@@ -244,18 +244,21 @@ func (r Result) Counts(strict bool) bool {
 }
 
 // Failed is true for a result that breaks the run when it Counts. A waived
-// result is not failed: its entry accepted the deviation.
-func (r Result) Failed() bool { return r.Status == StatusFail || r.Status == StatusError }
+// result is not failed: its entry accepted the deviation; nor is a call an
+// interrupt cut: no verdict on the gateway.
+func (r Result) Failed() bool {
+	return (r.Status == StatusFail || r.Status == StatusError) && !r.Cancelled
+}
 
 // FailsRun is true for a result that decides the exit code and failed.
 func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }
 
 // Rerunnable reports whether --rerun-failed runs a result again: it decides
 // the exit code (Counts) and ended fail, error or throttled — the results
-// that would page someone. A waived result is a known deviation, not run
-// again.
+// that would page someone — or was cut by an interrupt. A waived result is
+// a known deviation, not run again.
 func (r Result) Rerunnable(strict bool) bool {
-	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled)
+	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled || r.Cancelled)
 }
 
 // Rerun combines a result with its re-run: the re-run's outcome, with the

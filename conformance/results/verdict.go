@@ -48,16 +48,34 @@ type Verdict struct {
 	Notes    []string
 }
 
+// Completion is what a run knows of its plan beyond its results. A run
+// cut short by a signal, or a merge missing a shard, has fewer results than
+// it planned, and its verdict must say so rather than judge only what
+// finished. The zero value is a run that finished its plan.
+type Completion struct {
+	// Interrupted: a signal (SIGINT, SIGTERM) ended the run before its plan.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Planned counts the calls of the plan and Unrun its counted calls
+	// (verified and negative; strict under --strict) that have no result:
+	// never started, or cut by the interrupt.
+	Planned int `json:"planned,omitempty"`
+	Unrun   int `json:"unrun,omitempty"`
+	// MissingShards names the shards ("2/3") a merged report lacks.
+	MissingShards []string `json:"missingShards,omitempty"`
+}
+
 // Judge reads a run's results. Counted results are those that decide the
 // exit code (Counts): verified and negative, and strict under --strict.
+// A call cut by an interrupt (Cancelled) is counted neither for nor against
+// the gateway: it is one of the calls the interrupt left undone.
 //
 // A waived result ran and did not fail: it is counted apart (a note and the
 // headline say how many), and each --waivers entry that expired or is no
 // longer needed gets a note of its own. A pass that came only when
 // --rerun-failed ran the case again counts as a pass, with a note: a flaky
 // gateway stays visible.
-func Judge(rs []Result, strict bool) Verdict {
-	var counted, ran, failed, throttled, waived, flakyRerun int
+func Judge(rs []Result, strict bool, c Completion) Verdict {
+	var counted, ran, failed, throttled, waived, flakyRerun, budget, finished int
 	var ranAny bool
 	tiers := map[Tier]int{}
 	// not checked, by reason: the first message of each (key kind, check).
@@ -66,6 +84,10 @@ func Judge(rs []Result, strict bool) Verdict {
 	first := map[why]string{}
 	var order []why
 	for _, r := range rs {
+		if r.Cancelled {
+			continue
+		}
+		finished++
 		if r.Status != StatusSkip {
 			ranAny = true
 		}
@@ -92,6 +114,9 @@ func Judge(rs []Result, strict bool) Verdict {
 		if len(r.Reasons) > 0 {
 			w.check = r.Reasons[0].Check
 		}
+		if w.check == CheckBudget {
+			budget++
+		}
 		if w.check != CheckKeyMissing && w.check != CheckKeyRejected {
 			w.key = ""
 		}
@@ -112,6 +137,18 @@ func Judge(rs []Result, strict bool) Verdict {
 		kind = "verified/negative/strict"
 	}
 	v := Verdict{}
+	interrupted := ""
+	if c.Interrupted {
+		interrupted = fmt.Sprintf("interrupted after %d of %s", finished, plural(c.Planned, "call"))
+		note := interrupted + " (SIGINT or SIGTERM)"
+		if c.Unrun > 0 {
+			note += fmt.Sprintf(": %s not run", plural(c.Unrun, kind+" case"))
+		}
+		v.Notes = append(v.Notes, note)
+	}
+	for _, s := range c.MissingShards {
+		v.Notes = append(v.Notes, fmt.Sprintf("shard %s missing: its results are not in this report", s))
+	}
 	rejected := false
 	slices.SortStableFunc(order, func(a, b why) int { return strings.Compare(a.check+a.key, b.check+b.key) })
 	for _, w := range order {
@@ -145,9 +182,21 @@ func Judge(rs []Result, strict bool) Verdict {
 	case failed > 0:
 		v.Outcome = OutcomeFail
 		v.Headline = fmt.Sprintf("conformance failed: %d of %s failed or errored", failed, plural(ran, kind+" result"))
+		if interrupted != "" {
+			v.Headline += "; " + interrupted
+		}
+	case interrupted != "":
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: %s; %s not run; nothing that ran failed", interrupted, plural(c.Unrun, kind+" case"))
+	case len(c.MissingShards) > 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: shard %s missing; nothing that ran failed", strings.Join(c.MissingShards, ", "))
 	case counted > 0 && ran == 0:
 		v.Outcome = OutcomeIncomplete
 		v.Headline = fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(counted, kind+" case"))
+	case budget > 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: the budget left %s of %d unchecked; nothing that ran failed", plural(budget, kind+" case"), counted)
 	case throttled > 0:
 		v.Outcome = OutcomeIncomplete
 		v.Headline = fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(throttled, kind+" result"))

@@ -21,13 +21,41 @@ func TestJudge(t *testing.T) {
 		return r
 	}
 	tests := []struct {
-		name     string
-		rs       []Result
-		strict   bool
-		outcome  Outcome
-		headline string
-		notes    []string
+		name       string
+		rs         []Result
+		strict     bool
+		completion Completion
+		outcome    Outcome
+		headline   string
+		notes      []string
 	}{
+		{name: "interrupted with nothing failed: incomplete, never pass", outcome: OutcomeIncomplete,
+			rs:         []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusPass, "text")},
+			completion: Completion{Interrupted: true, Planned: 10, Unrun: 6},
+			headline:   "incomplete: interrupted after 2 of 10 calls; 6 verified/negative cases not run; nothing that ran failed",
+			notes:      []string{"interrupted after 2 of 10 calls (SIGINT or SIGTERM): 6 verified/negative cases not run"}},
+		{name: "interrupted after a failure: the failure decides", outcome: OutcomeFail,
+			rs:         []Result{res(TierVerified, StatusFail, "text")},
+			completion: Completion{Interrupted: true, Planned: 3, Unrun: 2},
+			headline:   "conformance failed: 1 of 1 verified/negative result failed or errored; interrupted after 1 of 3 calls",
+			notes:      []string{"interrupted after 1 of 3 calls (SIGINT or SIGTERM): 2 verified/negative cases not run"}},
+		{name: "a call cut by the interrupt counts neither way", outcome: OutcomeIncomplete,
+			rs:         []Result{res(TierVerified, StatusPass, "text"), {Tier: TierVerified, Status: StatusError, Key: "text", Cancelled: true, Reasons: []Reason{{Check: "transport", Message: "context canceled"}}}},
+			completion: Completion{Interrupted: true, Planned: 2, Unrun: 1},
+			headline:   "incomplete: interrupted after 1 of 2 calls; 1 verified/negative case not run; nothing that ran failed",
+			notes:      []string{"interrupted after 1 of 2 calls (SIGINT or SIGTERM): 1 verified/negative case not run"}},
+		{name: "a budget that leaves counted cases out: incomplete", outcome: OutcomeIncomplete,
+			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierNegative, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"}),
+				res(TierExplore, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"})},
+			headline: "incomplete: the budget left 1 verified/negative case of 2 unchecked; nothing that ran failed",
+			notes:    []string{"over the call budget (--max-calls 1): 1 verified/negative case not checked"}},
+		{name: "a budget that leaves only explore out: pass", outcome: OutcomePass,
+			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"})}},
+		{name: "a missing shard: incomplete, named", outcome: OutcomeIncomplete,
+			rs:         []Result{res(TierVerified, StatusPass, "text")},
+			completion: Completion{MissingShards: []string{"2/2"}},
+			headline:   "incomplete: shard 2/2 missing; nothing that ran failed",
+			notes:      []string{"shard 2/2 missing: its results are not in this report"}},
 		{name: "all counted pass", outcome: OutcomePass, headline: "conformance passed: 2 verified, 1 negative",
 			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusPass, "text"), res(TierNegative, StatusPass, "text")}},
 		{name: "a failure wins over everything", outcome: OutcomeFail, headline: "conformance failed: 1 of 2 verified/negative results failed or errored",
@@ -88,7 +116,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Judge(tt.rs, tt.strict)
+			v := Judge(tt.rs, tt.strict, tt.completion)
 			assert.Equal(t, tt.outcome, v.Outcome)
 			if tt.headline != "" {
 				assert.Equal(t, tt.headline, v.Headline)

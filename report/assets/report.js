@@ -102,7 +102,8 @@
     fact('suite', m.suiteVersion);
     fact('commit', m.commit ? m.commit.slice(0, 12) : '');
     fact('catalog', m.catalogHash ? m.catalogHash.slice(0, 12) : '');
-    fact('gateway', m.baseURL || 'reference (in-process)');
+    fact('gateway', m.baseURL || 'reference gateway (in-process)');
+    if (m.shard) fact('shard', m.shard);
     if (m.replay) fact('replay of', m.replay.recording + (m.replay.recorded ? ' (recorded ' + String(m.replay.recorded).slice(0, 16).replace('T', ' ') + ')' : ''));
     if (m.recording) fact('recorded to', m.recording);
     if (m.started && !/^0001-/.test(m.started)) {

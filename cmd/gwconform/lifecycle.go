@@ -1,0 +1,95 @@
+package main
+
+// Every command that runs cases (run, run --resume, run --rerun-failed,
+// probe) follows one sequence: settings → preflight (openSession) → plan →
+// execute → judge → write. The last two are finish: one place decides what
+// a run concludes, what its reports say and how it exits, so an interrupt,
+// a budget or a re-run cannot be judged four ways.
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// ending is what a command hands to finish.
+type ending struct {
+	command string             // "run", "run --resume", ...: the messages' prefix
+	plan    []conformance.Call // every call of the run's plan
+	results []results.Result   // every result the reports show, kept ones included
+	con     *console
+	// interrupted is read right after the calls: a signal during the
+	// coverage listing comes after the last case and ends nothing.
+	interrupted bool
+	planned     *float64 // the plan's estimated cost units (nil: not known)
+	// discovery runs (probe) judge a model, not the gateway: only an
+	// interrupt changes their exit code.
+	discovery bool
+	// covered lists the gateway's models after the cases (coverage drift).
+	covered bool
+}
+
+// finish judges the run, prints the summary, writes the reports and
+// returns the exit code.
+func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
+	comp := completion(e.plan, e.results, ss.strict, e.interrupted)
+	v := results.Judge(e.results, ss.strict, comp)
+	e.con.summary(e.results, v)
+	extra := reportExtra{planned: e.planned, completion: comp}
+	if e.covered && !e.interrupted {
+		extra.uncovered = uncoveredModels(ss, stdout, stderr)
+	}
+	if err := writeReports(ss.settings, ss.local, ss.suite.Catalog, e.results, extra); err != nil {
+		fmt.Fprintf(stderr, "gwconform %s: writing reports: %v\n", e.command, err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "outputs in %s\n", filepath.Clean(ss.out))
+	if e.interrupted {
+		fmt.Fprintf(stderr, "gwconform %s: interrupted after %d of %d calls; the finished ones are in %s: run --resume to finish\n",
+			e.command, finished(e.results), len(e.plan), filepath.Join(ss.out, results.FileName))
+	}
+	if e.discovery {
+		if e.interrupted {
+			return exitIncomplete
+		}
+		return exitOK
+	}
+	return exitCode(v)
+}
+
+// completion says what of the plan has no result: the counted calls an
+// interrupt left undone or cut.
+func completion(plan []conformance.Call, rs []results.Result, strict, interrupted bool) results.Completion {
+	if !interrupted {
+		return results.Completion{}
+	}
+	type key struct{ caseID, model string }
+	done := map[key]bool{}
+	for _, r := range rs {
+		if !r.Cancelled {
+			done[key{r.Case, r.Model}] = true
+		}
+	}
+	c := results.Completion{Interrupted: true, Planned: len(plan)}
+	for _, call := range plan {
+		counted := results.Result{Tier: call.Case.Tier}.Counts(strict)
+		if counted && !done[key{call.Case.ID, call.Model}] {
+			c.Unrun++
+		}
+	}
+	return c
+}
+
+// finished counts the results that are not cut by an interrupt.
+func finished(rs []results.Result) int {
+	n := 0
+	for _, r := range rs {
+		if !r.Cancelled {
+			n++
+		}
+	}
+	return n
+}

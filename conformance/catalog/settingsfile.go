@@ -1,0 +1,119 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// SettingsEntry is one value of a settings file (gwconform.yaml) as
+// written, with where it stands, so a bad value is reported at its place.
+type SettingsEntry struct {
+	// Text is a scalar's text; Lines a list's scalars (a scalar alone is a
+	// list of one).
+	Text  string
+	Lines []string
+	// At is "file:line:col" of the value.
+	At string
+}
+
+// ReadSettings reads a settings file with the case files' strict reader:
+// one mapping whose keys are scalars (a scalar value) or groups (a mapping
+// of lists: headers: {all: [...], text: [...]}), read as "group.key". An
+// unknown key (with a did-you-mean), a duplicate, or a value of the wrong
+// shape is a diagnostic at file:line:col; every problem is reported.
+func ReadSettings(file string, data []byte, scalars []string, groups map[string][]string) (map[string]SettingsEntry, error) {
+	var ds Diagnostics
+	d := newDecoder(file, &ds, nil)
+	f, err := parseYAML(data)
+	if err != nil {
+		d.errAt(Pos{1, 1}, "%v", err)
+		return nil, ds
+	}
+	var root ast.Node
+	if len(f.Docs) > 0 && f.Docs[0] != nil {
+		root = f.Docs[0].Body
+	}
+	d.collectAnchors(root)
+	out := map[string]SettingsEntry{}
+	at := func(n ast.Node) string {
+		p := nodePos(n)
+		return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
+	}
+	if isNull(d.resolve(root)) {
+		return out, nil // an empty file sets nothing
+	}
+	m, ok := d.resolve(root).(*ast.MappingNode)
+	if !ok {
+		d.errf(root, "a settings file is a mapping of settings, got %s", kindOf(d.resolve(root)))
+		return nil, ds
+	}
+	known := append(slices.Clone(scalars), mapKeys(groups)...)
+	for _, p := range d.pairs(m) {
+		v := d.resolve(p.value)
+		switch {
+		case slices.Contains(scalars, p.key):
+			text, ok := scalarText(v)
+			if !ok {
+				d.errf(v, "%s: expected a single value, got %s", p.key, kindOf(v))
+				continue
+			}
+			out[p.key] = SettingsEntry{Text: text, At: at(v)}
+		case groups[p.key] != nil:
+			gm, ok := v.(*ast.MappingNode)
+			if !ok {
+				d.errf(v, "%s: expected a mapping of %s, got %s", p.key, joinStrings(groups[p.key]), kindOf(v))
+				continue
+			}
+			for _, gp := range d.pairs(gm) {
+				if !slices.Contains(groups[p.key], gp.key) {
+					d.errf(gp.keyNode, "unknown key %q in %s; known keys: %s%s", gp.key, p.key, joinStrings(groups[p.key]), Closest(gp.key, groups[p.key]))
+					continue
+				}
+				lines, ok := d.scalarList(gp.value, p.key+"."+gp.key)
+				if ok {
+					out[p.key+"."+gp.key] = SettingsEntry{Lines: lines, At: at(d.resolve(gp.value))}
+				}
+			}
+		default:
+			d.errf(p.keyNode, "unknown setting %q%s", p.key, Closest(p.key, known))
+		}
+	}
+	if len(ds) > 0 {
+		return nil, ds.sorted()
+	}
+	return out, nil
+}
+
+// scalarList reads a list of scalars, or one scalar as a list of one.
+func (d *decoder) scalarList(n ast.Node, field string) ([]string, bool) {
+	n = d.resolve(n)
+	if text, ok := scalarText(n); ok {
+		return []string{text}, true
+	}
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		d.errf(n, "%s: expected a list of values, got %s", field, kindOf(n))
+		return nil, false
+	}
+	var lines []string
+	for _, item := range seq.Values {
+		text, ok := scalarText(d.resolve(item))
+		if !ok {
+			d.errf(item, "%s: expected a value, got %s", field, kindOf(d.resolve(item)))
+			return nil, false
+		}
+		lines = append(lines, text)
+	}
+	return lines, true
+}
+
+func mapKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

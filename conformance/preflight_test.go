@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// preflightCatalog has one verified case per kind, and a negative text case
+// that sends the text key to an image model on purpose: only verified
+// cases say which models a key of a kind lists.
+var preflightCatalog = &catalog.Catalog{Cases: []catalog.Case{
+	{ID: "chat-basic", Tier: results.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
+	{ID: "chat-image-model", Tier: results.TierNegative, Key: catalog.KeyText, Models: []string{"gen-image-2"}},
+	{ID: "messages-basic", Tier: results.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}},
+	{ID: "images-basic", Tier: results.TierVerified, Key: catalog.KeyImage, Models: []string{"gen-image-2", "gen-image-2.5-flare"}},
+}}
+
+const preflightTextKey = "sk-text-key-0123456789"
+
+// answer serves every request with one status and body.
+func answer(status int, contentType, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}
+}
+
+func modelList(ids ...string) http.HandlerFunc {
+	body := `{"object":"list","data":[`
+	for i, id := range ids {
+		if i > 0 {
+			body += ","
+		}
+		body += `{"id":"` + id + `","object":"model"}`
+	}
+	return answer(http.StatusOK, "application/json", body+"]}")
+}
+
+// Preflight stops on a setup mistake with one line saying which, and lets
+// through what the cases report better.
+func TestPreflightSetupMistakes(t *testing.T) {
+	tests := []struct {
+		name     string
+		handler  http.HandlerFunc
+		path     string // appended to the server's URL to make the base URL
+		keys     map[catalog.KeyKind]string
+		wantErr  []string // each in the error; none means no error
+		rejected []catalog.KeyKind
+	}{
+		{name: "a base URL ending in /v1 whose list is not found", handler: answer(http.StatusNotFound, "text/plain", "not found"), path: "/v1",
+			wantErr: []string{"the base URL should not end in /v1 (GET ", "/v1/v1/models answered 404): give the address without it"}},
+		{name: "a base URL ending in /v1/ whose list is not found", handler: answer(http.StatusNotFound, "text/plain", "not found"), path: "/v1/",
+			wantErr: []string{"the base URL should not end in /v1"}},
+		{name: "a base URL ending in /v1 with no key", handler: answer(http.StatusNotFound, "text/plain", "not found"), path: "/v1", keys: map[catalog.KeyKind]string{},
+			wantErr: []string{"the base URL should not end in /v1"}},
+		{name: "a 404 on a base without /v1 is left to models.list", handler: answer(http.StatusNotFound, "text/plain", "not found")},
+		{name: "a base URL ending in /v1 that lists is the gateway's", handler: modelList("gen-5.5"), path: "/v1"},
+		{name: "the text key listing image models", handler: modelList("gen-image-2.5-flare", "gen-image-2"),
+			wantErr: []string{"the text key lists image models (gen-image-2, gen-image-2.5-flare): is it the image key?"}},
+		{name: "the text key listing its own and image models", handler: modelList("gen-image-2", "gen-5.5")},
+		{name: "the text key listing models the catalog does not know", handler: modelList("acme-large", "acme-small")},
+		{name: "the text key listing nothing", handler: modelList()},
+		{name: "a relay refusing with a JSON message",
+			handler: answer(http.StatusBadRequest, "application/json", `{"error":{"message":"missing X-Relay-Route header (Authorization: Bearer `+preflightTextKey+`)"}}`),
+			wantErr: []string{"with the text key answered 400 Bad Request: missing X-Relay-Route header (Authorization: Bearer [REDACTED])"}},
+		{name: "a relay refusing with an error string", handler: answer(http.StatusUnprocessableEntity, "application/json", `{"error":"relay: unknown route"}`),
+			wantErr: []string{"answered 422 Unprocessable Entity: relay: unknown route"}},
+		{name: "a proxy refusing with a text page", handler: answer(http.StatusProxyAuthRequired, "text/html", "<html>\n  <h1>Proxy authentication required</h1>\n</html>\n"),
+			wantErr: []string{"answered 407 Proxy Authentication Required: <html> <h1>Proxy authentication required</h1> </html>"}},
+		{name: "a throttled list is left to the cases", handler: answer(http.StatusTooManyRequests, "application/json", `{"error":{"message":"slow down"}}`)},
+		{name: "a 5xx is left to the cases", handler: answer(http.StatusServiceUnavailable, "application/json", `{"error":{"message":"busy"}}`)},
+		{name: "a rejected key", handler: answer(http.StatusUnauthorized, "application/json", `{"error":{"message":"bad key"}}`),
+			rejected: []catalog.KeyKind{catalog.KeyText}},
+		{name: "a forbidden key", handler: answer(http.StatusForbidden, "application/json", `{"error":{"message":"no"}}`),
+			rejected: []catalog.KeyKind{catalog.KeyText}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			t.Cleanup(srv.Close)
+			keys := tt.keys
+			if keys == nil {
+				keys = map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}
+			}
+			rejected, err := Preflight(context.Background(), preflightCatalog, Target{BaseURL: srv.URL + tt.path, Keys: keys})
+			if len(tt.wantErr) == 0 {
+				require.NoError(t, err)
+				var got []catalog.KeyKind
+				for k := range rejected {
+					got = append(got, k)
+				}
+				assert.ElementsMatch(t, tt.rejected, got)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+			assert.NotContains(t, err.Error(), preflightTextKey)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+		})
+	}
+}
+
+// stalledList answers a model list's headers and the start of its body,
+// then sends nothing more until the client gives up.
+func stalledList(t *testing.T) *httptest.Server {
+	t.Helper()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"object":"list","data":[`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(func() {
+		close(stop)
+		srv.Close()
+	})
+	return srv
+}
+
+// The coverage listing after the cases runs with no case timeout: a list
+// that stalls after its headers ends it with an error, not a hang.
+func TestFindNewModelsBoundsAStalledList(t *testing.T) {
+	srv := stalledList(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := FindNewModels(context.Background(), preflightCatalog,
+			Target{BaseURL: srv.URL, Keys: map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "no answer to GET /v1/models within 10s")
+	case <-time.After(60 * time.Second): // hang guard: the bound is 10 s
+		t.Fatal("FindNewModels did not return: the stalled list was not bounded")
+	}
+}
