@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -121,6 +122,9 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		if suite, err = LoadSuite(""); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := errors.Join(cfg.Selection.Check(suite.Catalog), cfg.Waivers.Check(suite.Catalog)); err != nil {
+		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
 	}
 	target := cfg.Target
 	if len(target.Keys) == 0 {

@@ -37,7 +37,7 @@ func commands() []command {
 		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},
 		{"merge", "merge shard results into one report", runMerge},
 		{"history", "one page of the matrix over nights from their report.json files", runHistory},
-		{"version", "print the version", func(_ []string, stdout, _ io.Writer) int { fmt.Fprintln(stdout, suiteVersion()); return 0 }},
+		{"version", "print the version", runVersion},
 	}
 }
 

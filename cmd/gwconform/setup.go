@@ -135,7 +135,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart
 	}
-	if err := s.selection.Check(suite.Catalog); err != nil {
+	if err := errors.Join(s.selection.Check(suite.Catalog), s.waivers.Check(suite.Catalog)); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 )
@@ -34,4 +36,15 @@ func suiteVersion() string {
 		return info.Main.Version
 	}
 	return version
+}
+
+// runVersion prints the version; it takes no argument, and refuses one
+// like every command that takes none.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "gwconform version: unexpected argument %q\n", args[0])
+		return exitNotStart
+	}
+	fmt.Fprintln(stdout, suiteVersion())
+	return exitOK
 }

@@ -176,6 +176,38 @@ func Parse(file string, data []byte) (*Set, error) {
 	return set, nil
 }
 
+// Check refuses entries whose case or model glob matches nothing in the
+// catalog: a typo would otherwise waive nothing, silently, and the failure
+// it was meant for would page someone anyway — or, worse, a later case
+// would match it unseen. Each refusal names the entry with a did-you-mean.
+func (s *Set) Check(cat *catalog.Catalog) error {
+	if s == nil {
+		return nil
+	}
+	var ids, models []string
+	for i := range cat.Cases {
+		ids = append(ids, cat.Cases[i].ID)
+		models = append(models, cat.Cases[i].Models...)
+	}
+	slices.Sort(models)
+	models = slices.Compact(models)
+	var errs []string
+	for _, e := range s.Entries {
+		for _, f := range []struct {
+			field, glob string
+			names       []string
+		}{{"case", e.Case, ids}, {"model", e.Model, models}} {
+			if !slices.ContainsFunc(f.names, func(n string) bool { ok, _ := path.Match(f.glob, n); return ok }) {
+				errs = append(errs, fmt.Sprintf("%s: %s %q matches nothing in the catalog%s", e.Source, f.field, f.glob, catalog.Closest(f.glob, f.names)))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
 // pos is where a node starts (1-based). A block mapping's own token is the
 // ':' of its first pair, so its first key says where the entry begins.
 func pos(n ast.Node) (line, col int) {
