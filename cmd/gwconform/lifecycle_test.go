@@ -1,0 +1,140 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+)
+
+// --max-calls spends on what decides the verdict first, and a budget that
+// leaves verified or negative cases out ends incomplete (exit 3), never pass.
+func TestBudgetSpendsOnTheVerdictFirst(t *testing.T) {
+	clearEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := gw(t, "run", "--out", out, "--max-calls", "40")
+	require.Equal(t, exitIncomplete, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	made, counted := 0, 0
+	for _, r := range readResultsFile(t, out) {
+		if r.Status == results.StatusSkip {
+			continue
+		}
+		made++
+		if r.Counts(false) {
+			counted++
+		}
+	}
+	assert.Equal(t, 40, made)
+	assert.Equal(t, 40, counted, "every call the budget allowed checks a verified or negative case")
+	rep := readJSONReport(t, out)
+	assert.Equal(t, "incomplete", rep.Verdict)
+	assert.Regexp(t, `^incomplete: the budget left \d+ verified/negative cases of \d+ unchecked`, rep.Headline)
+	t.Logf("--max-calls 40: %d verified/negative checked; %s", counted, rep.Headline)
+}
+
+// --rerun-failed after a run that did not finish makes the calls it never
+// made: the run ends with every call of the plan, never green by omission.
+func TestRerunFailedMakesTheCallsNeverMade(t *testing.T) {
+	clearEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := gw(t, "run", "--out", out, "--feature", "chat.*,models.list")
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	whole := readResultsFile(t, out)
+	require.Greater(t, len(whole), 6)
+
+	// What a SIGKILL leaves: the first lines, and one cut by the interrupt.
+	cut := whole[3]
+	cut.Status, cut.Cancelled, cut.Reasons = results.StatusError, true, []results.Reason{{Check: "transport", Message: "context canceled"}}
+	require.NoError(t, results.WriteFile(filepath.Join(out, results.FileName), append(whole[:3:3], cut)))
+
+	code, stdout, stderr = gw(t, "run", "--out", out, "--rerun-failed")
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	assert.Contains(t, stdout, "made "+strconv.Itoa(len(whole)-4)+" calls the run never made")
+	after := readResultsFile(t, out)
+	assert.Len(t, after, len(whole), "each call of the plan once")
+	type key struct{ caseID, model string }
+	seen := map[key]bool{}
+	for _, r := range after {
+		assert.False(t, seen[key{r.Case, r.Model}], "%s/%s twice", r.Case, r.Model)
+		seen[key{r.Case, r.Model}] = true
+		assert.False(t, r.Cancelled)
+	}
+	assert.Equal(t, "pass", readJSONReport(t, out).Verdict)
+}
+
+// merge keeps the gateway and the shards' span, names a missing shard
+// (incomplete, exit 3), and refuses shards of different gateways or
+// catalogs (exit 2).
+func TestMergeShards(t *testing.T) {
+	clearEnv(t)
+	start := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
+	shard := func(t *testing.T, index, baseURL, catalogHash string, offset time.Duration, status results.Status) string {
+		dir := filepath.Join(t.TempDir(), "shard-"+index)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		rs := []results.Result{{Case: "case-" + index, Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified, Status: status,
+			Started: start.Add(offset)}}
+		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
+		meta := report.Meta{BaseURL: baseURL, CatalogHash: catalogHash, Shard: index + "/2",
+			Started: start.Add(offset), Finished: start.Add(offset + 10*time.Minute)}
+		require.NoError(t, report.WriteAll(dir, report.Build(meta, rs)))
+		return dir
+	}
+	const gateway = "https://gateway.test"
+	t.Run("both shards", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", gateway, "abc", 5*time.Minute, results.StatusPass))
+		require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		rep := readJSONReport(t, out)
+		assert.Equal(t, gateway, rep.Metadata.BaseURL, "the shards' gateway, not the reference gateway")
+		assert.Equal(t, start, rep.Metadata.Started.UTC())
+		assert.Equal(t, start.Add(15*time.Minute), rep.Metadata.Finished.UTC(), "the last shard's finish, not the merge's")
+		assert.Equal(t, "pass", rep.Verdict)
+	})
+	t.Run("shard 2 missing", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass))
+		require.Equal(t, exitIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		rep := readJSONReport(t, out)
+		assert.Equal(t, "incomplete", rep.Verdict)
+		assert.Equal(t, "incomplete: shard 2/2 missing; nothing that ran failed", rep.Headline)
+		assert.Contains(t, stdout, "shard 2/2 missing")
+	})
+	t.Run("a failure exits 1", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusFail), shard(t, "2", gateway, "abc", 0, results.StatusPass))
+		assert.Equal(t, exitFailed, code, stderr)
+	})
+	t.Run("two gateways are refused", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", "", "abc", 0, results.StatusPass))
+		assert.Equal(t, exitNotStart, code)
+		assert.Contains(t, stderr, "tested https://gateway.test")
+		assert.Contains(t, stderr, "tested reference gateway (in-process)")
+		assert.NoFileExists(t, filepath.Join(out, report.FileJSON))
+	})
+	t.Run("two catalogs are refused", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", gateway, "def", 0, results.StatusPass))
+		assert.Equal(t, exitNotStart, code)
+		assert.Contains(t, stderr, "ran catalog abc")
+	})
+	t.Run("re-rendering one run keeps its gateway and duration", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "run")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		rs := []results.Result{{Case: "c", Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified, Status: results.StatusPass, Started: start}}
+		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
+		require.NoError(t, report.WriteAll(dir, report.Build(report.Meta{BaseURL: gateway, CatalogHash: "abc", Started: start, Finished: start.Add(42 * time.Minute)}, rs)))
+		code, _, stderr := gw(t, "merge", dir, filepath.Join(dir, results.FileName))
+		require.Equal(t, exitOK, code, stderr)
+		rep := readJSONReport(t, dir)
+		assert.Equal(t, gateway, rep.Metadata.BaseURL)
+		assert.Equal(t, 42*time.Minute, rep.Metadata.Finished.Sub(rep.Metadata.Started))
+	})
+}
