@@ -54,7 +54,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		return exitNotStart
 	}
 	run, held := conformance.PlanRerun(plan, recordedRs, ss.strict, ss.selection)
-	fmt.Fprintf(stdout, "re-running %d failed, errored, throttled or never made verified/negative calls of %s\n", len(run), path)
+	fmt.Fprintf(stdout, "re-running %d calls of %s: its failed, errored or throttled verified/negative results, and the calls it never finished\n", len(run), path)
 	for _, c := range held {
 		fmt.Fprintf(stderr, "not re-run: %s: %s\n", c.ID(), c.Skip.Message)
 	}
@@ -73,19 +73,24 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		now[key{r.Case, r.Model}] = r
 	}
 	merged := make([]results.Result, 0, len(recordedRs)+len(again))
-	flaky := 0
+	flaky, made := 0, 0
 	for _, r := range recordedRs {
 		k := key{r.Case, r.Model}
 		if n, ok := now[k]; ok {
-			r = results.Rerun(r, n)
 			delete(now, k)
+			if r.Cancelled {
+				// The interrupt cut it: it never ended, so it is made, not re-run.
+				merged = append(merged, n)
+				made++
+				continue
+			}
+			r = results.Rerun(r, n)
 			if r.Status == results.StatusPass {
 				flaky++
 			}
 		}
 		merged = append(merged, r)
 	}
-	made := 0
 	for _, r := range again { // the calls the recorded run never made
 		if _, ok := now[key{r.Case, r.Model}]; ok {
 			merged = append(merged, r)
@@ -96,7 +101,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		fmt.Fprintln(stderr, "gwconform run --rerun-failed:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error or are throttled; made %d calls the run never made\n",
+	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error or are throttled; made %d calls the run never finished\n",
 		len(again)-made, flaky, len(again)-made-flaky, made)
 	return ss.finish(ending{command: "run --rerun-failed", plan: plan, results: merged, con: con,
 		planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
