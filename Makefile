@@ -43,7 +43,7 @@ lint:
 	$(GO) run ./cmd/gwconform lint
 
 ## fuzz: each fuzz target for $(FUZZTIME) (go test -fuzz takes one target at a time)
-FUZZ_TARGETS = ./conformance/sse/:FuzzReader ./conformance/streams/:FuzzGrammars ./conformance/catalog/:FuzzLoad \
+FUZZ_TARGETS = ./conformance/sse/:FuzzReader ./conformance/streams/:FuzzGrammars ./conformance/catalog/:FuzzLoad ./conformance/catalog/:FuzzReadSettings \
 	./conformance/imagecheck/:FuzzInspect ./conformance/imagecheck/:FuzzDecodeBase64 ./conformance/imagecheck/:FuzzParseSize \
 	./conformance/refgateway/:FuzzChatJSON ./conformance/refgateway/:FuzzMessagesJSON \
 	./conformance/refgateway/:FuzzImagesEditJSON ./conformance/refgateway/:FuzzImagesEditMultipart

@@ -432,9 +432,6 @@ func (s *Settings) Adopt(m Manifest) error {
 	return nil
 }
 
-// Given says whether the command line set a setting (a flag).
-func (s *Settings) Given(name string) bool { return strings.HasPrefix(s.values[name].source, "-") }
-
 // Source says where a setting's value came from ("" for its default).
 func (s *Settings) Source(name string) string { return s.values[name].source }
 

@@ -24,7 +24,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		if (model == "") != (family == "") || (family != "" && !validKind(family)) {
 			return errors.New("--model-id and --family go together; family is text, messages, image or alt")
 		}
-		if !f.set.Given("out") && f.set.Source("out") == "" {
+		if f.set.Source("out") == "" { // the default, not a choice
 			s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
 		}
 		return nil

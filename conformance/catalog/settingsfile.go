@@ -35,14 +35,14 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 	if len(f.Docs) > 0 && f.Docs[0] != nil {
 		root = f.Docs[0].Body
 	}
-	d.collectAnchors(root)
 	out := map[string]SettingsEntry{}
+	if isNull(root) {
+		return out, nil // an empty file sets nothing
+	}
+	d.collectAnchors(root)
 	at := func(n ast.Node) string {
 		p := nodePos(n)
 		return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
-	}
-	if isNull(d.resolve(root)) {
-		return out, nil // an empty file sets nothing
 	}
 	m, ok := d.resolve(root).(*ast.MappingNode)
 	if !ok {
