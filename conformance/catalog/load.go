@@ -273,6 +273,25 @@ func parseYAML(data []byte) (f *ast.File, err error) {
 	return parser.ParseBytes(data, 0)
 }
 
+// document parses a one-document file (a settings or requirements file) and
+// returns its body with its anchors indexed, or false after a diagnostic
+// when it does not parse. An empty file has a nil body.
+func (d *decoder) document(data []byte) (ast.Node, bool) {
+	f, err := parseYAML(data)
+	if err != nil {
+		d.errAt(Pos{1, 1}, "%v", err)
+		return nil, false
+	}
+	var root ast.Node
+	if len(f.Docs) > 0 && f.Docs[0] != nil {
+		root = f.Docs[0].Body
+	}
+	if !isNull(root) {
+		d.collectAnchors(root)
+	}
+	return root, true
+}
+
 func knownGroup(g string) bool {
 	for _, f := range Features {
 		if f == g || strings.HasPrefix(f, g+".") {

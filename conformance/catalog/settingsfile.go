@@ -26,20 +26,14 @@ type SettingsEntry struct {
 func ReadSettings(file string, data []byte, scalars []string, groups map[string][]string) (map[string]SettingsEntry, error) {
 	var ds Diagnostics
 	d := newDecoder(file, &ds, nil)
-	f, err := parseYAML(data)
-	if err != nil {
-		d.errAt(Pos{1, 1}, "%v", err)
+	root, ok := d.document(data)
+	if !ok {
 		return nil, ds
-	}
-	var root ast.Node
-	if len(f.Docs) > 0 && f.Docs[0] != nil {
-		root = f.Docs[0].Body
 	}
 	out := map[string]SettingsEntry{}
 	if isNull(root) {
 		return out, nil // an empty file sets nothing
 	}
-	d.collectAnchors(root)
 	at := func(n ast.Node) string {
 		p := nodePos(n)
 		return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)

@@ -103,16 +103,10 @@ var (
 func LoadSpec(file string, data []byte) (*Spec, error) {
 	var ds Diagnostics
 	d := newDecoder(file, &ds, nil)
-	f, err := parseYAML(data)
-	if err != nil {
-		d.errAt(Pos{1, 1}, "%v", err)
+	root, ok := d.document(data)
+	if !ok {
 		return nil, ds
 	}
-	var root ast.Node
-	if len(f.Docs) > 0 && f.Docs[0] != nil {
-		root = f.Docs[0].Body
-	}
-	d.collectAnchors(root)
 	var rowsNode ast.Node
 	if m, ok := d.resolve(root).(*ast.MappingNode); ok {
 		for _, p := range d.pairs(m) {
