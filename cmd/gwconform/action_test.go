@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/stretchr/testify/assert"
@@ -96,60 +99,233 @@ func TestActionInputsMapToFlags(t *testing.T) {
 // TestActionRunStep runs the action's shell step as GitHub would, with
 // fake GITHUB_* files, against the built CLI (this test binary).
 func TestActionRunStep(t *testing.T) {
-	script, err := filepath.Abs("../../.github/action/run.sh")
-	require.NoError(t, err)
-	clearEnv(t)
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("jq is not installed (GitHub's runners have it; .ci/run installs it)")
-	}
-	self, err := os.Executable()
-	require.NoError(t, err)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "gwconform")
-	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\n"+asCLI+"=1 exec '"+self+"' \"$@\"\n"), 0o755))
+	bin, script := actionBinary(t)
 	failing, err := conformancetest.Start(refgateway.Config{Faults: []string{"accept-invalid"}}, fixtures.FS)
 	require.NoError(t, err)
 	t.Cleanup(failing.Close)
+	good, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(good.Close)
 
 	tests := []struct {
 		name    string
 		inputs  map[string]string
+		stale   bool // an earlier run's reports in the output directory
 		outputs []string
 		summary string
 		errLine string
+		said    []string // in the step's log
+		notSaid []string
 	}{
 		{name: "self-test", inputs: map[string]string{"INPUT_SELF_TEST": "true"},
 			outputs: []string{"exit-code=0", "verdict=pass", "headline=conformance passed: 13 verified, 2 negative", "fail=0"}, summary: "gwconform: conformance passed"},
 		{name: "an empty base URL never falls back", inputs: map[string]string{"INPUT_BASE_URL": ""},
 			outputs: []string{"exit-code=2"}, errLine: "base-url is empty"},
 		{name: "a failing gateway", inputs: map[string]string{"INPUT_BASE_URL": failing.BaseURL, "INPUT_TEXT_KEY": failing.Keys.Text},
-			outputs: []string{"exit-code=1", "verdict=fail"}, summary: "conformance failed"},
+			outputs: []string{"exit-code=1", "verdict=fail"}, summary: "conformance failed", notSaid: []string{"re-running"}},
+		{name: "confirm-failures re-runs a failed run (exit 1)",
+			inputs:  map[string]string{"INPUT_BASE_URL": failing.BaseURL, "INPUT_TEXT_KEY": failing.Keys.Text, "INPUT_CONFIRM_FAILURES": "true"},
+			outputs: []string{"exit-code=1", "verdict=fail"}, said: []string{"re-running "}},
+		{name: "confirm-failures leaves an incomplete run (exit 3) as it is",
+			inputs:  map[string]string{"INPUT_BASE_URL": good.BaseURL, "INPUT_CONFIRM_FAILURES": "true"},
+			outputs: []string{"exit-code=3", "verdict=incomplete", "headline=incomplete: none of the"}, notSaid: []string{"re-running"}},
+		{name: "a run that cannot start leaves no earlier report behind",
+			inputs: map[string]string{"INPUT_BASE_URL": good.BaseURL, "INPUT_TEXT_KEY": good.Keys.Text, "INPUT_TIERS": "verified,negatve"}, stale: true,
+			outputs: []string{"exit-code=2"}, errLine: "the run could not start (exit 2)", said: []string{`did you mean "negative"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			work := t.TempDir()
-			output, summary := filepath.Join(work, "output"), filepath.Join(work, "summary")
-			cmd := exec.Command("bash", script)
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "GWCONFORM_BIN="+bin, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary,
-				"INPUT_FEATURES=models.list,chat.*", "INPUT_OUT="+filepath.Join(work, "out"))
-			for k, v := range tt.inputs {
-				cmd.Env = append(cmd.Env, k+"="+v)
+			out := filepath.Join(work, "out")
+			if tt.stale {
+				require.NoError(t, os.MkdirAll(out, 0o755))
+				for _, f := range []string{"report.json", "matrix.md", "report.html", "junit.xml"} {
+					require.NoError(t, os.WriteFile(filepath.Join(out, f), []byte("{}"), 0o644))
+				}
 			}
+			cmd := actionStep(bin, script, work, tt.inputs)
 			got, err := cmd.CombinedOutput()
 			require.NoError(t, err, "run.sh exits 0 (the action's last step exits with the code): %s", got)
-			outs, _ := os.ReadFile(output)
+			outs, _ := os.ReadFile(filepath.Join(work, "output"))
 			for _, want := range tt.outputs {
-				assert.Contains(t, string(outs), want+"\n")
+				assert.Contains(t, string(outs), want)
+				if !strings.HasSuffix(want, " the") { // a headline's start
+					assert.Contains(t, string(outs), want+"\n")
+				}
 			}
 			if tt.summary != "" {
-				sum, err := os.ReadFile(summary)
+				sum, err := os.ReadFile(filepath.Join(work, "summary"))
 				require.NoError(t, err)
 				assert.Contains(t, string(sum), tt.summary)
 			}
 			if tt.errLine != "" {
 				assert.Contains(t, string(got), "::error title=gwconform::"+tt.errLine)
 			}
+			for _, s := range tt.said {
+				assert.Contains(t, string(got), s)
+			}
+			for _, s := range tt.notSaid {
+				assert.NotContains(t, string(got), s)
+			}
+			if tt.stale {
+				assert.NoFileExists(t, filepath.Join(out, "report.json"), "no report.json: the action reads it as could not start")
+			}
 		})
 	}
+}
+
+// A cancelled or timed-out job: the runner sends SIGINT to the step's
+// process only (run.sh, which the step execs), never to its children.
+// run.sh passes it on; gwconform writes its reports, incomplete, and exits
+// 3; the step's outputs say so, and nothing is re-run after it.
+func TestActionRunStepInterrupted(t *testing.T) {
+	bin, script := actionBinary(t)
+	lat, err := refgateway.ParseLatency("chat=2s")
+	require.NoError(t, err)
+	slow, err := conformancetest.Start(refgateway.Config{Latency: lat}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(slow.Close)
+
+	work := t.TempDir()
+	cmd := actionStep(bin, script, work, map[string]string{"INPUT_BASE_URL": slow.BaseURL, "INPUT_TEXT_KEY": slow.Keys.Text,
+		"INPUT_CONFIRM_FAILURES": "true"})
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	jsonl := filepath.Join(work, "out", "results.jsonl")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, _ := os.ReadFile(jsonl); bytes.Count(b, []byte("\n")) >= 1 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run.sh ended (%v) before any result: %s", err, log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no result after 60 s: %s", log.String())
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT)) // run.sh alone, as the runner does
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("run.sh did not end within 60 s of SIGINT: %s", log.String())
+	}
+	require.NoError(t, err, "run.sh exits 0 (the action's last step exits with the code): %s", log.String())
+	outs, err := os.ReadFile(filepath.Join(work, "output"))
+	require.NoError(t, err)
+	assert.Contains(t, string(outs), "exit-code=3\n")
+	assert.Contains(t, string(outs), "verdict=incomplete\n")
+	assert.Regexp(t, `(?m)^headline=incomplete: interrupted after \d+ of \d+ calls`, string(outs))
+	assert.Contains(t, log.String(), "::warning title=gwconform::interrupted (SIGINT)")
+	assert.NotContains(t, log.String(), "re-running", "an interrupted job starts nothing more")
+	assert.FileExists(t, filepath.Join(work, "out", "report.json"))
+}
+
+// actionBinary is a gwconform for run.sh (this test binary acting as the
+// CLI) and run.sh's absolute path.
+func actionBinary(t *testing.T) (bin, script string) {
+	t.Helper()
+	script, err := filepath.Abs("../../.github/action/run.sh")
+	require.NoError(t, err)
+	clearEnv(t) // changes directory
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (GitHub's runners have it; .ci/run installs it)")
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	bin = filepath.Join(t.TempDir(), "gwconform")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\n"+asCLI+"=1 exec '"+self+"' \"$@\"\n"), 0o755))
+	return bin, script
+}
+
+// actionStep is the action's run step in work, with fake GITHUB_* files
+// (work/output, work/summary) and the inputs given.
+func actionStep(bin, script, work string, inputs map[string]string) *exec.Cmd {
+	cmd := exec.Command("bash", script)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "GWCONFORM_BIN="+bin, "GITHUB_OUTPUT="+filepath.Join(work, "output"),
+		"GITHUB_STEP_SUMMARY="+filepath.Join(work, "summary"),
+		"INPUT_FEATURES=models.list,chat.*", "INPUT_OUT="+filepath.Join(work, "out"))
+	for k, v := range inputs {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd
+}
+
+// The action and the nightly workflow keep what the exit codes promise:
+// the run step is exec'd (the runner signals that process only), every
+// output is uploaded, an interrupted run's too; the nightly merges after a
+// failed shard (merge names it missing), calls merge and diff as a built
+// binary (go run turns every exit code into 1), publishes whatever merge's
+// code, and fails the job with it afterwards.
+func TestActionAndNightlyKeepTheExitCodes(t *testing.T) {
+	type step struct {
+		ID   string            `yaml:"id"`
+		Name string            `yaml:"name"`
+		If   string            `yaml:"if"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		Env  map[string]string `yaml:"env"`
+		With map[string]any    `yaml:"with"`
+	}
+	raw, err := os.ReadFile("../../action.yml")
+	require.NoError(t, err)
+	var action struct {
+		Runs struct{ Steps []step } `yaml:"runs"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &action))
+	var upload *step
+	for i, s := range action.Runs.Steps {
+		if s.ID == "run" {
+			assert.True(t, strings.HasPrefix(strings.TrimSpace(s.Run), "exec "), "the run step execs run.sh: %q", s.Run)
+		}
+		if strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
+			upload = &action.Runs.Steps[i]
+		}
+	}
+	require.NotNil(t, upload, "action.yml uploads the outputs")
+	assert.True(t, strings.HasPrefix(upload.If, "${{ always()"), "an interrupted run's reports are uploaded too: %q", upload.If)
+	for _, f := range []string{"results.jsonl", "report.json", "matrix.md", "report.html", "junit.xml", "manifest.json"} {
+		assert.Contains(t, upload.With["path"], "/"+f+"\n", "the action uploads %s", f)
+	}
+
+	raw, err = os.ReadFile("../../.github/workflows/nightly.yml")
+	require.NoError(t, err)
+	var wf struct {
+		Jobs map[string]struct {
+			If    string `yaml:"if"`
+			Steps []step `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &wf))
+	merge := wf.Jobs["merge"]
+	assert.Equal(t, "${{ !cancelled() }}", merge.If, "the merge runs after a failed shard")
+	require.NotEmpty(t, merge.Steps)
+	merged := false
+	for i, s := range merge.Steps {
+		assert.NotRegexp(t, `go run \./cmd/gwconform (merge|diff)`, s.Run, "step %q: go run hides merge's and diff's exit codes", s.Name)
+		if s.ID == "merge" {
+			merged = true
+			assert.Contains(t, s.Run, `merge out/merged`)
+			continue
+		}
+		if !merged {
+			continue
+		}
+		last := i == len(merge.Steps)-1
+		if last {
+			assert.Equal(t, "${{ steps.merge.outputs.exit-code }}", s.Env["CODE"], "the last step fails the job with merge's code")
+			assert.Contains(t, s.Run, `exit "${CODE`)
+			continue
+		}
+		assert.NotContains(t, s.If, "exit-code", "step %q is published whatever merge's exit code", s.Name)
+	}
+	assert.True(t, merged, "nightly.yml has a step with id merge")
 }
