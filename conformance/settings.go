@@ -260,7 +260,13 @@ func (s *Settings) Parse(args []string) error {
 	if err := s.flagAsValue(args); err != nil {
 		return err
 	}
+	// A refusal is one line; the whole flag list only when asked (-h).
+	s.fs.Usage = func() {}
 	if err := s.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(s.fs.Output(), "usage: %s [flags]\n", s.fs.Name())
+			s.fs.PrintDefaults()
+		}
 		return err
 	}
 	if s.fs.NArg() > 0 {

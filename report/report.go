@@ -299,7 +299,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 			Shard:        meta.Shard,
 		},
 	}
-	if meta.Completion.Interrupted || len(meta.Completion.MissingShards) > 0 {
+	if meta.Completion.Interrupted || meta.Completion.Unrun > 0 || len(meta.Completion.MissingShards) > 0 {
 		c := meta.Completion
 		r.Metadata.Completion = &c
 	}

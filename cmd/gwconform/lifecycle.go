@@ -61,11 +61,8 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 }
 
 // completion says what of the plan has no result: the counted calls an
-// interrupt left undone or cut.
+// interrupt left undone or cut, or that a re-run held back.
 func completion(plan []conformance.Call, rs []results.Result, strict, interrupted bool) results.Completion {
-	if !interrupted {
-		return results.Completion{}
-	}
 	type key struct{ caseID, model string }
 	done := map[key]bool{}
 	for _, r := range rs {
@@ -73,7 +70,7 @@ func completion(plan []conformance.Call, rs []results.Result, strict, interrupte
 			done[key{r.Case, r.Model}] = true
 		}
 	}
-	c := results.Completion{Interrupted: true, Planned: len(plan)}
+	c := results.Completion{Interrupted: interrupted, Planned: len(plan)}
 	for _, call := range plan {
 		counted := results.Result{Tier: call.Case.Tier}.Counts(strict)
 		if counted && !done[key{call.Case.ID, call.Model}] {

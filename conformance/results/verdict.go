@@ -57,7 +57,8 @@ type Completion struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Planned counts the calls of the plan and Unrun its counted calls
 	// (verified and negative; strict under --strict) that have no result:
-	// never started, or cut by the interrupt.
+	// never started, cut by the interrupt, or held back from a re-run by
+	// what was left of the budget.
 	Planned int `json:"planned,omitempty"`
 	Unrun   int `json:"unrun,omitempty"`
 	// MissingShards names the shards ("2/3") a merged report lacks.
@@ -146,6 +147,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 		}
 		v.Notes = append(v.Notes, note)
 	}
+	if c.Unrun > 0 && !c.Interrupted {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s of the plan never ran (held back by the budget)", plural(c.Unrun, kind+" case")))
+	}
 	for _, s := range c.MissingShards {
 		v.Notes = append(v.Notes, fmt.Sprintf("shard %s missing: its results are not in this report", s))
 	}
@@ -188,6 +192,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	case interrupted != "":
 		v.Outcome = OutcomeIncomplete
 		v.Headline = fmt.Sprintf("incomplete: %s; %s not run; nothing that ran failed", interrupted, plural(c.Unrun, kind+" case"))
+	case c.Unrun > 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: %s of the plan never ran; nothing that ran failed", plural(c.Unrun, kind+" case"))
 	case len(c.MissingShards) > 0:
 		v.Outcome = OutcomeIncomplete
 		v.Headline = fmt.Sprintf("incomplete: shard %s missing; nothing that ran failed", strings.Join(c.MissingShards, ", "))
