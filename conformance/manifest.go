@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -194,8 +195,10 @@ func ReadManifest(dir string) (Manifest, error) {
 }
 
 // Differences lists, one line each, what makes other a different run from
-// m: everything but the time it was written and the plan's size (which
-// follow from the rest). Empty means the same run.
+// m: the catalog, the suite, the key kinds, the waivers file's content, and
+// every setting the manifest records (SettingsTable's Recorded, named by
+// its flag) — everything but the time it was written and the plan's size,
+// which follow from the rest. Empty means the same run.
 func (m Manifest) Differences(other Manifest) []string {
 	var out []string
 	diff := func(name string, a, b any) {
@@ -207,23 +210,21 @@ func (m Manifest) Differences(other Manifest) []string {
 	diff("command", m.Command, other.Command)
 	diff("suite version", m.SuiteVersion, other.SuiteVersion)
 	diff("catalog", m.CatalogHash, other.CatalogHash)
-	diff("cases directory", m.CasesDir, other.CasesDir)
-	diff("base URL", m.BaseURL, other.BaseURL)
 	diff("keys", strings.Join(m.Keys, ","), strings.Join(other.Keys, ","))
-	diff("strict", m.Strict, other.Strict)
-	diff("features", m.Selection.Features, other.Selection.Features)
-	diff("models", m.Selection.Models, other.Selection.Models)
-	diff("cases", m.Selection.Cases, other.Selection.Cases)
-	diff("tiers", m.Selection.Tiers, other.Selection.Tiers)
-	diff("shard", m.Selection.Shard, other.Selection.Shard)
-	diff("max calls", m.Selection.MaxCalls, other.Selection.MaxCalls)
-	diff("max cost", m.Selection.MaxCost, other.Selection.MaxCost)
-	diff("concurrency", m.Options.Concurrency, other.Options.Concurrency)
-	diff("timeout", m.Options.Timeout, other.Options.Timeout)
-	diff("retries", m.Options.Retries, other.Options.Retries)
-	diff("waivers", m.Waivers, other.Waivers)
-	diff("recording to", m.Record, other.Record)
-	diff("replaying", m.Replay, other.Replay)
+	for _, d := range SettingsTable {
+		if d.Recorded == nil {
+			continue
+		}
+		if d.Name == "waivers" { // by content too: the same path may hold other entries
+			diff("--waivers", m.Waivers, other.Waivers)
+			continue
+		}
+		a, b := d.Recorded(m), d.Recorded(other)
+		if d.Kind == KindList && a != b { // an empty selection is all of it
+			a, b = cmp.Or(a, "(all)"), cmp.Or(b, "(all)")
+		}
+		diff("--"+d.Name, a, b)
+	}
 	return out
 }
 

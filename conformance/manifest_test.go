@@ -112,20 +112,20 @@ func TestManifestDifferences(t *testing.T) {
 	}{
 		{"the same run", func(m *conformance.Manifest) { m.Created = m.Created.Add(time.Hour); m.Planned.Calls++ }, nil},
 		{"another catalog", func(m *conformance.Manifest) { m.CatalogHash = "beef" }, []string{"catalog: " + base.CatalogHash + ", now beef"}},
-		{"another gateway", func(m *conformance.Manifest) { m.BaseURL = "" }, []string{"base URL: https://gateway.test/base, now (none)"}},
-		{"a filter dropped", func(m *conformance.Manifest) { m.Selection.Features = []string{} }, []string{"features: chat.*, now (all)"}},
+		{"another gateway", func(m *conformance.Manifest) { m.BaseURL = "" }, []string{"--base-url: https://gateway.test/base, now (none)"}},
+		{"a filter dropped", func(m *conformance.Manifest) { m.Selection.Features = []string{} }, []string{"--feature: chat.*, now (all)"}},
 		{"a key missing", func(m *conformance.Manifest) { m.Keys = []string{"text"} }, []string{"keys: text,image, now text"}},
 		{"no key at all", func(m *conformance.Manifest) { m.Keys = []string{} }, []string{"keys: text,image, now (none)"}},
 		{"another budget and timeout", func(m *conformance.Manifest) { m.Selection.MaxCost = 50; m.Options.Timeout = "10m0s" },
-			[]string{"max cost: 100, now 50", "timeout: 1m30s, now 10m0s"}},
+			[]string{"--max-cost: 100, now 50", "--timeout: 1m30s, now 10m0s"}},
 		{"recording elsewhere", func(m *conformance.Manifest) { m.Record = "recordings/other" },
-			[]string{"recording to: recordings/night, now recordings/other"}},
+			[]string{"--record: recordings/night, now recordings/other"}},
 		{"a replay is not the live run", func(m *conformance.Manifest) { m.Replay = "recordings/night" },
-			[]string{"replaying: (none), now recordings/night"}},
+			[]string{"--replay: (none), now recordings/night"}},
 		{"the waivers changed", func(m *conformance.Manifest) {
 			m.Waivers = &conformance.ManifestFileRef{Path: "waivers.yaml", SHA256: strings.Repeat("cd", 32)}
 		},
-			[]string{"waivers: waivers.yaml sha256:abababababab, now waivers.yaml sha256:cdcdcdcdcdcd"}},
+			[]string{"--waivers: waivers.yaml sha256:abababababab, now waivers.yaml sha256:cdcdcdcdcdcd"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

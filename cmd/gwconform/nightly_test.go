@@ -236,7 +236,7 @@ func TestRerunFailedAcceptance(t *testing.T) {
 		code, _, stderr := gw(t, "run", "--rerun-failed", "--out", out, "--feature", "chat.basic", "--text-key", gwy.keys.Text,
 			"--messages-key", gwy.keys.Messages, "--image-key", gwy.keys.Image, "--alt-key", gwy.keys.Alt)
 		assert.Equal(t, exitNotStart, code)
-		assert.Contains(t, stderr, "features: messages.errors,chat.errors, now chat.basic")
+		assert.Contains(t, stderr, "--feature: messages.errors,chat.errors, now chat.basic")
 	})
 	t.Run("refuses a directory without a run", func(t *testing.T) {
 		code, _, stderr := gw(t, "run", "--rerun-failed", "--out", t.TempDir())

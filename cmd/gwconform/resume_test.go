@@ -116,7 +116,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 		code, _, stderr = gw(t, append([]string{"run", "--out", out, "--resume", "--feature", "chat.*"}, keys...)...)
 		assert.Equal(t, exitNotStart, code)
 		assert.Contains(t, stderr, "holds another run")
-		assert.Contains(t, stderr, "features: chat.*,messages.*, now chat.*")
+		assert.Contains(t, stderr, "--feature: chat.*,messages.*, now chat.*")
 		code, _, stderr = gw(t, "run", "--out", filepath.Join(t.TempDir(), "none"), "--resume")
 		assert.Equal(t, exitNotStart, code)
 		assert.Contains(t, stderr, "--resume continues the run recorded in --out")
