@@ -106,12 +106,19 @@ func (r *Report) JUnit() JUnitSuites {
 		s.Tests++
 		s.Time += tc.Time
 		switch res.Status {
-		case results.StatusFail:
+		case results.StatusError, results.StatusFail:
+			if res.Cancelled { // the run's interrupt, not the gateway: no verdict
+				s.Skipped++
+				tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
+				break
+			}
+			if res.Status == results.StatusError {
+				s.Errors++
+				tc.Error = junitProblem(res, r.Metadata.Strict)
+				break
+			}
 			s.Failures++
 			tc.Failure = junitProblem(res, r.Metadata.Strict)
-		case results.StatusError:
-			s.Errors++
-			tc.Error = junitProblem(res, r.Metadata.Strict)
 		case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled:
 			s.Skipped++
 			msg := string(res.Status)

@@ -210,6 +210,19 @@ func TestJUnitSoftFailure(t *testing.T) {
 	assert.True(t, strings.HasPrefix(doc.Suites[0].Cases[0].Failure.Message, "[strict tier, reported only] "))
 }
 
+// A call the run's interrupt cut is no error of the gateway: JUnit skips it.
+func TestJUnitSkipsCancelledCalls(t *testing.T) {
+	r := Build(meta(), []results.Result{res("a", "chat.basic", "m", TV, E, func(r *results.Result) { r.Cancelled = true })})
+	doc := r.JUnit()
+	require.Len(t, doc.Suites, 1)
+	tc := doc.Suites[0].Cases[0]
+	assert.Nil(t, tc.Error)
+	require.NotNil(t, tc.Skipped)
+	assert.Contains(t, tc.Skipped.Message, "cancelled")
+	assert.Equal(t, 0, doc.Suites[0].Errors)
+	assert.Equal(t, 1, doc.Suites[0].Skipped)
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
