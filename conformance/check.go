@@ -20,12 +20,19 @@ import (
 // at once, as h2spec does.
 type checker struct {
 	reasons []results.Reason
-	// What some expectations compare with: the model of the call, and the
-	// exchange's own times (sent: the request; received: the first response
+	// What some expectations compare with: the model the request names (the
+	// call's when its body names none), and the exchange's own times (sent: the request; received: the first response
 	// byte). Judging from these rather than the clock keeps a later
 	// re-check of the same traffic in agreement.
 	model          string
 	sent, received time.Time
+	// request is the request the answer is judged against, as written (the
+	// accepted variant's, for a case with variants): rules of a kind read
+	// max_tokens, n, size and output_format from it.
+	request *catalog.Request
+	// strict adds the strict tier's readings of a kind's rules (a JSON media
+	// type, a named background) in strict cases.
+	strict bool
 	// rows are the spec rows the case cites: the reason of a generic check
 	// (a status, a matcher) names those it stands for (see cite).
 	rows []*catalog.SpecRow
@@ -90,15 +97,15 @@ func fieldOf(path string) string { return path[strings.LastIndexAny(path, ". ")+
 
 // checkStatus compares the HTTP status; a body excerpt goes with a mismatch
 // because it usually says why.
-func (c *checker) checkStatus(exp catalog.Expect, got int, body []byte) bool {
-	if exp.Accepts(got) {
+func (c *checker) checkStatus(cs *catalog.Case, got int, body []byte) bool {
+	if cs.Accepts(got) {
 		return true
 	}
 	actual := fmt.Sprintf("%d", got)
 	if len(body) > 0 {
 		actual += " " + strings.Join(strings.Fields(string(body)), " ")
 	}
-	c.fail("status", "", exp.WantStatus(), actual, "HTTP status %d, want %s%s", got, exp.WantStatus(), c.cite(""))
+	c.fail("status", "", cs.WantStatus(), actual, "HTTP status %d, want %s%s", got, cs.WantStatus(), c.cite(""))
 	return false
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/sse"
 	"github.com/gwconform/gwconform/conformance/streams"
@@ -37,6 +38,7 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 		c.fail("sse", "", "", "", "%v", err)
 		return
 	}
+	modelFailed := false // one reason for a substituted model is enough
 	n, finish, readErr := streams.Run(sse.NewReader(body, o.MaxEventBytes), g, func(n int, ev sse.Event, vs []streams.Violation) {
 		if n == 1 {
 			res.FirstEventMS = time.Since(started).Milliseconds()
@@ -50,14 +52,22 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 		if name := streams.SchemaFor(exp.Protocol, ev); name != "" {
 			c.checkSchema(set, name, ev.Data, where+" ("+typ+")")
 		}
+		if exp.Strict && !modelFailed {
+			modelFailed = c.checkStreamModel(where+" ("+typ+")", streams.EventModel(exp.Protocol, ev))
+		}
 		if exp.Protocol.IsImage() && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
-			want := imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
+			// 6.1 shows no event field but type, b64_json and
+			// partial_image_index: the verified tier judges the decoded
+			// image against the request alone (previews, of which the spec
+			// states no size or format, only decode). Strict also holds an
+			// event's image to the size and output_format it states, as
+			// 2.2's fields describe the images of a JSON result.
+			var want imageWant
+			if exp.Strict {
+				want = imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
+			}
 			if strings.HasSuffix(typ, ".completed") {
 				want.expect = exp.Images
-			} else if exp.Images != nil {
-				// Previews are images of the same request, but the spec states
-				// no size or format for them: only that they decode.
-				want = imageWant{}
 			}
 			if info, ok := c.checkImage(where+" ("+typ+")", gjson.GetBytes(ev.Data, "b64_json"), want, o.Thumbnails); ok {
 				res.Images = append(res.Images, info)
@@ -83,6 +93,22 @@ func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schem
 	if exp.MinText > 0 && len([]rune(g.Text())) < exp.MinText {
 		c.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", len([]rune(g.Text())), g.Text()), "the stream carried too little text")
 	}
+}
+
+// checkStreamModel (strict): a stream's model (a chat chunk's model,
+// message_start's message.model) is not shown in 6.2 and 6.3, but the
+// official accumulators copy it into the result they assemble (openai-go's
+// ChatCompletionAccumulator, anthropic-sdk-go's Message.Accumulate), so in
+// the strict tier it must name the model requested, in any spelling the
+// JSON checks accept for "model used" (2.3, 2.4). Absent or null is not
+// judged. It reports whether it failed.
+func (c *checker) checkStreamModel(where string, v gjson.Result) bool {
+	if v.Type == gjson.Null || v.Type == gjson.String && modelid.Same(c.model, v.Str) {
+		return false
+	}
+	c.fail("sse-strict", where+" model", c.model+" ("+modelid.Spellings+")", v.Raw,
+		"the stream names another model than the one requested (the official accumulators copy it into the result as the model used, spec 2.3, 2.4)")
+	return true
 }
 
 func (c *checker) addViolations(vs []streams.Violation, strict bool) {

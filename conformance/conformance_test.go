@@ -44,6 +44,17 @@ func TestConformance(t *testing.T) {
 	calls, err := conformance.Plan(suite.Catalog, cfg.Target, cfg.Selection)
 	require.NoError(t, err)
 	rs := conformance.Run(t, cfg)
+	// Every refusal is judged: each negative's control passed beside it.
+	negatives := 0
+	for _, r := range rs {
+		if r.Tier == results.TierNegative {
+			negatives++
+			assert.NotEqual(t, results.StatusInconclusive, r.Status, "%s on %s: %v", r.Case, r.Model, r.Reasons)
+		}
+	}
+	if len(rs) == len(calls) {
+		assert.Positive(t, negatives)
+	}
 	// Every request a call made is in its result and the preflight sent one
 	// per key, so the gateway saw exactly those; with no -run filter, the
 	// plan's count is the gateway's (plan == run).

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,10 @@ var faultCases = []faultCase{
 	{"preview-overflow", []string{"gen-stream-partials-1"}, "gen-stream-partials-1", "sse", "images.too-many-previews"},
 	{"wrong-event-family", []string{"edit-stream-partials-1"}, "edit-stream-partials-1", "sse", "images.wrong-family"},
 	{"stream-cut", []string{"chat-stream"}, "chat-stream", "sse", "stream.incomplete"},
-	{"wrong-content-type", []string{"chat-json"}, "chat-json", "content_type", "text/plain"},
+	// A JSON body is read as JSON whatever its media type; only a strict
+	// case reports it. A stream keeps text/event-stream (6).
+	{"wrong-content-type", []string{"chat-json", "chat-json-strict"}, "chat-json-strict", "content_type", "text/plain"},
+	{"wrong-content-type", []string{"chat-stream"}, "chat-stream", "content_type", "application/json"},
 	{"accept-invalid", []string{"chat-no-model"}, "chat-no-model", "status", "HTTP status 200, want 400"},
 	{"wrong-404", []string{"messages-unknown-model-404"}, "messages-unknown-model-404", "status", "HTTP status 400, want 404"},
 	{"model-missing", []string{"models-image-lists-gen-image-2"}, "models-image-lists-gen-image-2", "json", "gen-image-2"},
@@ -66,13 +70,78 @@ var faultCases = []faultCase{
 	{"finish-reason-other", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "json", "value differs (spec 2.3/finish-reason)"},
 	{"text-in-block-start", []string{"messages-stream"}, "messages-stream", "sse", "delta.text (spec 6.3) (messages.no-text-delta)"},
 	{"max-tokens-halved", []string{"messages-alt-max-tokens-1024"}, "messages-alt-max-tokens-1024", "json", "value differs (spec 8/max-tokens-1024-alt"},
-	{"empty-text-at-bound", []string{"messages-max-tokens-256"}, "messages-max-tokens-256", "json", "value is empty (spec 4.3/max-tokens-supplied, 8/max-tokens-256)"},
+	{"empty-text-at-bound", []string{"messages-max-tokens-256"}, "messages-max-tokens-256", "json", "its text blocks joined are empty (spec 2.4"},
 	{"chat-usage-over", []string{"chat-json", "chat-json-strict"}, "chat-json-strict", "json", "above the maximum (spec 2.3/model, 4.2/max-tokens)"},
 	{"file-id-ignored", []string{"edit-json-image-file-id"}, "edit-json-image-file-id", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},
 	{"file-id-ignored", []string{"edit-json-mask-file-id"}, "edit-json-mask-file-id", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},
+	// An endpoint that refuses everything: its negatives alone are selected,
+	// the plan adds their control, and the control fails (refusalControls
+	// asserts the negatives then end inconclusive).
+	{"image-routes-missing", []string{"gen-text-key-refused"}, "gen-basic", "status", "HTTP status 404"},
+	{"image-routes-missing", []string{"edit-text-key-refused"}, "edit-multipart-one-ref", "status", "HTTP status 404"},
+	{"chat-refuses-all", []string{"chat-no-model"}, "chat-json", "status", "HTTP status 400"},
 	{"default-model", []string{"messages-unknown-model-404", "chat-unknown-model-404"}, "chat-unknown-model-404", "status", "want 404 (spec 9/retired-404-chat)"},
 	{"default-model", []string{"gen-unknown-model-404"}, "gen-unknown-model-404", "status", "want 404 (spec 9/retired-404-images)"},
 	{"default-model", []string{"edit-unknown-model-404"}, "edit-unknown-model-404", "status", "want 404 (spec 9/retired-404-images)"},
+	// Non-streaming answers (issue 17): what holds for every answer of a
+	// kind is judged in every case that receives one, so a gateway naming
+	// one model for every message fails the cases not written for it.
+	{"model-fixed", []string{"messages-json"}, "messages-json", "json", "not the model requested (spec 2.3, 2.4"},
+	{"model-fixed", []string{"messages-max-tokens-256"}, "messages-max-tokens-256", "json", "not the model requested (spec 2.3, 2.4"},
+	{"model-fixed", []string{"messages-alt-json"}, "messages-alt-json", "json", "not the model requested (spec 2.3, 2.4"},
+	{"model-fixed", []string{"messages-alt-max-tokens-1024"}, "messages-alt-max-tokens-1024", "json", "not the model requested (spec 2.3, 2.4"},
+	{"model-fixed", []string{"messages-alt-image-input"}, "messages-alt-image-input", "json", "not the model requested (spec 2.3, 2.4"},
+	{"messages-usage-over", []string{"messages-json"}, "messages-json", "json", "more output tokens than max_tokens (spec 4.2, 4.3, 8"},
+	{"messages-usage-over", []string{"messages-alt-image-input"}, "messages-alt-image-input", "json", "more output tokens than max_tokens (spec 4.2, 4.3, 8"},
+	{"chat-text-over", []string{"chat-json"}, "chat-json", "json", "longer than max_tokens allows (spec 4.2"},
+	{"chat-text-over", []string{"chat-max-tokens-256"}, "chat-max-tokens-256", "json", "longer than max_tokens allows (spec 4.2"},
+	{"file-id-resolved", []string{"edit-json-image-file-id-only"}, "edit-json-image-file-id-only", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},
+	{"background-echo", []string{"edit-webp-auto", "edit-webp-auto-background-named"}, "edit-webp-auto-background-named", "json", "background names no output background (spec 2.2"},
+	{"success-201", []string{"chat-json", "gen-basic", "chat-json-strict"}, "chat-json-strict", "status", "HTTP status 201, want 200"},
+	{"edit-default-gen-image-2", []string{"edit-json-default-model", "edit-default-model-xhigh"}, "edit-default-model-xhigh", "status", "HTTP status 400, want 200"},
+	{"missing-field", []string{"messages-alt-image-input"}, "messages-alt-image-input", "schema", "type"},
+	{"size-mismatch", []string{"edit-size-1536x1024"}, "edit-size-1536x1024", "image", "differs from the requested size"},
+	{"wrong-format", []string{"edit-compression-webp-50"}, "edit-compression-webp-50", "image", "differs from the requested output_format"},
+	{"background-mismatch", []string{"edit-quality-low"}, "edit-quality-low", "image", "background says transparent but the image is not (spec 2.2"},
+	{"created-ms", []string{"edit-multipart-one-ref"}, "edit-multipart-one-ref", "json", "milliseconds, or a clock far off (spec 2.2"},
+	// SSE streams (issue 17): what the verified tier still fails, and the
+	// strict readings of what it lets through.
+	{"cumulative-deltas", []string{"chat-stream"}, "chat-stream", "sse", "chat.cumulative-deltas"},
+	{"cumulative-deltas", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.cumulative-deltas"},
+	{"error-after-stop", []string{"messages-stream"}, "messages-stream", "sse", "messages.error-event"},
+	{"missing-field", []string{"messages-stream"}, "messages-stream", "schema", "/delta/text"},
+	{"missing-field", []string{"gen-stream-partials-2"}, "gen-stream-partials-2", "sse", "images.type-missing"},
+	{"stream-cut", []string{"messages-stream"}, "messages-stream", "sse", "stream.incomplete"},
+	{"event-name-other", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.event-name-mismatch"},
+	{"event-name-other", []string{"edit-stream-partials-1", "edit-stream-strict"}, "edit-stream-strict", "sse-strict", "images.event-name-mismatch"},
+	{"messages-untyped-events", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.payload-type-missing"},
+	{"no-final-blank-line", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "stream.unterminated"},
+	{"event-after-stop", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.event-outside-start-stop"},
+	{"stop-reason-on-stop", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.stop-reason-not-in-delta"},
+	{"image-event-fields", []string{"edit-stream-partials-1", "edit-stream-strict"}, "edit-stream-strict", "image", "differs from the size field"},
+	{"stream-model-other", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "another model than the one requested"},
+	{"stream-model-other", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "another model than the one requested"},
+}
+
+// refusalControls are faults that leave an endpoint refusing everything:
+// its negatives are refused as they state, yet prove nothing. Selected
+// alone, they run beside their control (the plan adds it), which the
+// endpoint refuses too, so they must end inconclusive, never pass, and the
+// run must not be green. A control that is served but fails another check
+// still vouches for the refusal: its negatives pass (the run fails on the
+// control alone).
+var refusalControls = []struct {
+	fault string
+	cases []string       // negatives, selected alone; each passes without the fault
+	want  results.Status // each negative's status with the fault
+}{
+	{"image-routes-missing", []string{"gen-text-key-refused", "gen-messages-key-refused", "edit-text-key-refused"}, results.StatusInconclusive},
+	{"chat-refuses-all", []string{"chat-no-model", "chat-no-messages"}, results.StatusInconclusive},
+	// A 200 in the failure form of 2.2 and 7 serves nothing.
+	{"error-field", []string{"gen-text-key-refused"}, results.StatusInconclusive},
+	{"empty-data", []string{"edit-text-key-refused", "edit-json-no-prompt"}, results.StatusInconclusive},
+	// Served, with another model named: the refusals stand.
+	{"model-other", []string{"chat-no-model", "messages-retired-model-404"}, results.StatusPass},
 }
 
 // undetectable lists faults no spec-stated check can see, with the reason.
@@ -130,6 +199,38 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			}
 			require.Equal(t, results.StatusFail, r.Status, "with fault %s, %s must fail", fc.fault, fc.fails)
 			assert.True(t, hasReason(r, fc.check, fc.says), "with fault %s, %s fails for other reasons: %v", fc.fault, fc.fails, r.Reasons)
+		})
+	}
+	for _, rc := range refusalControls {
+		t.Run(rc.fault+"/refusals-beside-their-control", func(t *testing.T) {
+			t.Parallel()
+			for _, faults := range [][]string{nil, {rc.fault}} {
+				loc := startLocal(t, refgateway.Config{Faults: faults})
+				calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: rc.cases})
+				require.NoError(t, err)
+				var rs []results.Result
+				runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+				runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
+				// The run fails on the control; inconclusive refusals alone
+				// leave it incomplete, never green.
+				want, outcome, alone := results.StatusPass, results.OutcomePass, results.OutcomePass
+				if faults != nil {
+					want, outcome, alone = rc.want, results.OutcomeFail, results.OutcomePass
+					if rc.want == results.StatusInconclusive {
+						alone = results.OutcomeIncomplete
+					}
+				}
+				var negatives []results.Result
+				for _, r := range rs {
+					if slices.Contains(rc.cases, r.Case) {
+						negatives = append(negatives, r)
+						assert.Equal(t, want, r.Status, "faults %v: %s on %s: %v", faults, r.Case, r.Model, r.Reasons)
+					}
+				}
+				assert.NotEmpty(t, negatives)
+				assert.Equal(t, outcome, results.Judge(rs, false, results.Completion{}).Outcome, "faults %v", faults)
+				assert.Equal(t, alone, results.Judge(negatives, false, results.Completion{}).Outcome, "faults %v: the refusals alone", faults)
+			}
 		})
 	}
 }

@@ -111,7 +111,8 @@ func EstimateDuration(calls []Call, concurrency int) time.Duration {
 // The rules are gwconform run's: an unreachable gateway fails at once; no
 // key with a base URL checks nothing and fails; a rejected key is said once
 // and its subtests skip; a throttled verified or negative subtest fails
-// ("throttled: not verified"); explore cases never fail. Against a live
+// ("throttled: not verified"), as does a negative whose control was not
+// served ("inconclusive"); explore cases never fail. Against a live
 // gateway it fails at once when the test's deadline is shorter than the plan
 // needs (run with -timeout 0, or the timeout gwconform plan suggests).
 func Run(t *testing.T, cfg Config) []results.Result {
@@ -153,6 +154,33 @@ func Run(t *testing.T, cfg Config) []results.Result {
 	now := time.Now()
 	var mu sync.Mutex
 	var all []results.Result
+	// Each call is made once: by its own subtest, or for a control by the
+	// first negative subtest that needs its result (-run may leave the
+	// control's subtest out). A negative's subtest thus never waits for a
+	// subtest that has not started, whatever the order and -parallel; its
+	// result is decided with its control's (results.Settle). Every result
+	// joins all once, as its subtest would judge it.
+	type outcome struct{ raw, final results.Result }
+	made := make(map[callKey]func() outcome, len(calls))
+	for _, c := range calls {
+		made[c.key()] = sync.OnceValue(func() outcome {
+			raw := runner.RunOne(context.Background(), c)
+			final := raw
+			if k, ok := c.controlKey(); ok {
+				var control *results.Result
+				if m := made[k]; m != nil {
+					ctl := m().raw
+					control = &ctl
+				}
+				final = results.Settle(raw, k.caseID, control)
+			}
+			cfg.Waivers.Apply(&final, cfg.Strict, now)
+			mu.Lock()
+			all = append(all, final)
+			mu.Unlock()
+			return outcome{raw, final}
+		})
+	}
 	for _, feature := range groupCalls(calls, func(c Call) string { return c.Case.Feature }) {
 		t.Run(feature.name, func(t *testing.T) {
 			for _, model := range groupCalls(feature.calls, func(c Call) string { return c.Model }) {
@@ -160,12 +188,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 					for _, c := range model.calls {
 						t.Run(c.Case.ID, func(t *testing.T) {
 							t.Parallel()
-							res := runner.RunOne(context.Background(), c)
-							cfg.Waivers.Apply(&res, cfg.Strict, now)
-							mu.Lock()
-							all = append(all, res)
-							mu.Unlock()
-							JudgeSubtest(t, res, cfg.Strict)
+							JudgeSubtest(t, made[c.key()]().final, cfg.Strict)
 						})
 					}
 				})
@@ -198,14 +221,16 @@ func groupCalls(calls []Call, key func(Call) string) []*callGroup {
 }
 
 // JudgeSubtest turns a result into its subtest's outcome, by the rules of
-// Run: a counted failure or throttle fails it, a skip, a decline or a
-// waived failure skips it (with the waiver's reason and link), anything not
-// counted is logged.
+// Run: a counted failure, throttle or inconclusive refusal fails it, a
+// skip, a decline or a waived failure skips it (with the waiver's reason
+// and link), anything not counted is logged.
 func JudgeSubtest(t *testing.T, r results.Result, strict bool) {
 	t.Helper()
 	switch {
 	case r.Status == results.StatusThrottled && r.Counts(strict):
 		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
+	case r.Status == results.StatusInconclusive && r.Counts(strict):
+		t.Errorf("inconclusive: the refusal is not judged (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
 	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)
 	case r.Status == results.StatusWaived:

@@ -212,6 +212,13 @@ func counter(steps ...http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// modelList answers a model list (2.1): the success every answer of GET
+// /v1/models must be, whatever the case states.
+func modelList(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, `{"object":"list","data":[{"id":"gen-5.5","object":"model","owned_by":"gen"}]}`)
+}
+
 func status(code int, header ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		for i := 0; i+1 < len(header); i += 2 {
@@ -513,7 +520,7 @@ func hostileRows() []hostileRow {
 		{
 			name: "429 with Retry-After then 200", caseID: "h-status",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
-				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), status(http.StatusOK))
+				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), modelList)
 			},
 			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
 			guard: 20 * time.Second, atLeast: 900 * time.Millisecond,
@@ -549,7 +556,7 @@ func hostileRows() []hostileRow {
 		{
 			name: "503 then 200", caseID: "h-status",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
-				return counter(status(http.StatusServiceUnavailable), status(http.StatusOK))
+				return counter(status(http.StatusServiceUnavailable), modelList)
 			},
 			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
 			guard: 10 * time.Second, status: results.StatusPass,
@@ -825,7 +832,7 @@ func TestHostileCancel(t *testing.T) {
 	suite := loadHostileSuite(t)
 	done := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/models", status(http.StatusOK))
+	mux.HandleFunc("/v1/models", modelList)
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Stream bool `json:"stream"`

@@ -60,6 +60,10 @@ type Call struct {
 	// planned: the other keys' model lists of a differs_from check. (A case
 	// with variants makes more only when the gateway declines a shape.)
 	Extra int
+	// Control marks a call the selection did not take, planned because a
+	// negative call names its case as control: without its result the
+	// negative's refusal cannot be judged (results.Settle).
+	Control bool
 }
 
 // ID names the call as the go test subtests do: feature/model/case.
@@ -67,8 +71,9 @@ func (c Call) ID() string { return c.Case.Feature + "/" + c.Model + "/" + c.Case
 
 // Plan expands the catalog into calls: what decides the verdict first
 // (verified and negative), then strict, then explore (verdictOrder); within
-// a tier in catalog order, models in case order. It is deterministic: the
-// same catalog, target and selection give the same plan.
+// a tier in catalog order, models in case order, each control before the
+// negatives that wait for it. It is deterministic: the same catalog, target
+// and selection give the same plan.
 func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 	var calls []Call
 	for i := range cat.Cases {
@@ -82,7 +87,7 @@ func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 			}
 		}
 	}
-	return sel.finish(calls, t)
+	return sel.finish(cat, calls, t)
 }
 
 // selects applies the feature, case and tier filters to a case.
@@ -90,10 +95,12 @@ func (sel Selection) selects(cs *catalog.Case) bool {
 	return matchAny(sel.Features, cs.Feature) && matchAny(sel.Cases, cs.ID) && matchAny(sel.Tiers, string(cs.Tier))
 }
 
-// finish turns candidate calls into a plan: it keeps the calls of the
-// selected shard and marks those that cannot be made (a missing key or
-// precondition) or may not be (beyond the call budget) as skipped.
-func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
+// finish turns candidate calls into a plan: it adds the control call of
+// each negative call the selection took without it, keeps the calls of the
+// selected shard (a negative goes with its control) and marks those that
+// cannot be made (a missing key or precondition, a control not made) or
+// may not be (beyond the call budget) as skipped.
+func (sel Selection) finish(cat *catalog.Catalog, candidates []Call, t Target) ([]Call, error) {
 	for _, globs := range [][]string{sel.Features, sel.Models, sel.Cases, sel.Tiers} {
 		for _, g := range globs {
 			if _, err := path.Match(g, ""); err != nil {
@@ -101,10 +108,16 @@ func (sel Selection) finish(candidates []Call, t Target) ([]Call, error) {
 			}
 		}
 	}
+	byID := make(map[string]*catalog.Case, len(cat.Cases))
+	for i := range cat.Cases {
+		byID[cat.Cases[i].ID] = &cat.Cases[i]
+	}
 	var calls []Call
+	candidates = withControls(cat, candidates)
 	verdictOrder(candidates)
+	candidates = controlsFirst(candidates)
 	for _, call := range candidates {
-		if sel.Shard.Count > 0 && shardOf(call.ID(), sel.Shard.Count) != sel.Shard.Index {
+		if sel.Shard.Count > 0 && shardOf(shardKey(call, byID), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
 		call.Skip = skipReason(call.Case, t)
@@ -145,9 +158,20 @@ type Budget struct {
 // Apply skips, in plan order, the calls that do not fit: beyond Calls
 // calls, or whose estimate does not fit in the Cost units left. A later,
 // cheaper call that still fits is made. Calls already skipped spend nothing.
+// A negative call whose control call (before it: the plan's order) is not
+// made is not made either (withoutControl): pairs stay together.
 func (b Budget) Apply(calls []Call) {
 	made, spent := b.Made, b.Spent
+	at := make(map[callKey]int, len(calls))
 	for i := range calls {
+		at[calls[i].key()] = i
+	}
+	for i := range calls {
+		if k, ok := calls[i].controlKey(); ok && calls[i].Skip == nil {
+			if j, found := at[k]; found && j < i && calls[j].Skip != nil {
+				calls[i].Skip = withoutControl(calls[j])
+			}
+		}
 		if calls[i].Skip != nil {
 			continue
 		}

@@ -2,6 +2,9 @@ package conformance_test
 
 import (
 	"context"
+	"fmt"
+	"path"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,4 +158,197 @@ func TestParseShard(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got)
 	}
+}
+
+// allKeys is a target with every key kind: nothing is skipped for a key.
+var allKeys = conformance.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
+
+// controlOf finds the control call of a negative call in calls, and its index.
+func controlOf(calls []conformance.Call, neg conformance.Call) (int, bool) {
+	for i, c := range calls {
+		if c.Case.ID == neg.Case.Control && c.Model == neg.Model {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// A negative is judged beside its control (the verified case it names, same
+// model), so every plan that holds a negative call holds its control call
+// before it: whatever the selection, in every shard, and within a budget.
+func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
+	suite := loadSuite(t)
+	checkPairs := func(t *testing.T, calls []conformance.Call) (negatives int) {
+		t.Helper()
+		for i, c := range calls {
+			if c.Case.Tier != results.TierNegative {
+				continue
+			}
+			negatives++
+			j, ok := controlOf(calls, c)
+			if assert.True(t, ok, "%s without its control %s", c.ID(), c.Case.Control) {
+				assert.Less(t, j, i, "%s comes after its control", c.ID())
+			}
+		}
+		return negatives
+	}
+	t.Run("selection adds the control, marked", func(t *testing.T) {
+		for _, sel := range []conformance.Selection{
+			{Cases: []string{"chat-no-model"}},
+			{Features: []string{"*.errors"}},
+			{Tiers: []string{"negative"}},
+			{Models: []string{"gen-image-2"}, Tiers: []string{"negative"}},
+			{Cases: []string{"gen-text-key-refused", "edit-json-partials-4"}},
+		} {
+			calls, err := conformance.Plan(suite.Catalog, allKeys, sel)
+			require.NoError(t, err)
+			assert.Positive(t, checkPairs(t, calls), "%+v", sel)
+			matches := func(globs []string, s string) bool {
+				return len(globs) == 0 || slices.ContainsFunc(globs, func(g string) bool { m, _ := path.Match(g, s); return m })
+			}
+			for _, c := range calls {
+				selected := matches(sel.Cases, c.Case.ID) && matches(sel.Features, c.Case.Feature) && matches(sel.Tiers, string(c.Case.Tier)) && matches(sel.Models, c.Model)
+				assert.Equal(t, !selected, c.Control, "%s: marked Control only when added for a negative (%+v)", c.ID(), sel)
+			}
+		}
+		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}})
+		require.NoError(t, err)
+		var ids []string
+		for _, c := range calls {
+			ids = append(ids, c.Case.ID)
+		}
+		assert.Equal(t, []string{"chat-json", "chat-no-model", "chat-no-messages"}, ids, "one control for both, first")
+	})
+	t.Run("a selected control is not marked", func(t *testing.T) {
+		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-json", "chat-no-model"}})
+		require.NoError(t, err)
+		require.Len(t, calls, 2)
+		assert.False(t, calls[0].Control)
+	})
+	t.Run("the whole plan", func(t *testing.T) {
+		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{})
+		require.NoError(t, err)
+		assert.Positive(t, checkPairs(t, calls))
+		for _, c := range calls {
+			assert.False(t, c.Control, "%s: the whole catalog adds nothing", c.ID())
+		}
+	})
+	t.Run("shards keep pairs", func(t *testing.T) {
+		for n := 2; n <= 5; n++ {
+			seen := 0
+			for i := 1; i <= n; i++ {
+				calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Shard: conformance.Shard{Index: i, Count: n}})
+				require.NoError(t, err)
+				seen += checkPairs(t, calls)
+				for _, c := range calls {
+					assert.False(t, c.Control, "shard %d/%d: %s is in its own shard, not added", i, n, c.ID())
+				}
+			}
+			assert.Positive(t, seen)
+		}
+	})
+	t.Run("a budget keeps pairs", func(t *testing.T) {
+		sel := conformance.Selection{Cases: []string{"gen-text-key-refused", "gen-messages-key-refused", "chat-no-model"}}
+		whole, err := conformance.Plan(suite.Catalog, allKeys, sel)
+		require.NoError(t, err)
+		for _, budget := range []conformance.Selection{{MaxCalls: 1}, {MaxCalls: 2}, {MaxCalls: 3}, {MaxCost: 3}, {MaxCost: 9.9}} {
+			b := sel
+			b.MaxCalls, b.MaxCost = budget.MaxCalls, budget.MaxCost
+			calls, err := conformance.Plan(suite.Catalog, allKeys, b)
+			require.NoError(t, err)
+			require.Len(t, calls, len(whole))
+			heldNegative := false
+			for i, c := range calls {
+				if c.Case.Tier != results.TierNegative {
+					continue
+				}
+				j, ok := controlOf(calls, c)
+				require.True(t, ok)
+				if calls[j].Skip != nil {
+					require.NotNil(t, c.Skip, "%+v: %s is made without its control", budget, c.ID())
+					assert.Equal(t, results.CheckBudget, c.Skip.Check)
+					assert.Contains(t, c.Skip.Message, "its control is held back: over the")
+					assert.Equal(t, "control "+c.Case.Control+" ("+c.Model+")", c.Skip.Where)
+					heldNegative = true
+				}
+				assert.Less(t, j, i)
+			}
+			if budget.MaxCost == 3 {
+				assert.True(t, heldNegative, "gen-basic (10 units) is over the cost budget, its refusals with it")
+			}
+		}
+		// A negative cheaper than its control: the budget would fit it
+		// alone, and holds it back with its control.
+		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}})
+		require.NoError(t, err)
+		require.Len(t, calls, 2)
+		require.Less(t, calls[1].Units(), calls[0].Units(), "no previews: the negative costs less")
+		calls, err = conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}, MaxCost: calls[1].Units()})
+		require.NoError(t, err)
+		require.NotNil(t, calls[0].Skip)
+		require.NotNil(t, calls[1].Skip, "the negative fits the budget, its control does not: neither is made")
+		assert.Contains(t, calls[1].Skip.Message, "its control is held back: over the cost budget")
+		assert.Equal(t, "control gen-stream-partials-3 (gen-image-2.5-flare)", calls[1].Skip.Where)
+	})
+	t.Run("a control that cannot be made skips its negative", func(t *testing.T) {
+		textOnly := allKeys
+		textOnly.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
+		calls, err := conformance.Plan(suite.Catalog, textOnly, conformance.Selection{Cases: []string{"gen-text-key-refused", "chat-no-model"}})
+		require.NoError(t, err)
+		for _, c := range calls {
+			switch c.Case.ID {
+			case "gen-text-key-refused": // its own key is set; its control's is not
+				require.NotNil(t, c.Skip)
+				assert.Equal(t, results.CheckControl, c.Skip.Check)
+				assert.Equal(t, "its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY)", c.Skip.Message)
+				assert.Equal(t, "control gen-basic (gen-image-2)", c.Skip.Where)
+			case "gen-basic":
+				require.NotNil(t, c.Skip)
+				assert.Equal(t, results.CheckKeyMissing, c.Skip.Check)
+			default:
+				assert.Nil(t, c.Skip, "%s", c.ID())
+			}
+		}
+	})
+	t.Run("a probe pairs a new model's refusals with its controls", func(t *testing.T) {
+		calls, err := conformance.PlanProbe(suite.Catalog, allKeys, []conformance.NewModel{{ID: "gen-9", Key: catalog.KeyText}, {ID: "msg-9", Key: catalog.KeyMessages}}, conformance.Selection{})
+		require.NoError(t, err)
+		assert.Positive(t, checkPairs(t, calls))
+		for _, c := range calls {
+			// A key-permission refusal checks the image endpoint, not the
+			// new text model: its control would send gen-9 with the image key.
+			assert.NotEqual(t, "gen-text-key-refused", c.Case.ID)
+			assert.NotEqual(t, catalog.KeyImage, c.Case.Key, "%s", c.ID())
+		}
+	})
+	t.Run("a re-run makes the control again", func(t *testing.T) {
+		plan, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-json", "chat-no-model", "chat-no-messages", "messages-json", "messages-no-model"}})
+		require.NoError(t, err)
+		var recorded []results.Result
+		for _, c := range plan {
+			st := results.StatusPass
+			switch {
+			case c.Case.ID == "chat-no-model" && c.Model == "gen-5.5":
+				st = results.StatusInconclusive
+			case c.Case.ID == "messages-json" && c.Model == "msg-opus-5":
+				st = results.StatusFail
+			}
+			recorded = append(recorded, results.Result{Case: c.Case.ID, Model: c.Model, Tier: c.Case.Tier, Status: st, Attempts: 1, CostUnits: 1})
+		}
+		ids := func(calls []conformance.Call) []string {
+			var out []string
+			for _, c := range calls {
+				out = append(out, fmt.Sprintf("%s/%s/%v", c.Case.ID, c.Model, c.Control))
+			}
+			return out
+		}
+		run, held := conformance.PlanRerun(plan, recorded, false, conformance.Selection{})
+		assert.Equal(t, []string{"chat-json/gen-5.5/true", "chat-no-model/gen-5.5/false", "messages-json/msg-opus-5/false"}, ids(run),
+			"the inconclusive negative with its passing control; a failed control alone")
+		assert.Empty(t, held)
+		// What is left of the budget fits one call: not the negative without its control.
+		run, held = conformance.PlanRerun(plan, recorded, false, conformance.Selection{MaxCalls: len(recorded) + 1})
+		assert.Equal(t, []string{"chat-json/gen-5.5/true"}, ids(run))
+		assert.Equal(t, []string{"chat-no-model/gen-5.5/false", "messages-json/msg-opus-5/false"}, ids(held))
+	})
 }

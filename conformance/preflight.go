@@ -84,7 +84,7 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t Target) (map[catalog
 			// throttling too, and the verdict says what it left unverified.
 		case status >= 400 && status < 500 && status != http.StatusNotFound:
 			return nil, refused(t, kind, status, body)
-		case status == http.StatusOK && err == nil && kind != "":
+		case status/100 == 2 && err == nil && kind != "":
 			if ids, err := modelIDs(body); err == nil {
 				if err := wrongKind(verified, kind, ids); err != nil {
 					return nil, err

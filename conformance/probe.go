@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strings"
 
@@ -32,7 +31,7 @@ func ListModels(ctx context.Context, t Target, kind catalog.KeyKind) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status/100 != 2 { // the spec shows success, not its code (2.2: "200-class")
 		return nil, fmt.Errorf("GET /v1/models with the %s key: HTTP %d", kind, status)
 	}
 	ids, err := modelIDs(body)
@@ -80,19 +79,25 @@ func KnownModels(cat *catalog.Catalog) map[string]bool {
 
 // PlanProbe plans the family cases of each new model: the cases of its key
 // that send the model under test ({{ .Model }}), outside the model list
-// feature (the probe has just read the list). Selection filters, shards and
-// the call budget apply as in Plan.
+// feature (the probe has just read the list), and the controls of its
+// negatives. A negative whose control is another key's (a key-permission
+// refusal) is left out: it checks that key's endpoint, not the new model,
+// and its control would send the new model with a key that does not list
+// it. Selection filters, shards and the call budget apply as in Plan.
 func PlanProbe(cat *catalog.Catalog, t Target, models []NewModel, sel Selection) ([]Call, error) {
 	var calls []Call
 	for _, nm := range models {
 		for i := range cat.Cases {
 			cs := &cat.Cases[i]
+			if ctl := cat.Case(cs.Control); ctl != nil && ctl.Key != cs.Key {
+				continue
+			}
 			if cs.Key == nm.Key && cs.Feature != "models.list" && sendsModel(cs) && sel.selects(cs) {
 				calls = append(calls, Call{Case: cs, Model: nm.ID})
 			}
 		}
 	}
-	return sel.finish(calls, t)
+	return sel.finish(cat, calls, t)
 }
 
 // sendsModel reports whether the case's request carries the model under

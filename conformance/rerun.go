@@ -5,29 +5,46 @@ import "github.com/gwconform/gwconform/conformance/results"
 // PlanRerun picks, from the plan of a recorded run re-made without its
 // budget, the calls whose recorded result --rerun-failed runs again
 // (results.Result.Rerunnable) and the calls the recorded run never made (it
-// was interrupted), so a re-run never turns an incomplete run green. It
+// was interrupted), so a re-run never turns an incomplete run green. A
+// negative picked brings its control along, marked Control, even when the
+// control passed: a refusal is judged beside a control of the same run. It
 // applies what is left of the run's budget
 // (sel.MaxCalls, sel.MaxCost less what the recorded results spent, re-runs
-// included). It returns the calls to make and the calls held back, each
-// with its skip reason: over the budget, or a key missing or rejected now.
+// included), to pairs together. It returns the calls to make and the calls
+// held back, each with its skip reason: over the budget, or a key missing
+// or rejected now.
 func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
-	type key struct{ caseID, model string }
-	again, seen := map[key]bool{}, map[key]bool{}
+	again, seen := map[callKey]bool{}, map[callKey]bool{}
 	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
 	for _, r := range recorded {
-		seen[key{r.Case, r.Model}] = true
+		seen[callKey{r.Case, r.Model}] = true
 		if r.Attempts > 0 {
 			b.Made++
 		}
 		b.Made += r.Reruns
 		b.Spent += r.CostUnits
 		if r.Rerunnable(strict) {
-			again[key{r.Case, r.Model}] = true
+			again[callKey{r.Case, r.Model}] = true
+		}
+	}
+	want, companion := map[callKey]bool{}, map[callKey]bool{}
+	for _, c := range plan {
+		if k := c.key(); again[k] || !seen[k] {
+			want[k] = true
+		}
+	}
+	for _, c := range plan {
+		if k, ok := c.controlKey(); ok && want[c.key()] && !want[k] {
+			companion[k] = true
 		}
 	}
 	var picked []Call
-	for _, c := range plan {
-		if k := (key{c.Case.ID, c.Model}); again[k] || !seen[k] {
+	for _, c := range plan { // the plan's order: controls first
+		switch {
+		case want[c.key()]:
+			picked = append(picked, c)
+		case companion[c.key()]:
+			c.Control = true
 			picked = append(picked, c)
 		}
 	}

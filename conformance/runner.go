@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/redact"
@@ -20,12 +22,24 @@ type Runner struct {
 	*Suite
 	Target  Target
 	Options Options
+	// Settled are results the run already has (run --resume keeps them): a
+	// negative call whose control is among them, and not in the calls
+	// made, is decided by that result.
+	Settled []results.Result
 }
 
 // Run executes every call, at most Options.Concurrency at once per key, and
 // hands each result to emit as soon as it is final. emit is called from one
 // goroutine at a time. When ctx is cancelled, calls not yet started are not
 // reported and calls in flight end with status error.
+//
+// A negative call's result is final only once its control's is
+// (results.Settle): the negative's goroutine frees its key's slot, waits
+// for the control (which may need that slot) to be reported, and only then
+// reports. So a line of results.jsonl never changes once written, a
+// control's line comes before its negatives', and the plan's order
+// (controls first) keeps the wait short. A negative whose control the
+// interrupt left unstarted is reported cancelled, for --resume to make again.
 func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result)) {
 	o := r.Options.withDefaults()
 	client := r.Target.client()
@@ -40,10 +54,13 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 		defer emitMu.Unlock()
 		emit(res)
 	}
+	book := newControlBook(calls, r.Settled)
 	var wg sync.WaitGroup
-	for _, call := range calls {
+	for i, call := range calls {
 		if call.Skip != nil {
-			report(skipped(call))
+			res := skipped(call)
+			report(res)
+			book.fill(call.key(), res)
 			continue
 		}
 		sem := sems[call.Case.Key]
@@ -54,21 +71,27 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
+			book.abandon(calls[i:])
 			wg.Wait()
 			return
 		}
 		wg.Add(1)
 		go func(call Call) {
 			defer wg.Done()
-			defer func() { <-sem }()
-			report(r.runLogged(ctx, client, o, call))
+			res := r.runLogged(ctx, client, o, call)
+			<-sem
+			res = book.settle(call, res)
+			report(res)
+			book.fill(call.key(), res) // after its line: a control's precedes its negatives'
 		}(call)
 	}
 	wg.Wait()
 }
 
 // RunOne makes one call now, outside any concurrency limit (go test
-// subtests bring their own), and returns its redacted result.
+// subtests bring their own), and returns its redacted result. For a
+// negative call that is its own result, not yet decided by its control's
+// (results.Settle): go test's Run does that.
 func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	if call.Skip != nil {
 		return skipped(call)
@@ -94,6 +117,11 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	}()
 	var declined []results.Reason
 	var ex *exchange
+	// The shape judged and the model its request names: the rules of a
+	// kind read the request (max_tokens, n, size) and compare "model used"
+	// with the model requested.
+	var judged *catalog.Case
+	requested := call.Model
 	for i, shape := range shapes(cs) {
 		rendered, err := r.Catalog.Render(shape.cs, call.Model, catalog.Env{PublicImageURL: r.Target.PublicImageURL})
 		if err != nil {
@@ -119,8 +147,14 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 			return res
 		}
 		code := ex.resp.StatusCode
-		if shape.name == "" || cs.Expect.Accepts(code) || code == http.StatusTooManyRequests || i == len(cs.Variants)-1 {
-			if cs.Expect.Accepts(code) {
+		judged = shape.cs
+		if rendered.Header.Get("Content-Type") == "application/json" {
+			if m := gjson.GetBytes(rendered.Body, "model"); m.Type == gjson.String {
+				requested = m.Str
+			}
+		}
+		if shape.name == "" || cs.Accepts(code) || code == http.StatusTooManyRequests || i == len(cs.Variants)-1 {
+			if cs.Accepts(code) {
 				res.Variant = shape.name
 			}
 			break
@@ -128,7 +162,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		// A shape the spec does not show, declined: try the next one.
 		body, _ := readBody(ex.resp.Body, 4<<10)
 		ex.resp.Body.Close()
-		declined = append(declined, results.Reason{Check: "variant", Where: shape.name, Expected: cs.Expect.WantStatus(),
+		declined = append(declined, results.Reason{Check: "variant", Where: shape.name, Expected: cs.WantStatus(),
 			Actual: fmt.Sprintf("%d %s", code, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
 	}
 	defer ex.resp.Body.Close()
@@ -139,7 +173,8 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		sent, received = t.Sent, t.Received
 		res.TTFBMS = received.Sub(sent).Milliseconds()
 	}
-	c := &checker{model: call.Model, sent: sent, received: received, rows: r.citedRows(cs)}
+	c := &checker{model: requested, sent: sent, received: received, rows: r.citedRows(cs),
+		request: &judged.Request, strict: cs.Tier == results.TierStrict}
 	r.check(ctx, c, o, cs, ex, &res)
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
@@ -204,11 +239,14 @@ func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.C
 	exp := cs.Expect
 	resp := ex.resp
 	success := resp.StatusCode >= 200 && resp.StatusCode < 300
-	if !exp.Accepts(resp.StatusCode) || !success {
+	if !cs.Accepts(resp.StatusCode) || !success {
 		// A mismatched or error status: the body only explains it. Error
 		// body shapes are not shown by the spec (section 7), so no more checks.
 		body, _ := readBody(resp.Body, 64<<10)
-		c.checkStatus(exp, resp.StatusCode, body)
+		if success && refusedInBody(cs, body) {
+			return
+		}
+		c.checkStatus(cs, resp.StatusCode, body)
 		return
 	}
 	if exp.SSE != nil {
@@ -223,29 +261,44 @@ func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.C
 		c.fail("transport", "body", "the whole body", err.Error(), "reading the body failed")
 		return
 	}
-	if len(exp.JSON) == 0 && exp.Schema == "" && exp.Images == nil {
-		return // status-only case
+	kind := kindOfPath[cs.Request.Path]
+	if kind == "" && len(exp.JSON) == 0 && exp.Schema == "" && exp.Images == nil {
+		return // status-only case on an endpoint whose answer the spec does not show
 	}
-	if !c.checkContentType(resp.Header, "application/json") || !c.validJSON(body, "body") {
+	// A JSON body is read as JSON whatever its Content-Type says (4 states
+	// the media type of requests only); the official clients decode by the
+	// media type, so a strict case reports another.
+	if c.strict {
+		c.checkContentType(resp.Header, "application/json")
+	}
+	if !c.validJSON(body, "body") {
 		return
 	}
-	c.checkSuccessBody(body, exp.Schema == "image_result")
-	if exp.Schema != "" {
+	images := kind == kindImageResult || exp.Schema == kindImageResult
+	c.checkSuccessBody(body, images)
+	if kind != "" {
+		c.checkSchema(r.Schemas, kind, body, "")
+	}
+	if exp.Schema != "" && exp.Schema != kind {
 		c.checkSchema(r.Schemas, exp.Schema, body, "")
 	}
+	c.checkKind(kind, body)
 	c.checkMatchers(body, exp.JSON)
 	if len(exp.DiffersFrom) > 0 {
 		lists := c.checkListsDiffer(ctx, r.Target, body, exp.DiffersFrom)
 		res.Requests += lists
 		res.CostUnits += float64(lists) // a model list costs what a text call does
 	}
-	if exp.Schema == "image_result" || exp.Images != nil {
-		res.Images = c.checkImageResult(body, exp.Images, o.Thumbnails)
+	if images || exp.Images != nil {
+		res.Images = c.checkImageResult(body, imageExpect(exp.Images, c.request), o.Thumbnails)
 	}
 }
 
 // verdict turns the collected reasons into a status. The explore tier maps a
-// refused request to unsupported rather than fail: it discovers, never judges.
+// refusal (4xx) to unsupported rather than fail: the gateway declined what
+// the spec does not promise, and explore discovers, never judges. A 5xx is
+// no refusal but a broken answer: fail, reported in the explore row and
+// never deciding the exit code (explore does not count).
 func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) results.Status {
 	code := ex.resp.StatusCode
 	switch {
@@ -253,7 +306,7 @@ func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) results.Sta
 		return results.StatusPass
 	case code == http.StatusTooManyRequests:
 		return results.StatusThrottled
-	case cs.Tier == results.TierExplore && code >= 400 && cs.Expect.Status < 400:
+	case cs.Tier == results.TierExplore && code >= 400 && code < 500 && cs.Expect.Status < 400:
 		return results.StatusUnsupported
 	}
 	return results.StatusFail

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,6 +44,14 @@ type variation struct {
 	request func(v any) (any, bool)
 	// variant is the shape a case with variants must report accepted.
 	variant string
+	// tiers are the tiers of the selected cases run; verified when nil. A
+	// variation the strict tier must pass too names it.
+	tiers []string
+	// status rewrites the status of an answer to path (code: the
+	// gateway's), as a gateway answering success or refusal otherwise does.
+	status func(path string, code int) int
+	// jsonType replaces the media type of JSON answers.
+	jsonType string
 	// contentType appends parameters to the media type.
 	charset bool
 	gzip    bool
@@ -61,6 +71,8 @@ type wireStyle struct {
 	comments    bool   // ": keep-alive" comment lines between events
 	multiline   bool   // JSON pretty-printed over several data: lines
 	bom         bool   // a UTF-8 BOM first
+	nameAs      string // every event named this
+	unended     bool   // no blank line after the last event: the stream ends after its data line
 }
 
 // The cases run through every variation: each body and stream kind once,
@@ -71,6 +83,9 @@ var jsonCases = []string{"models-*", "chat-json", "messages-json", "messages-alt
 
 func variations() []variation {
 	all := append(append([]string{}, jsonCases...), streamCases...)
+	messageCases := []string{"messages-json", "messages-alt-json", "messages-max-tokens-256", "messages-alt-max-tokens-1024", "messages-alt-image-input"}
+	modelCases := append([]string{"chat-json", "chat-max-tokens-256"}, messageCases...)
+	refusals := []string{"gen-text-key-refused", "gen-messages-key-refused", "edit-text-key-refused"}
 	return []variation{
 		{name: "extra fields at every level", cases: all, json: addExtraFields},
 		{name: "event lines absent", cases: streamCases, wire: wireStyle{dropNames: true}},
@@ -94,6 +109,54 @@ func variations() []variation {
 			variant: "image_url part with a data URL"},
 		{name: "two text blocks in one message", cases: []string{"messages-json", "messages-stream", "messages-alt-*"}, json: splitTextBlocks, events: splitStreamBlocks},
 		{name: "fewer image previews than requested", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: dropPreviews},
+		// The JSON readings issue 17 loosened. "model used" (2.3, 2.4) is
+		// the same model in any of its spellings (modelid.Same).
+		{name: "model with a vendor prefix", cases: modelCases, json: respelledModel(func(id string) string { return "acme-ai/" + id })},
+		{name: "model with a -MMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "-0613" })},
+		{name: "model with an @YYYYMMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "@20260501" })},
+		{name: "dated model named by its undated alias", cases: []string{"messages-json", "messages-max-tokens-256"}, json: respelledModel(func(id string) string {
+			if undated := datedID.FindStringSubmatch(id); undated != nil {
+				return undated[1]
+			}
+			return id
+		})},
+		// 2.4: "read text from blocks whose type is text and join their text".
+		{name: "an empty text block before the text", cases: messageCases, json: prependBlock(map[string]any{"type": "text", "text": ""})},
+		{name: "a block of another type before the text", cases: messageCases, json: prependBlock(map[string]any{"type": "thinking", "thinking": "", "signature": "c2ln"})},
+		// 4 states the media type of requests only; 2.2 says "200-class".
+		{name: "JSON answers labelled text/plain", cases: jsonCases, jsonType: "text/plain; charset=utf-8"},
+		{name: "success answered 201", cases: all, status: func(_ string, code int) int {
+			if code == http.StatusOK {
+				return http.StatusCreated
+			}
+			return code
+		}},
+		// 5.2 states the refusal, not its form; 2.2 tells clients that a
+		// 200-class answer with an error member or an empty data list failed.
+		{name: "key-permission refusal as a 200 with an error member", cases: refusals, tiers: []string{"negative"}, status: refusedAs200},
+		{name: "key-permission refusal as a 200 with an empty data list", cases: refusals, tiers: []string{"negative"}, status: refusedAs200, json: errorAsEmptyData},
+		// 4.3: "the exact shape of a content array for image input: not shown".
+		{name: "image input only as an input_image part", cases: []string{"messages-alt-image-input"}, request: onlyInputImageParts,
+			variant: "input_image part with a data URL"},
+		// The stream shapes issue 17 loosened: 6 shows no event: lines and
+		// does not say a blank line follows the last event; 6.1 shows no
+		// image event field but type, b64_json and partial_image_index; 6.3
+		// orders only the kinds it names, shows no payload field but
+		// delta.text, and confirms completion by "the final message's
+		// stop_reason" wherever it sits.
+		{name: "every event named message", cases: streamCases, wire: wireStyle{nameAs: "message"}},
+		{name: "messages events typed by their event: lines alone", cases: []string{"messages-stream", "messages-alt-stream"}, events: typeOnlyInNames},
+		{name: "no blank line after the last event", cases: streamCases, wire: wireStyle{unended: true}},
+		{name: "image events naming another size and output_format", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: otherImageEventFields},
+		{name: "events of other kinds before message_start and after message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: eventsOutsideMessage},
+		{name: "stop_reason on message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnMessageStop},
+		// Fragments of one character each are fragments (6.2), never
+		// cumulative deltas, whatever the text.
+		{name: "text deltas of one character", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: oneCharDeltas},
+		// A stream's model is judged in the strict tier only, in the
+		// spellings the JSON checks accept for "model used" (2.3, 2.4).
+		{name: "stream model with a vendor prefix, a snapshot or an undated alias", cases: []string{"chat-stream*", "messages-stream*", "messages-alt-stream"},
+			tiers: []string{"verified", "strict"}, json: respelledStreamModel},
 	}
 }
 
@@ -107,7 +170,11 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 			defer proxy.Close()
 			target := loc.target
 			target.BaseURL = proxy.URL
-			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: v.cases, Tiers: []string{"verified"}})
+			tiers := v.tiers
+			if tiers == nil {
+				tiers = []string{"verified"}
+			}
+			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: v.cases, Tiers: tiers})
 			require.NoError(t, err)
 			require.NotEmpty(t, calls, "the variation selects no case")
 			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
@@ -162,6 +229,16 @@ func (v variation) proxy(t *testing.T, upstream string, changed *atomic.Int64) h
 			body = v.wire.write(evs)
 		case strings.HasPrefix(ct, "application/json"):
 			body = []byte(v.rewriteJSON(string(body)))
+			if v.jsonType != "" {
+				resp.Header.Set("Content-Type", v.jsonType)
+				changed.Add(1)
+			}
+		}
+		if v.status != nil {
+			if code := v.status(resp.Request.URL.Path, resp.StatusCode); code != resp.StatusCode {
+				resp.StatusCode, resp.Status = code, fmt.Sprintf("%d %s", code, http.StatusText(code))
+				changed.Add(1)
+			}
 		}
 		if v.charset && !strings.Contains(ct, "charset") {
 			resp.Header.Set("Content-Type", ct+"; charset=utf-8")
@@ -263,6 +340,9 @@ func (w wireStyle) write(evs []wireEvent) []byte {
 		b.WriteString("\uFEFF")
 	}
 	for i, ev := range evs {
+		if i > 0 && w.unended {
+			b.WriteString(eol) // the blank line of the event before
+		}
 		if w.comments {
 			fmt.Fprintf(&b, ": keep-alive %d%s", i, eol)
 		}
@@ -273,13 +353,18 @@ func (w wireStyle) write(evs []wireEvent) []byte {
 		if w.addNames && name == "" {
 			name = jsonType(ev.data)
 		}
+		if w.nameAs != "" {
+			name = w.nameAs
+		}
 		if name != "" {
 			b.WriteString("event: " + name + eol)
 		}
 		for _, line := range strings.Split(ev.data, "\n") {
 			b.WriteString(prefix + line + eol)
 		}
-		b.WriteString(eol)
+		if !w.unended {
+			b.WriteString(eol)
+		}
 	}
 	if w.comments {
 		b.WriteString(": end" + eol + eol)
@@ -447,6 +532,74 @@ func onlyImageURLParts(v any) (any, bool) {
 	return v, true
 }
 
+// respelledModel names the model of a chat completion or a message as
+// respell spells the id requested.
+func respelledModel(respell func(id string) string) func(any) any {
+	return func(v any) any {
+		if m, ok := v.(map[string]any); ok && (m["object"] == "chat.completion" || m["type"] == "message") {
+			if id, ok := m["model"].(string); ok {
+				m["model"] = respell(id)
+			}
+		}
+		return v
+	}
+}
+
+// prependBlock puts block before the content blocks of a message.
+func prependBlock(block map[string]any) func(any) any {
+	return func(v any) any {
+		if m, ok := v.(map[string]any); ok && m["type"] == "message" {
+			content, _ := m["content"].([]any)
+			m["content"] = append([]any{maps.Clone(block)}, content...)
+		}
+		return v
+	}
+}
+
+// refusedAs200 answers a refusal of an image request (the reference
+// gateway's 403) with 200, the body unchanged: its error member says it
+// failed.
+func refusedAs200(path string, code int) int {
+	if strings.HasPrefix(path, "/v1/images/") && code == http.StatusForbidden {
+		return http.StatusOK
+	}
+	return code
+}
+
+// errorAsEmptyData replaces an error body with an image result of no image.
+func errorAsEmptyData(v any) any {
+	if m, ok := v.(map[string]any); ok && m["error"] != nil {
+		return map[string]any{"created": 1767225600, "data": []any{}}
+	}
+	return v
+}
+
+// onlyInputImageParts plays a gateway that takes message image input only
+// as an input_image part holding a data URL: any other image shape is
+// refused, and the part is handed on as the block the reference gateway
+// reads.
+func onlyInputImageParts(v any) (any, bool) {
+	m, _ := v.(map[string]any)
+	msgs, _ := m["messages"].([]any)
+	for _, msg := range msgs {
+		mm, _ := msg.(map[string]any)
+		content, _ := mm["content"].([]any)
+		for i, part := range content {
+			p, _ := part.(map[string]any)
+			switch p["type"] {
+			case "image", "image_url":
+				return v, false
+			case "input_image":
+				s, _ := p["image_url"].(string)
+				meta, data, _ := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
+				content[i] = map[string]any{"type": "image", "source": map[string]any{
+					"type": "base64", "media_type": strings.TrimSuffix(meta, ";base64"), "data": data}}
+			}
+		}
+	}
+	return v, true
+}
+
 // splitTextBlocks turns one text block of a message into two.
 func splitTextBlocks(v any) any {
 	m, ok := v.(map[string]any)
@@ -522,3 +675,126 @@ func dropPreviews(evs []wireEvent) []wireEvent {
 	}
 	return out
 }
+
+// typeOnlyInNames names each messages event by its type, then takes the
+// type out of its payload: the event: line alone gives the kind (6.3 shows
+// no payload field but delta.text).
+func typeOnlyInNames(evs []wireEvent) []wireEvent {
+	for i, ev := range evs {
+		m := decode(ev.data)
+		typ, ok := m["type"].(string)
+		if !ok {
+			continue
+		}
+		delete(m, "type")
+		evs[i] = wireEvent{name: typ, data: encode(m)}
+	}
+	return evs
+}
+
+// otherImageEventFields makes every image event name a size and an
+// output_format other than its image's (6.1 shows neither field).
+func otherImageEventFields(evs []wireEvent) []wireEvent {
+	for i, ev := range evs {
+		m := decode(ev.data)
+		if m == nil {
+			continue
+		}
+		m["size"], m["output_format"] = "256x256", "gif"
+		evs[i].data = encode(m)
+	}
+	return evs
+}
+
+// eventsOutsideMessage puts an event of a kind 6.3 does not name before
+// message_start and another after message_stop.
+func eventsOutsideMessage(evs []wireEvent) []wireEvent {
+	if len(evs) == 0 || jsonType(evs[0].data) != "message_start" {
+		return evs
+	}
+	before := wireEvent{name: "gateway_hello", data: `{"type":"gateway_hello","region":"eu"}`}
+	after := wireEvent{name: "gateway_usage", data: `{"type":"gateway_usage","cost_usd":0.0001}`}
+	return append(append([]wireEvent{before}, evs...), after)
+}
+
+// stopReasonOnMessageStop moves message_delta's stop_reason out of its
+// delta onto message_stop.
+func stopReasonOnMessageStop(evs []wireEvent) []wireEvent {
+	var reason any
+	for i, ev := range evs {
+		m := decode(ev.data)
+		switch m["type"] {
+		case "message_delta":
+			if d, ok := m["delta"].(map[string]any); ok {
+				reason = d["stop_reason"]
+				delete(d, "stop_reason")
+			}
+		case "message_stop":
+			m["stop_reason"] = reason
+		default:
+			continue
+		}
+		evs[i].data = encode(m)
+	}
+	return evs
+}
+
+// oneCharDeltas splits every text delta (chat delta.content, messages
+// delta.text) into deltas of one character each.
+func oneCharDeltas(evs []wireEvent) []wireEvent {
+	var out []wireEvent
+	for _, ev := range evs {
+		m := decode(ev.data)
+		delta, key := textDelta(m)
+		text, _ := delta[key].(string)
+		if len([]rune(text)) < 2 {
+			out = append(out, ev)
+			continue
+		}
+		for _, r := range text {
+			delta[key] = string(r)
+			out = append(out, wireEvent{name: ev.name, data: encode(m)})
+		}
+	}
+	return out
+}
+
+// textDelta is the object holding an event's text delta and its key: a chat
+// chunk's first choice's delta (content), or a content_block_delta's delta
+// (text); nil when the event carries none.
+func textDelta(m map[string]any) (map[string]any, string) {
+	if m["type"] == "content_block_delta" {
+		d, _ := m["delta"].(map[string]any)
+		return d, "text"
+	}
+	if choices, ok := m["choices"].([]any); ok && len(choices) > 0 {
+		c, _ := choices[0].(map[string]any)
+		d, _ := c["delta"].(map[string]any)
+		return d, "content"
+	}
+	return nil, ""
+}
+
+// respelledStreamModel spells a stream's model as a gateway may: with a
+// vendor prefix, and the undated alias of a dated id or a -MMDD snapshot
+// of an undated one (chat chunks and message_start).
+func respelledStreamModel(v any) any {
+	m, _ := v.(map[string]any)
+	holder := m
+	if m["type"] == "message_start" {
+		holder, _ = m["message"].(map[string]any)
+	} else if m["object"] != "chat.completion.chunk" {
+		return v
+	}
+	if id, ok := holder["model"].(string); ok {
+		if undated := datedID.FindStringSubmatch(id); undated != nil {
+			holder["model"] = "vendor/" + undated[1]
+		} else {
+			holder["model"] = "vendor/" + id + "-0613"
+		}
+	}
+	return v
+}
+
+// datedID is a model id ending in a -YYYYMMDD release date.
+var datedID = regexp.MustCompile(`^(.+)-\d{8}$`)

@@ -49,8 +49,9 @@ func (s Snapshot) Incomplete() bool { return s.Verdict == string(results.Outcome
 // case-level one explains the cell. Changed lists every other status change of
 // a case present in both (e.g. pass → unsupported). LostCoverage is what
 // passed and is now no longer checked: skipped (a key missing or rejected,
-// a budget), throttled or waived — not a regression, but the suite stopped
-// vouching for it; cell-level entries only where no case explains the cell.
+// a budget), throttled, inconclusive (its control not served) or waived —
+// not a regression, but the suite stopped vouching for it; cell-level
+// entries only where no case explains the cell.
 type Diff struct {
 	Old, New        Snapshot
 	Regressions     []Change `json:"regressions"`
@@ -85,10 +86,11 @@ type cellKey struct{ Model, Feature string }
 func isBad(s string) bool { return s == string(results.StatusFail) || s == string(results.StatusError) }
 
 // unchecked is a status that no longer vouches for a case: it did not run,
-// ran into throttling, or its failure is waived.
+// ran into throttling, could not be judged without its control, or its
+// failure is waived.
 func unchecked(s string) bool {
 	switch results.Status(s) {
-	case results.StatusSkip, results.StatusThrottled, results.StatusWaived:
+	case results.StatusSkip, results.StatusThrottled, results.StatusInconclusive, results.StatusWaived:
 		return true
 	}
 	return false
@@ -301,7 +303,7 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 	table("❌ Regressions", d.Regressions, true)
 	table("🟠 Regressions in strict/explore cases (reported only)", d.SoftRegressions, true)
 	table("✅ Fixes", d.Fixes, false)
-	table("🕳️ Lost coverage: passed, now skipped, throttled, key-rejected or waived", d.LostCoverage, true)
+	table("🕳️ Lost coverage: passed, now skipped, throttled, inconclusive, key-rejected or waived", d.LostCoverage, true)
 	table("Other status changes", d.Changed, true)
 	list := func(title string, l []string) {
 		if len(l) == 0 {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -282,6 +283,10 @@ func TestDiffIncompleteNights(t *testing.T) {
 			[]string{"**The previous night was incomplete:**"}, false},
 		{"a failure beside throttling: a failed night, not an incomplete one", passing, set(throttled, "chat-stream", "a", F), "## ❌ gwconform diff: 1 regression",
 			[]string{"### 🕳️ Lost coverage"}, true},
+		{"a refusal now inconclusive: lost coverage, an incomplete night",
+			append(slices.Clone(passing), res("chat-bad", "chat.basic", "a", TN, P)), append(slices.Clone(passing), res("chat-bad", "chat.basic", "a", TN, I)),
+			"## ⚠️ gwconform diff: no regressions, but the night was incomplete",
+			[]string{"| a | `chat.basic` | `chat-bad` | negative | pass | inconclusive |"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

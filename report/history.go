@@ -119,7 +119,7 @@ func (c *HistoryCell) judge() {
 			state = "pass"
 		}
 		if state == "" {
-			continue // skipped, throttled, waived or absent: no verdict
+			continue // skipped, throttled, inconclusive, waived or absent: no verdict
 		}
 		if red && c.FirstRed < 0 {
 			c.FirstRed = i

@@ -75,9 +75,10 @@ type JUnitSkipped struct {
 
 // JUnit builds the JUnit document: one testsuite per feature that has results,
 // in report order. fail → <failure>, error → <error> (the run broke, not the
-// gateway: CI tools show the two apart), skip, unsupported and throttled →
-// <skipped> with the status as message: none of them is a verdict on the
-// gateway's conformance, and none of them fails the run (DESIGN.md exit codes).
+// gateway: CI tools show the two apart), skip, unsupported, throttled and
+// inconclusive → <skipped> with the status as message: none of them is a
+// verdict on the gateway's conformance, and none of them fails the run
+// (DESIGN.md exit codes).
 // waived → <skipped> too, its message the waiver's reason and link: a known
 // deviation accepted by the team, not a pass and not a failure of the run.
 // A fail of a tier that does not decide the exit code is still a <failure>
@@ -119,7 +120,7 @@ func (r *Report) JUnit() JUnitSuites {
 			}
 			s.Failures++
 			tc.Failure = junitProblem(res, r.Metadata.Strict)
-		case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled:
+		case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusInconclusive:
 			s.Skipped++
 			msg := string(res.Status)
 			if len(res.Reasons) > 0 {

@@ -14,14 +14,15 @@ import (
 // Glyphs of the Markdown matrix. Emoji are one column wide in GitHub's
 // renderer and readable without colour, which a job summary does not offer.
 var cellGlyph = map[CellStatus]string{
-	CellPass:        "✅",
-	CellFail:        "❌",
-	CellError:       "💥",
-	CellThrottled:   "⏳",
-	CellWaived:      "🔕",
-	CellUnsupported: "⛔",
-	CellSkip:        "⏭️",
-	CellNone:        "—",
+	CellPass:         "✅",
+	CellFail:         "❌",
+	CellError:        "💥",
+	CellThrottled:    "⏳",
+	CellInconclusive: "❔",
+	CellWaived:       "🔕",
+	CellUnsupported:  "⛔",
+	CellSkip:         "⏭️",
+	CellNone:         "—",
 }
 
 // softFailGlyph marks a failing cell none of whose failures decides the exit
@@ -78,17 +79,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("%s\n\n", r.factsLine())
 
 	p("**Legend:** ✅ pass · ❌ fail k/n (k of n cases failed; fails the run) · %s fail in strict/explore cases only (reported) · "+
-		"💥 error (the run broke, not the gateway) · ⏳ throttled · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
+		"💥 error (the run broke, not the gateway) · ⏳ throttled · ❔ inconclusive (a refusal whose control was not served: not checked) · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
 		"`*` passed after a retry\n\n", softFailGlyph)
 
-	p("| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | 🔕 waived | total | decides exit code |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	p("| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | ❔ inconclusive | 🔕 waived | total | decides exit code |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, t := range r.Totals {
 		c := t.Counts
-		p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(string(t.Tier)), c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Waived, c.Total, yesNo(t.Decides))
+		p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(string(t.Tier)), c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Inconclusive, c.Waived, c.Total, yesNo(t.Decides))
 	}
 	c := r.Total
-	p("| **all** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | |\n\n", c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Waived, c.Total)
+	p("| **all** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | **%d** | |\n\n", c.Pass, c.Fail, c.Error, c.Skip, c.Unsupported, c.Throttled, c.Inconclusive, c.Waived, c.Total)
 
 	if len(r.Results) == 0 {
 		p("_No results._\n\n")
@@ -127,10 +128,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	r.writeCapabilitiesMD(p)
 
-	// Failures first by weight: those that fail the run, then the rest.
+	// Failures first by weight: those that fail the run, then the rest
+	// (throttled and inconclusive results too: they leave the run incomplete).
 	var probs []results.Result
 	for _, res := range r.Results {
-		if res.Failed() || res.Status == results.StatusThrottled {
+		if res.Failed() || res.Status == results.StatusThrottled || res.Status == results.StatusInconclusive {
 			probs = append(probs, res)
 		}
 	}

@@ -142,17 +142,19 @@ type Metadata struct {
 
 // Counts holds how many results had each status. Every status is a field (not
 // a map) so report.json always carries all of them and the schema can require
-// them (waived was added within v1alpha1, so older reports lack it).
+// them (waived and inconclusive were added within v1alpha1, so older reports
+// lack them).
 type Counts struct {
-	Pass        int `json:"pass"`
-	Fail        int `json:"fail"`
-	Error       int `json:"error"`
-	Skip        int `json:"skip"`
-	Unsupported int `json:"unsupported"`
-	Throttled   int `json:"throttled"`
-	Waived      int `json:"waived"`
-	Total       int `json:"total"`
-	Flaky       int `json:"flaky"` // passes that needed a retry or a re-run
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Error        int `json:"error"`
+	Skip         int `json:"skip"`
+	Unsupported  int `json:"unsupported"`
+	Throttled    int `json:"throttled"`
+	Inconclusive int `json:"inconclusive"`
+	Waived       int `json:"waived"`
+	Total        int `json:"total"`
+	Flaky        int `json:"flaky"` // passes that needed a retry or a re-run
 }
 
 // Add counts one result.
@@ -170,6 +172,8 @@ func (c *Counts) Add(r results.Result) {
 		c.Unsupported++
 	case results.StatusThrottled:
 		c.Throttled++
+	case results.StatusInconclusive:
+		c.Inconclusive++
 	case results.StatusWaived:
 		c.Waived++
 	}
@@ -194,6 +198,8 @@ func (c Counts) Of(s results.Status) int {
 		return c.Unsupported
 	case results.StatusThrottled:
 		return c.Throttled
+	case results.StatusInconclusive:
+		return c.Inconclusive
 	case results.StatusWaived:
 		return c.Waived
 	}
@@ -206,18 +212,21 @@ type CellStatus string
 // Cell statuses. They reuse the result status names, plus CellNone for a
 // feature with no case for that model ("—": the feature does not apply).
 const (
-	CellPass        CellStatus = "pass"
-	CellFail        CellStatus = "fail"
-	CellError       CellStatus = "error"
-	CellThrottled   CellStatus = "throttled"
-	CellWaived      CellStatus = "waived"
-	CellUnsupported CellStatus = "unsupported"
-	CellSkip        CellStatus = "skip"
-	CellNone        CellStatus = "none"
+	CellPass      CellStatus = "pass"
+	CellFail      CellStatus = "fail"
+	CellError     CellStatus = "error"
+	CellThrottled CellStatus = "throttled"
+	// CellInconclusive: refusals whose control was not served; the feature
+	// is not known to work (an endpoint refusing everything shows here).
+	CellInconclusive CellStatus = "inconclusive"
+	CellWaived       CellStatus = "waived"
+	CellUnsupported  CellStatus = "unsupported"
+	CellSkip         CellStatus = "skip"
+	CellNone         CellStatus = "none"
 )
 
 // CellStatuses lists every cell status in the order legends show them.
-var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellWaived, CellUnsupported, CellSkip, CellNone}
+var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNone}
 
 // Cell aggregates one model's cases of one feature.
 type Cell struct {
@@ -453,9 +462,12 @@ func waiverUses(rs []results.Result) []WaiverUse {
 }
 
 // aggregate computes one cell. The worst status wins, in this order:
-// fail > error > throttled > waived > pass > unsupported > skip; no results
-// is "none". A waived result sits above pass: the cell is not known to work,
-// its deviation is accepted.
+// fail > error > throttled > inconclusive > waived > pass > unsupported >
+// skip; no results is "none". An inconclusive result sits above pass: a
+// refusal whose control was not served says nothing of the feature, so an
+// endpoint that refuses everything never shows as passing. A waived result
+// sits above pass too: the cell is not known to work, its deviation is
+// accepted.
 // A cell whose cases passed except for some the gateway declined (explore
 // tier) stays "pass" but says "pass k/n", so a partial capability is visible.
 func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
@@ -478,6 +490,8 @@ func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
 		c.Status, c.Bad = CellError, n.Error
 	case n.Throttled > 0:
 		c.Status, c.Bad = CellThrottled, n.Throttled
+	case n.Inconclusive > 0:
+		c.Status, c.Bad = CellInconclusive, n.Inconclusive
 	case n.Waived > 0:
 		c.Status, c.Bad = CellWaived, n.Waived
 	case n.Pass > 0:

@@ -57,6 +57,9 @@ const (
 // W is the waived status.
 const W = results.StatusWaived
 
+// I is the inconclusive status: a refusal whose control was not served.
+const I = results.StatusInconclusive
+
 // waiver marks a result as matched by a --waivers entry in the given state.
 func waiver(st results.WaiverState) func(*results.Result) {
 	return func(r *results.Result) {
@@ -143,6 +146,10 @@ func TestAggregate(t *testing.T) {
 		{"partly supported", []results.Result{res("a", f, m, TE, P), res("b", f, m, TE, U)}, CellPass, "pass 1/2", 0, 2, false, false},
 		{"throttled", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, T)}, CellThrottled, "throttled 1/2", 1, 2, false, false},
 		{"waived above pass, never blocking", []results.Result{res("a", f, m, TV, P), res("b", f, m, TN, W)}, CellWaived, "waived 1/2", 1, 2, false, false},
+		// An endpoint that refuses everything: its refusals are no pass.
+		{"inconclusive refusals are no pass", []results.Result{res("a", f, m, TN, I), res("b", f, m, TN, I)}, CellInconclusive, "inconclusive 2/2", 2, 2, false, false},
+		{"inconclusive above waived and pass", []results.Result{res("a", f, m, TN, P), res("b", f, m, TN, I), res("c", f, m, TN, W)}, CellInconclusive, "inconclusive 1/3", 1, 3, false, false},
+		{"a failure beside an inconclusive one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, I)}, CellFail, "fail 1/2", 1, 2, true, false},
 		{"a failure beside a waived one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, W)}, CellFail, "fail 1/2", 1, 2, true, false},
 		{"strict fail is not blocking", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, false, false},
 		{"strict fail blocks with --strict", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, true, true},

@@ -30,10 +30,10 @@ func TestMarkdown(t *testing.T) {
 		"## ❌ gwconform: conformance failed: 3 of 6 verified/negative results failed or errored", // chat-bad-model, chat-stream (error), edit-json
 		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
 		"**Legend:** ✅ pass",
-		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | 🔕 waived | total | decides exit code |",
-		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 6 | yes |",
-		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 1 | no |",
-		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **0** | **9** | |",
+		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | ❔ inconclusive | 🔕 waived | total | decides exit code |",
+		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 0 | 6 | yes |",
+		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 1 | no |",
+		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **0** | **0** | **9** | |",
 		"9 results · cost: 0 units spent",
 		// groups, transposed: features are rows, only the group's models are columns
 		"### chat\n\n| feature | gen-text-1 |\n|---|:---:|\n| `chat.basic` | ❌ 1/2 |\n| `chat.stream` | 💥 1/2 |",
@@ -96,6 +96,7 @@ func TestMarkdownCells(t *testing.T) {
 		{"skip", []results.Result{res("a", "chat.basic", "m", TV, S), res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | ⏭️ |"},
 		{"none", []results.Result{res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | — |"},
 		{"partly supported", []results.Result{res("a", "chat.basic", "m", TE, P), res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` | ✅ 1/2 |"},
+		{"inconclusive refusals", []results.Result{res("a", "chat.errors", "m", TN, I), res("b", "chat.errors", "m", TN, I)}, "| `chat.errors` | ❔ 2/2 |"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +134,10 @@ func TestMdEscape(t *testing.T) {
 
 func TestJUnitCountsEqualResults(t *testing.T) {
 	_, night := nightly()
-	rs := append(sample(), night[2]) // and a waived result
+	rs := append(sample(), night[2], // and a waived result
+		res("chat-no-model", "chat.errors", "gen-text-1", TN, I, func(r *results.Result) {
+			r.Reasons = []results.Reason{{Check: results.CheckControl, Where: "chat-json (gen-text-1)", Expected: "the control served (pass)", Actual: "fail", Message: "not served"}}
+		}))
 	r := Build(meta(), rs)
 	var b bytes.Buffer
 	require.NoError(t, r.WriteJUnit(&b))
@@ -158,7 +162,7 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 				c.failures++
 			case results.StatusError:
 				c.errors++
-			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusWaived:
+			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusInconclusive, results.StatusWaived:
 				c.skipped++
 			}
 		}
@@ -198,6 +202,7 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 	assert.Contains(t, b.String(), `<failure message="status: unexpected status (expected 200, got 500)" type="status">`)
 	assert.Contains(t, b.String(), `<error message="status: unexpected status (expected 200, got 500)" type="status">`)
 	assert.Contains(t, b.String(), `<skipped message="unsupported"></skipped>`)
+	assert.Contains(t, b.String(), `<skipped message="inconclusive: control at chat-json (gen-text-1): not served (expected the control served (pass), got fail)"></skipped>`)
 	assert.Contains(t, b.String(), `time="0.120"`)
 	assert.NotContains(t, b.String(), xss)
 }

@@ -139,25 +139,26 @@ var cases = map[string]schemaCase{
 			{"stop_reason null", `{"type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`, "/stop_reason"},
 		},
 	},
+	// Messages events need no type: one without takes its kind from its
+	// event: line (6.3 shows no payload field but delta.text).
 	"messages_message_start": {
-		minimal: `{"type":"message_start"}`,
+		minimal: `{}`,
 		rich:    `{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"msg-haiku-4-5-20251001","stop_reason":null,"usage":{"input_tokens":3,"output_tokens":1}}}`,
 		faults: []fault{
-			{"missing type", `{"message":{}}`, "/type"},
 			{"other type", `{"type":"message_stop"}`, "/type"},
 			{"type number", `{"type":1}`, "/type"},
 		},
 	},
 	"messages_content_block_start": {
-		minimal: `{"type":"content_block_start"}`,
+		minimal: `{"index":0}`,
 		rich:    `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-		faults:  []fault{{"missing type", `{"index":0}`, "/type"}, {"other type", `{"type":"content_block_stop"}`, "/type"}},
+		faults:  []fault{{"other type", `{"type":"content_block_stop"}`, "/type"}},
 	},
 	"messages_content_block_delta": {
-		minimal: `{"type":"content_block_delta","delta":{"text":"Hi"}}`,
+		minimal: `{"delta":{"text":"Hi"}}`,
 		rich:    `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi","extra":{"a":[1]}}}`,
 		faults: []fault{
-			{"missing type", `{"delta":{"text":"Hi"}}`, "/type"},
+			{"other type", `{"type":"content_block_start","delta":{"text":"Hi"}}`, "/type"},
 			{"missing delta", `{"type":"content_block_delta","text":"Hi"}`, "/delta"},
 			{"text number", `{"type":"content_block_delta","delta":{"type":"text_delta","text":1}}`, "/delta/text"},
 			{"text_delta without text", `{"type":"content_block_delta","delta":{"type":"text_delta","content":"Hi"}}`, "/delta/text"},
@@ -166,24 +167,24 @@ var cases = map[string]schemaCase{
 		},
 	},
 	"messages_content_block_stop": {
-		minimal: `{"type":"content_block_stop"}`,
+		minimal: `{}`,
 		rich:    `{"type":"content_block_stop","index":3}`,
-		faults:  []fault{{"missing type", `{"index":0}`, "/type"}, {"type null", `{"type":null}`, "/type"}},
+		faults:  []fault{{"type null", `{"type":null}`, "/type"}},
 	},
 	"messages_message_delta": {
-		minimal: `{"type":"message_delta"}`,
+		minimal: `{}`,
 		rich:    `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`,
-		faults:  []fault{{"missing type", `{"delta":{"stop_reason":"end_turn"}}`, "/type"}, {"other type", `{"type":"message_start"}`, "/type"}},
+		faults:  []fault{{"other type", `{"type":"message_start"}`, "/type"}},
 	},
 	"messages_message_stop": {
-		minimal: `{"type":"message_stop"}`,
+		minimal: `{}`,
 		rich:    `{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":1}}`,
-		faults:  []fault{{"missing type", `{}`, "/type"}, {"other type", `{"type":"stop"}`, "/type"}},
+		faults:  []fault{{"other type", `{"type":"stop"}`, "/type"}},
 	},
 	"messages_ping": {
-		minimal: `{"type":"ping"}`,
+		minimal: `{}`,
 		rich:    `{"type":"ping","ts":1}`,
-		faults:  []fault{{"missing type", `{}`, "/type"}, {"other type", `{"type":"pong"}`, "/type"}},
+		faults:  []fault{{"other type", `{"type":"pong"}`, "/type"}},
 	},
 	"image_result": {
 		minimal: `{"created":1,"background":"opaque","data":[{"b64_json":"","generation_id":"` + uuid + `"}],"output_format":"png","quality":"low","size":"1024x1024",
@@ -356,7 +357,10 @@ func TestFaults(t *testing.T) {
 		}
 		// A chat chunk requires no member: 6.2 says where text is carried,
 		// not that every chunk carries it (a usage-only chunk has none).
-		requiresNothing := name == "chat_chunk"
+		// Nor does a messages event other than content_block_delta: its
+		// kind may come from its event: line (6.3 shows no payload field
+		// but delta.text).
+		requiresNothing := name == "chat_chunk" || strings.HasPrefix(name, "messages_") && name != "messages_content_block_delta"
 		assert.True(t, (sawMissing || requiresNothing) && sawType, "%s needs a missing-field and a wrong-type/value fault", name)
 	}
 }

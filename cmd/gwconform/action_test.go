@@ -118,7 +118,7 @@ func TestActionRunStep(t *testing.T) {
 		notSaid []string
 	}{
 		{name: "self-test", inputs: map[string]string{"INPUT_SELF_TEST": "true"},
-			outputs: []string{"exit-code=0", "verdict=pass", "headline=conformance passed: 13 verified, 2 negative", "fail=0"}, summary: "gwconform: conformance passed"},
+			outputs: []string{"exit-code=0", "verdict=pass", "headline=conformance passed: 14 verified, 2 negative", "fail=0"}, summary: "gwconform: conformance passed"},
 		{name: "an empty base URL never falls back", inputs: map[string]string{"INPUT_BASE_URL": ""},
 			outputs: []string{"exit-code=2"}, errLine: "base-url is empty"},
 		{name: "a failing gateway", inputs: map[string]string{"INPUT_BASE_URL": failing.BaseURL, "INPUT_TEXT_KEY": failing.Keys.Text},

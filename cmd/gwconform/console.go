@@ -59,7 +59,7 @@ func (c *console) tick() {
 var statusColor = map[results.Status]string{
 	results.StatusPass: "32", results.StatusFail: "31", results.StatusError: "35",
 	results.StatusSkip: "90", results.StatusUnsupported: "33", results.StatusThrottled: "33",
-	results.StatusWaived: "36",
+	results.StatusInconclusive: "33", results.StatusWaived: "36",
 }
 
 // outcomeColor paints the verdict line like the status it resembles.
@@ -88,7 +88,7 @@ func (c *console) add(r results.Result) {
 		fmt.Fprint(c.w, "\r\x1b[2K") // clear the bar before printing above it
 	}
 	if show {
-		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms)\n", c.paint(r.Status, fmt.Sprintf("%-11s", strings.ToUpper(string(r.Status)))),
+		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
 			r.Feature, r.Model, r.Case, r.Tier, r.DurationMS)
 		if r.Status != results.StatusPass && r.Status != results.StatusSkip {
 			for _, reason := range r.Reasons {
@@ -134,13 +134,13 @@ func (c *console) summary(rs []results.Result, v results.Verdict) {
 	}
 	fmt.Fprintf(c.w, "\n%-10s", "tier")
 	for _, s := range results.Statuses {
-		fmt.Fprintf(c.w, " %11s", s)
+		fmt.Fprintf(c.w, " %12s", s)
 	}
 	fmt.Fprintln(c.w)
 	for _, t := range results.Tiers {
 		fmt.Fprintf(c.w, "%-10s", t)
 		for _, s := range results.Statuses {
-			fmt.Fprintf(c.w, " %11d", counts[t][s])
+			fmt.Fprintf(c.w, " %12d", counts[t][s])
 		}
 		fmt.Fprintln(c.w)
 	}

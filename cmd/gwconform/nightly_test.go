@@ -188,6 +188,19 @@ func TestRerunFailedAcceptance(t *testing.T) {
 	}
 	require.NotEmpty(t, failed)
 	require.Less(t, len(failed), len(first), "a slice where most cases pass")
+	// Each failed negative is made again with its control (same model),
+	// which passed: a refusal is judged beside a control of the same run.
+	suite, err := conformance.LoadSuite("")
+	require.NoError(t, err)
+	controls := map[string]bool{}
+	for _, r := range failed {
+		ctl := suite.Catalog.Case(r.Case).Control
+		if _, alsoFailed := failed[ctl+"/"+r.Model]; ctl != "" && !alsoFailed {
+			controls[ctl+"/"+r.Model] = true
+		}
+	}
+	require.NotEmpty(t, controls)
+	sent := len(failed) + len(controls)
 
 	gwy.faults.Store("") // the gateway recovered
 	before := gwy.calls.Load()
@@ -195,15 +208,24 @@ func TestRerunFailedAcceptance(t *testing.T) {
 		"--image-key", gwy.keys.Image, "--alt-key", gwy.keys.Alt)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	rerunCalls := gwy.calls.Load() - before
-	assert.Equal(t, int64(len(failed)), rerunCalls, "exactly the failed results were sent again")
-	assert.Contains(t, stdout, "re-running "+strconv.Itoa(len(failed))+" calls of ")
-	assert.Contains(t, stdout, "re-ran "+strconv.Itoa(len(failed))+" results: "+strconv.Itoa(len(failed))+" now pass (flaky)")
+	assert.Equal(t, int64(sent), rerunCalls, "exactly the failed results and their controls were sent again")
+	assert.Contains(t, stdout, "re-running "+strconv.Itoa(sent)+" calls of ")
+	assert.Contains(t, stdout, "re-ran "+strconv.Itoa(sent)+" results: "+strconv.Itoa(len(failed))+" now pass (flaky), 0 still fail, error, are throttled or inconclusive, "+
+		strconv.Itoa(len(controls))+" controls beside their negatives")
 
 	again := readResultsFile(t, out)
 	require.Len(t, again, len(first), "lines replaced, none added")
 	for i, r := range again {
 		assert.Equal(t, first[i].Case+"/"+first[i].Model, r.Case+"/"+r.Model, "same order")
 		was, rerun := failed[r.Case+"/"+r.Model]
+		if controls[r.Case+"/"+r.Model] {
+			assert.Equal(t, results.StatusPass, r.Status, "%s %s", r.Case, r.Model)
+			assert.False(t, r.Flaky, "a control that passed twice is not flaky")
+			assert.Equal(t, 1, r.Reruns)
+			assert.Equal(t, results.StatusPass, r.FirstStatus)
+			assert.InDelta(t, 2*first[i].CostUnits, r.CostUnits, 1e-9, "both runs' cost")
+			continue
+		}
 		if !rerun {
 			assert.Equal(t, first[i], r, "a result that passed is left as it was")
 			continue
@@ -221,7 +243,7 @@ func TestRerunFailedAcceptance(t *testing.T) {
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "failed first and passed when re-run (flaky)")
 	require.NotNil(t, rep.Cost.Planned)
 	assert.Equal(t, *firstReport.Cost.Planned, *rep.Cost.Planned, "the plan is the recorded run's")
-	assert.InDelta(t, firstReport.Cost.Actual+float64(len(failed)), rep.Cost.Actual, 0.01, "re-runs are spent too (a text call is 1 unit)")
+	assert.InDelta(t, firstReport.Cost.Actual+float64(sent), rep.Cost.Actual, 0.01, "re-runs are spent too (a text call is 1 unit)")
 	t.Logf("first run: %d results, %d failed; re-run sent %d calls; now: %s", len(first), len(failed), rerunCalls, rep.Headline)
 
 	t.Run("nothing left to re-run", func(t *testing.T) {

@@ -74,6 +74,9 @@ func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "total: %d calls, %d skipped, %d final images, %.1f cost units\n", sum.Total, sum.Skipped, sum.Images, sum.TotalUnits)
+	if n := controls(calls); n > 0 {
+		fmt.Fprintf(w, "controls: %d of these calls added: verified cases that selected negatives name as their control (a refusal is judged beside its control)\n", n)
+	}
 	if sel.MaxCalls > 0 || sel.MaxCost > 0 {
 		over := 0
 		for _, c := range calls {
@@ -91,4 +94,15 @@ func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection)
 		fmt.Fprintf(w, "; %d calls over it skipped\n", over)
 	}
 	fmt.Fprintln(w, "(a cost unit is one text call; a 1024x1024 high-quality image is 10 units, scaled by pixels and quality; a preview 20% of its image)")
+}
+
+// controls counts the calls planned only as the control of a negative.
+func controls(calls []conformance.Call) int {
+	n := 0
+	for _, c := range calls {
+		if c.Control {
+			n++
+		}
+	}
+	return n
 }

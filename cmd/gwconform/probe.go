@@ -63,7 +63,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	rs, con, err := execute(ss, calls, io.Discard, w.Write)
+	rs, con, err := execute(ss, calls, nil, io.Discard, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr

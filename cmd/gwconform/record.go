@@ -157,7 +157,7 @@ func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Wri
 		return exitNotStart
 	}
 	fmt.Fprintf(stdout, "resuming %s: %d of %d results kept, %d calls to make\n", ss.out, len(kept), len(plan), len(todo))
-	again, con, err := execute(ss, todo, stdout, w.Write)
+	again, con, err := execute(ss, todo, kept, stdout, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr

@@ -157,7 +157,7 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 	code, stdout, stderr := gw(t, append([]string{"run", "--out", live, "--record", rec, "--feature", "chat.*"}, secretArgs(t)...)...)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	recorded := verdicts(t, live)
-	require.Len(t, recorded, 10)
+	require.Len(t, recorded, 11)
 	validateRecording(t, rec)
 	assertNoSecret(t, rec, live)
 
@@ -217,7 +217,9 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 		})
 		out := filepath.Join(dir, "stale")
 		code, stdout, stderr := gw(t, "run", "--out", out, "--replay", rec, "--feature", "chat.*", "--cases", edited)
-		assert.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+		// chat-json is the control of the chat refusals: without it judged,
+		// they are inconclusive, and the run incomplete.
+		assert.Equal(t, exitIncomplete, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 		got := verdicts(t, out)
 		require.Len(t, got, len(recorded))
 		stale, missing := got[tampered], got[key{"chat-stream", "gen-5.5"}]
@@ -226,8 +228,15 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 		assert.Contains(t, stale.Reasons[0].Actual, "body sha256:")
 		assert.Equal(t, results.StatusSkip, missing.Status)
 		assert.Equal(t, results.CheckNoRecording, missing.Reasons[0].Check)
+		refusals := []key{{"chat-no-model", "gen-5.5"}, {"chat-no-messages", "gen-5.5"}}
+		for _, k := range refusals {
+			assert.Equal(t, results.StatusInconclusive, got[k].Status, "%v", k)
+			require.NotEmpty(t, got[k].Reasons)
+			assert.Equal(t, results.CheckControl, got[k].Reasons[0].Check)
+			assert.Contains(t, got[k].Reasons[0].Actual, "recording stale")
+		}
 		for k, want := range recorded {
-			if k != tampered && k != (key{"chat-stream", "gen-5.5"}) {
+			if k != tampered && k != (key{"chat-stream", "gen-5.5"}) && !slices.Contains(refusals, k) {
 				assert.Equal(t, want, got[k], "%v", k)
 			}
 		}

@@ -29,8 +29,9 @@ func (f *engineFlags) adopt(s *settings, m conformance.Manifest) error {
 }
 
 // rerunFailed re-runs the results of the run in --out that would page
-// someone (fail, error, throttled; verified and negative, strict under
-// --strict), with the recorded run's selection and settings, within what
+// someone or leave it incomplete (fail, error, throttled, inconclusive;
+// verified and negative, strict under --strict), each negative with its
+// control, with the recorded run's selection and settings, within what
 // is left of its budget. Each re-run result replaces its line in
 // results.jsonl, keeping its first run's status and reasons (a pass is
 // flaky), and every report is written again.
@@ -54,12 +55,12 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		return exitNotStart
 	}
 	run, held := conformance.PlanRerun(plan, recordedRs, ss.strict, ss.selection)
-	fmt.Fprintf(stdout, "re-running %d calls of %s: its failed, errored or throttled verified/negative results, and the calls it never finished\n", len(run), path)
+	fmt.Fprintf(stdout, "re-running %d calls of %s: its failed, errored, throttled or inconclusive verified/negative results with the controls of their negatives, and the calls it never finished\n", len(run), path)
 	for _, c := range held {
 		fmt.Fprintf(stderr, "not re-run: %s: %s\n", c.ID(), c.Skip.Message)
 	}
 
-	again, con, _ := execute(ss, run, stdout, nil)
+	again, con, _ := execute(ss, run, nil, stdout, nil)
 	if ss.ctx.Err() != nil {
 		// Nothing is written: the recorded run stays whole for another try.
 		v := results.Judge(again, ss.strict, completion(run, again, ss.strict, true))
@@ -73,7 +74,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		now[key{r.Case, r.Model}] = r
 	}
 	merged := make([]results.Result, 0, len(recordedRs)+len(again))
-	flaky, made := 0, 0
+	flaky, made, controls := 0, 0, 0
 	for _, r := range recordedRs {
 		k := key{r.Case, r.Model}
 		if n, ok := now[k]; ok {
@@ -84,8 +85,13 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 				made++
 				continue
 			}
+			// Re-run only as the control of a negative: it did not fail.
+			companion := !r.Rerunnable(ss.strict)
 			r = results.Rerun(r, n)
-			if r.Status == results.StatusPass {
+			switch {
+			case companion:
+				controls++
+			case r.Status == results.StatusPass:
 				flaky++
 			}
 		}
@@ -101,8 +107,8 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		fmt.Fprintln(stderr, "gwconform run --rerun-failed:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error or are throttled; made %d calls the run never finished\n",
-		len(again)-made, flaky, len(again)-made-flaky, made)
+	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error, are throttled or inconclusive, %d controls beside their negatives; made %d calls the run never finished\n",
+		len(again)-made, flaky, len(again)-made-flaky-controls, controls, made)
 	return ss.finish(ending{command: "run --rerun-failed", plan: plan, results: merged, con: con,
 		planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
 }

@@ -85,7 +85,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	rs, con, err := execute(ss, calls, stdout, w.Write)
+	rs, con, err := execute(ss, calls, nil, stdout, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -150,10 +150,11 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.
 
 // execute runs the calls, judges each finished result against the waivers
 // and hands it to keep (results.jsonl, written as each finishes, so an
-// interrupted run keeps everything that finished) when keep is set. The
-// caller prints the console's summary.
-func execute(ss *session, calls []conformance.Call, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
-	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options}
+// interrupted run keeps everything that finished) when keep is set. settled
+// are the results the run already has (--resume): a negative whose control
+// is among them is decided by it. The caller prints the console's summary.
+func execute(ss *session, calls []conformance.Call, settled []results.Result, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
+	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options, Settled: settled}
 	con := newConsole(stdout, len(calls))
 	now := time.Now() // one date for the whole run: a waiver does not expire halfway
 	var rs []results.Result

@@ -49,7 +49,16 @@ type Case struct {
 	// Requires names preconditions; a missing one makes the case skip.
 	// Known: public_image_url.
 	Requires []string `yaml:"requires"`
-	Request  Request  `yaml:"request"`
+	// Control (negative cases, which must name one) is the id of a verified
+	// case on the same endpoint that sends the request as it would be
+	// without its defect, for each of this case's models: the image key's
+	// generation for a key-permission refusal, a listed model's message for
+	// a retired model, the same request with its model for a missing model.
+	// Unless the gateway serves the control in the same run, the refusal
+	// is inconclusive (results.Settle): an endpoint that refuses everything
+	// refuses the defect too.
+	Control string  `yaml:"control"`
+	Request Request `yaml:"request"`
 	// Variants are alternative JSON bodies for a shape the spec does not
 	// show (4.3: "the exact shape of a content array for image input: not
 	// shown"): they are sent in order until the gateway accepts one, and
@@ -123,7 +132,8 @@ type Expect struct {
 	StatusIn *StatusSet `yaml:"status_in"`
 	// Schema names a JSON Schema in schemas/ (without .json) for the body.
 	Schema string `yaml:"schema"`
-	// JSON maps gjson paths to an expected value or a Matcher.
+	// JSON maps gjson paths to an expected value or a Matcher. PathText
+	// names the generated text the engine derives instead of a path.
 	JSON map[string]Matcher `yaml:"json"`
 	// Images checks every image of a non-streaming image result.
 	Images *ImageExpect `yaml:"images"`
@@ -155,12 +165,40 @@ func (s StatusSet) String() string {
 	return fmt.Sprintf("any %s except %v", s.Class, s.Except)
 }
 
-// Accepts reports whether an answer's status is the expected one.
+// Accepts reports whether an answer's status is the expected one, exactly.
+// The engine judges a case's answer with Case.Accepts, which reads a
+// success by the case's tier.
 func (e Expect) Accepts(code int) bool {
 	if e.StatusIn != nil {
 		return e.StatusIn.Has(code)
 	}
 	return code == e.Status
+}
+
+// successShown reports whether the case expects a success: the spec shows
+// success, never its code (2.2 says "200-class"), so outside the strict tier
+// any 2xx is one.
+func (c *Case) successShown() bool {
+	return c.Tier != results.TierStrict && c.Expect.StatusIn == nil && c.Expect.Status/100 == 2
+}
+
+// Accepts reports whether an answer's status is the one the case expects:
+// any 2xx for a success in the verified, negative and explore tiers, the
+// exact status in the strict tier (which reads success as the 200 the
+// official clients see).
+func (c *Case) Accepts(code int) bool {
+	if c.successShown() {
+		return code/100 == 2
+	}
+	return c.Expect.Accepts(code)
+}
+
+// WantStatus describes the status the case expects, for a reason.
+func (c *Case) WantStatus() string {
+	if c.successShown() {
+		return "2xx"
+	}
+	return c.Expect.WantStatus()
 }
 
 // WantStatus describes the expected status for a reason.
@@ -183,9 +221,11 @@ type Matcher struct {
 	Max      *float64 `yaml:"max"`
 	NotEmpty bool     `yaml:"not_empty"`
 	Contains string   `yaml:"contains"`
-	// Model compares with the model of the call: "requested" is the id as
-	// sent, optionally followed by a date suffix (-YYYYMMDD or -YYYY-MM-DD)
-	// as gateways resolve aliases; "exact" is the id as sent.
+	// Model compares with the model the request names: "requested" is the
+	// id as sent or a spelling of the same model (modelid.Same: a vendor
+	// prefix, a snapshot suffix, the undated alias of a dated id); "exact"
+	// is the id as sent. Every chat completion and message is judged
+	// "requested" without asking (2.3, 2.4: "model used").
 	Model string `yaml:"model"`
 	// UnixSeconds judges a Unix time in seconds against the exchange's own
 	// send and receive times (never the judging clock, so a later re-check
@@ -208,6 +248,15 @@ const (
 
 // UnixSecondsPlausible is the UnixSeconds value without a window.
 const UnixSecondsPlausible = "plausible"
+
+// PathText is the expect.json key of the generated text, which no gjson path
+// reads as a client must: a message's `type: text` blocks joined (2.4: "read
+// text from blocks whose type is text and join their text"), or a chat
+// completion's choices[0].message.content (2.3).
+const PathText = "$text"
+
+// TextPaths are the endpoints whose JSON answer has a PathText.
+var TextPaths = []string{"/v1/chat/completions", "/v1/messages"}
 
 // UnmarshalYAML decodes a matcher from a goccy/go-yaml node: a scalar is
 // equality, a mapping holds operators. The loader uses the same code, so both

@@ -119,6 +119,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 		cat.Cases = append(cat.Cases, l.loadFile(display, data)...)
 	}
 	l.applyAdditions(cat.Cases)
+	l.checkControls(cat.Cases)
 	if len(l.diags) > 0 {
 		return nil, l.diags.sorted()
 	}
@@ -134,6 +135,9 @@ type loader struct {
 	diags    Diagnostics
 	// additions are applied once every file is read (see additions.go).
 	additions []modelAddition
+	// controlAt is where each case named its control, for the checks made
+	// once every file is read (see control.go).
+	controlAt map[string]Diagnostic
 }
 
 // loadFile decodes one file; its problems go to l.diags.
@@ -404,6 +408,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 	l.validateRequest(d, c)
 	l.validateVariants(d, c)
 	l.validateExpect(d, c)
+	l.validateControl(d, c)
 }
 
 // joinStrings lists named string values (tiers, protocols) for a message.
@@ -552,8 +557,13 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, Closest(e.Schema, sortedKeys(l.schemas)))
 	}
 	for p := range e.JSON {
-		if strings.TrimSpace(p) == "" {
+		switch {
+		case strings.TrimSpace(p) == "":
 			d.errAt(d.at("expect.json["+p+"]"), "expect.json: empty path")
+		case p == PathText && !isTemplate(c.Request.Path) && !slices.Contains(TextPaths, c.Request.Path):
+			d.errAt(d.keyAt("expect.json["+p+"]"), "expect.json: %s is the generated text of %s answers, not of %s", PathText, strings.Join(TextPaths, " and "), c.Request.Path)
+		case strings.HasPrefix(p, "$") && p != PathText:
+			d.errAt(d.keyAt("expect.json["+p+"]"), "expect.json: %q is no derived field (the one known is %s)", p, PathText)
 		}
 	}
 	if e.Images != nil {

@@ -224,6 +224,10 @@ func TestLoadBad(t *testing.T) {
 			[]string{f + `17:12: request.multipart.n: expected a string or a list of strings, got a mapping`}},
 		{"unknown top-level key", "feature_group: images.edit\n", "feature_group: images.edit\nversion: 2\n",
 			[]string{f + `2:1: unknown field "version" in file; known fields: feature_group, cases, explore, model_additions`}},
+		{"generated text of an image result", "created: {type: integer, min: 0}", "$text: {not_empty: true}",
+			[]string{f + `27:9: expect.json: $text is the generated text of /v1/chat/completions and /v1/messages answers, not of /v1/images/edits`}},
+		{"unknown derived field", "created: {type: integer, min: 0}", "$txt: {not_empty: true}",
+			[]string{f + `27:9: expect.json: "$txt" is no derived field (the one known is $text)`}},
 		{"YAML tag", "tier: verified", "tier: !!binary dmVyaWZpZWQ=",
 			[]string{f + `5:11: YAML tag !!binary is not supported (only !!str)`}},
 	}

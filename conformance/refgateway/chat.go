@@ -117,7 +117,11 @@ func (c *call) chat() {
 	}
 	if req.Stream == nil || !*req.Stream {
 		// The chat completion of 2.3.
-		msg := map[string]any{"role": "assistant", "content": strings.Join(words, " "), "refusal": nil, "annotations": []any{}}
+		text := strings.Join(words, " ")
+		if c.ans.chatText != nil {
+			text = c.ans.chatText(text, maxTokens)
+		}
+		msg := map[string]any{"role": "assistant", "content": text, "refusal": nil, "annotations": []any{}}
 		choice := map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": finish}
 		c.reply(map[string]any{
 			"id": id, "object": "chat.completion", "created": created, "model": m.ID,

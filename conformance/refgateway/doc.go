@@ -62,8 +62,9 @@
 // name gets 400).
 //
 // The handlers implement the spec alone, one file per endpoint. A fault acts
-// only through hooks at five points (hooks.go): a validation rule it
-// overrides, a request accepted, a JSON body before it is written, each
-// stream event, and each output image. The table in faults.go declares every
-// fault once, with its rule, spec section and hooks.
+// only through hooks at seven points (hooks.go): a request routed, a
+// validation rule it overrides, the model serving an image request without
+// model, a request accepted, a JSON body before it is written, each stream
+// event, and each output image. The table in faults.go declares every fault
+// once, with its rule, spec section and hooks.
 package refgateway

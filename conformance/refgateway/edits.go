@@ -163,6 +163,7 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 	var raws [][]byte
 	var maskRaw []byte
 	hasMask := false
+	fileRefs := 0 // references by file_id alone that a fault let through
 	if files != nil {
 		if len(req.Images) > 0 || req.Mask != nil {
 			return bad("images", "multipart edits take image files, not images[].image_url")
@@ -173,11 +174,19 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 		for i, ref := range req.Images {
 			hasURL := ref.ImageURL != nil && *ref.ImageURL != ""
 			if ref.FileID != nil {
-				if err := c.violation(ruleNoFileID, fmt.Sprintf("images[%d].file_id", i), "images[].file_id is not supported: send image_url"); err != nil {
+				r := ruleNoFileID
+				if !hasURL {
+					r = ruleFileIDAlone
+				}
+				if err := c.violation(r, fmt.Sprintf("images[%d].file_id", i), "images[].file_id is not supported: send image_url"); err != nil {
 					return err
 				}
 				if !hasURL {
-					continue // let through: a reference by file_id alone is left out
+					// Let through: taken as a stored file, which this
+					// gateway does not keep, so the edit is served
+					// without it (as a generation).
+					fileRefs++
+					continue
 				}
 				// Let through beside an image_url: the file_id is ignored.
 			}
@@ -212,8 +221,10 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 		}
 	}
 	if len(raws) == 0 {
-		if err := c.violation(ruleReferenceRequired, "image", "an edit needs at least one reference image (image, image[] or images[].image_url)"); err != nil {
-			return err
+		if fileRefs == 0 {
+			if err := c.violation(ruleReferenceRequired, "image", "an edit needs at least one reference image (image, image[] or images[].image_url)"); err != nil {
+				return err
+			}
 		}
 		hasMask = false // let through: nothing to mask, served like a generation
 	}

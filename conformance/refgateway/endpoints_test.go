@@ -105,9 +105,9 @@ func TestChat(t *testing.T) {
 				stream[k] = v
 			}
 			rs := s.do(t, "POST", "/v1/chat/completions", keys.Text, stream)
-			assert.Empty(t, validateChatStream(rs, tc.maxTokens).names())
+			assert.Empty(t, validateChatStream(rs, tc.body["model"].(string), tc.maxTokens).names())
 			// Deterministic: the stream carries the same text as the JSON answer.
-			events, _ := parseSSE(rs.body)
+			events, _, _ := parseSSE(rs.body)
 			var text strings.Builder
 			for _, e := range events {
 				if e.data == "[DONE]" {
@@ -163,8 +163,8 @@ func TestMessages(t *testing.T) {
 				assert.Equal(t, want, m["stop_reason"])
 				body["stream"] = true
 				rs := s.do(t, "POST", "/v1/messages", keys.Messages, body)
-				assert.Empty(t, validateMessagesStream(rs, max).names())
-				events, _ := parseSSE(rs.body)
+				assert.Empty(t, validateMessagesStream(rs, model, max).names())
+				events, _, _ := parseSSE(rs.body)
 				var names []string
 				for _, e := range events {
 					if len(names) == 0 || names[len(names)-1] != e.name {
@@ -228,8 +228,9 @@ func TestResponses(t *testing.T) {
 	txt, _ := field(m, "output.0.content.0.text")
 	assert.NotEmpty(t, txt)
 	rs := s.do(t, "POST", "/v1/responses", keys.Text, map[string]any{"model": "gen-6-astra", "input": "hello", "stream": true})
-	events, complete := parseSSE(rs.body)
+	events, complete, unended := parseSSE(rs.body)
 	require.True(t, complete)
+	require.False(t, unended)
 	assert.Equal(t, "response.created", events[0].name)
 	assert.Equal(t, "response.completed", events[len(events)-1].name)
 	assert.Equal(t, 400, s.do(t, "POST", "/v1/responses", keys.Text, map[string]any{"input": "x"}).status)
@@ -269,7 +270,7 @@ func TestImagesGenerations(t *testing.T) {
 			r := s.do(t, "POST", "/v1/images/generations", keys.Image, body)
 			assert.Empty(t, validateImageStream(r, imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true, family: "image_generation", partial: p}).names(), "partial %d", p)
 			if p == 0 {
-				events, _ := parseSSE(r.body)
+				events, _, _ := parseSSE(r.body)
 				assert.Len(t, events, 2, "partial_images 0: completed events only")
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -63,6 +64,14 @@ const (
 	fMaxTokensHalved    = "max-tokens-halved"
 	fEmptyTextAtBound   = "empty-text-at-bound"
 	fFileIDIgnored      = "file-id-ignored"
+	fImageRoutesMissing = "image-routes-missing"
+	fChatRefusesAll     = "chat-refuses-all"
+	fModelFixed         = "model-fixed"
+	fMessagesUsageOver  = "messages-usage-over"
+	fChatTextOver       = "chat-text-over"
+	fFileIDResolved     = "file-id-resolved"
+	fCumulativeDeltas   = "cumulative-deltas"
+	fErrorAfterStop     = "error-after-stop"
 
 	// Strict-tier faults: each breaks a rule the official clients depend on
 	// but the spec does not state, or a reading stricter than the verified
@@ -74,7 +83,17 @@ const (
 	fCreatedHoursOff   = "created-hours-off"
 	fModelDated        = "model-dated"
 	fChatUsageOver     = "chat-usage-over"
+	fBackgroundEcho    = "background-echo"
+	fSuccess201        = "success-201"
+	fEditDefaultImage2 = "edit-default-gen-image-2"
 	fDefaultModel      = "default-model"
+	fEventNameOther    = "event-name-other"
+	fUntypedEvents     = "messages-untyped-events"
+	fNoFinalBlankLine  = "no-final-blank-line"
+	fEventAfterStop    = "event-after-stop"
+	fStopReasonOnStop  = "stop-reason-on-stop"
+	fImageEventFields  = "image-event-fields"
+	fStreamModelOther  = "stream-model-other"
 )
 
 // fault is one switch and what it does: its hooks (hooks.go) are the only
@@ -139,7 +158,7 @@ var faultTable = []fault{
 	{Fault{fAcceptInvalid, "The 400 rows of the error table are rejected with 400: each is answered 200 with a normal body (missing model/messages/prompt/reference, file_id, partial_images -1 or 4).", "7"},
 		hooks{overrides: map[rule]int{
 			ruleModelRequired: http.StatusOK, ruleMessagesRequired: http.StatusOK, rulePromptRequired: http.StatusOK,
-			ruleReferenceRequired: http.StatusOK, ruleNoFileID: http.StatusOK, rulePartialImages: http.StatusOK,
+			ruleReferenceRequired: http.StatusOK, ruleNoFileID: http.StatusOK, ruleFileIDAlone: http.StatusOK, rulePartialImages: http.StatusOK,
 		}}},
 	{Fault{fWrong404, "A retired or unknown model id returns 404: it returns 400.", "7, 9"},
 		hooks{overrides: map[rule]int{ruleKnownModel: http.StatusBadRequest, ruleKnownOtherModel: http.StatusBadRequest}}},
@@ -149,7 +168,7 @@ var faultTable = []fault{
 				b["data"] = b["data"].([]any)[1:]
 			}
 		}}},
-	{Fault{fMissingField, "Required response fields are present: one is removed (models `object`, chat `choices[].message.content`, chat chunk `object`, message `type`, messages event `type`, image result `created`, image event `type`).", "2.1, 2.2, 2.3, 2.4, 6"},
+	{Fault{fMissingField, "Required response fields are present: one is removed (models `object`, chat `choices[].message.content`, chat chunk `object`, message `type`, messages text delta `delta.text`, image result `created`, image event `type`).", "2.1, 2.2, 2.3, 2.4, 6"},
 		hooks{body: missingField, event: missingEventField}},
 	{Fault{fWrongType, "Response fields have their documented types: one has the wrong type (models `data[].owned_by` number, chat `choices[].index` string, message `usage.input_tokens` string, image `created` string, image event `partial_image_index`/`b64_json` of another type).", "2.1, 2.2, 2.3, 2.4, 6"},
 		hooks{body: wrongType, event: wrongEventType}},
@@ -237,6 +256,40 @@ var faultTable = []fault{
 		}}},
 	{Fault{fFileIDIgnored, "`images[].file_id` and `mask.file_id` are rejected with 400: they are ignored, so an image_url beside them is used and a mask by file_id alone is left out.", "4.5, 7"},
 		hooks{overrides: map[rule]int{ruleNoFileID: http.StatusOK}}},
+	{Fault{fImageRoutesMissing, "Image generation and editing are served (1) at /v1/images/generations and /v1/images/edits (4.4, 4.5): both answer 404 \"Route not found\" to every request, whatever the key, as a gateway without image endpoints does. The refusals with a text or messages key (5.2: any 4xx) hold on it, so only their control, the image key's request, tells.", "1, 4.4, 4.5, 5.2"},
+		hooks{refuse: func(ep endpoint) (int, string) {
+			if ep.images() {
+				return http.StatusNotFound, "Route not found"
+			}
+			return 0, ""
+		}}},
+	{Fault{fChatRefusesAll, "Chat completions are served (4.2): a relay in front of them answers 400 to every request, valid or not. The 400 rows of chat (7) hold on it, so only their control, the request without the defect, tells.", "4.2, 7"},
+		hooks{refuse: func(ep endpoint) (int, string) {
+			if ep == epChat {
+				return http.StatusBadRequest, "request rejected by the relay"
+			}
+			return 0, ""
+		}}},
+	{Fault{fModelFixed, "`model` of a message is the model used, the one requested: every message names one fixed model (msg-sonnet-5), as a gateway serving every messages request with one backend model does.", "2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epMessages {
+				b["model"] = "msg-sonnet-5"
+			}
+		}}},
+	{Fault{fMessagesUsageOver, "`max_tokens` is an upper bound on output length: a message's usage.output_tokens adds as many hidden tokens as max_tokens to the text's.", "4.3, 8, 2.4"},
+		hooks{accepted: func(ep endpoint, a *answer) {
+			if ep == epMessages {
+				a.outputTokens = func(words []string, maxTokens int) int { return len(words) + maxTokens }
+			}
+		}}},
+	{Fault{fChatTextOver, "`max_tokens` is an upper bound on output length: a chat completion's text (JSON) runs past 16 characters per token of max_tokens, while its usage counts only the words within the bound.", "4.2, 8"},
+		hooks{accepted: func(ep endpoint, a *answer) {
+			if ep == epChat {
+				a.chatText = overrunRunes
+			}
+		}}},
+	{Fault{fFileIDResolved, "`images[].file_id` is rejected with 400: a reference by file_id alone is taken as a stored file, and the edit is served.", "4.5, 7"},
+		hooks{overrides: map[rule]int{ruleFileIDAlone: http.StatusOK}}},
 	{Fault{fCreatedHoursOff, "Strict: `created` is the time of the exchange in Unix seconds: image results are dated three hours early, as by a gateway whose clock or time zone is off.", "2.2"},
 		hooks{body: onImages(func(b map[string]any) { b["created"] = time.Now().Add(-3 * time.Hour).Unix() })}},
 	{Fault{fModelDated, "Strict: `model` is the requested id exactly: chat completions and messages name it with a release date appended (-20260501), which the verified tier accepts.", "2.3, 2.4"},
@@ -251,8 +304,51 @@ var faultTable = []fault{
 				a.outputTokens = func(words []string, maxTokens int) int { return len(words) + maxTokens }
 			}
 		}}},
+	{Fault{fBackgroundEcho, "Strict (openai-go types it transparent or opaque): an image result's `background` names the output background: it echoes the background requested, auto included.", "2.2"},
+		hooks{accepted: func(_ endpoint, a *answer) { a.echoBackground = true }}},
+	{Fault{fSuccess201, "Strict: a success is answered 200: success JSON bodies come with 201 Created.", "2.2, 4"},
+		hooks{accepted: func(_ endpoint, a *answer) { a.status = http.StatusCreated }}},
+	{Fault{fEditDefaultImage2, "Strict: an edit without `model` is served by gen-image-2.5-flare: it is served by gen-image-2, which refuses the 2.5 models' qualities (xhigh, max).", "4.5"},
+		hooks{imageDefault: func(ep endpoint) string {
+			if ep == epEdits {
+				return modelImage2
+			}
+			return modelImageFlare
+		}}},
 	{Fault{fDefaultModel, "Strict: a retired or unknown model id returns 404 (section 7 states it for messages only): chat completions and images serve an unknown id with a default model (gen-5.5, gen-image-2.5-flare).", "9"},
 		hooks{overrides: map[rule]int{ruleKnownOtherModel: http.StatusOK}}},
+	{Fault{fCumulativeDeltas, "Text fragments are in `choices[].delta.content`: each text delta repeats the whole text so far (in messages streams too, where it is strict: 6.3 does not say fragments, but the official accumulators join the deltas).", "6.2, 6.3"},
+		hooks{event: cumulativeDeltas}},
+	{Fault{fErrorAfterStop, "A messages stream carries no error event, wherever it would come: an error event follows message_stop.", "6.3"},
+		hooks{event: afterMessageStop(event{name: "error", kind: "error", data: map[string]any{"type": "error",
+			"error": map[string]any{"type": "api_error", "message": "Internal server error"}}})}},
+	{Fault{fEventNameOther, "Strict (clients that dispatch on the event name, the official Anthropic SDKs among them): an event: line names the kind of its payload's `type`: every named messages and image event is named `message`, the SSE default.", "6.1, 6.3"},
+		hooks{event: func(_ *stream, ev event) []event {
+			if ev.name != "" {
+				ev.name = "message"
+			}
+			return []event{ev}
+		}}},
+	{Fault{fUntypedEvents, "Strict (the official accumulators switch on the payload's `type`): messages events carry their `type`: none does, only the event: line names the kind.", "6.3"},
+		hooks{event: func(s *stream, ev event) []event {
+			if d, ok := ev.data.(map[string]any); ok && s.c.ep == epMessages {
+				delete(d, "type")
+			}
+			return []event{ev}
+		}}},
+	{Fault{fNoFinalBlankLine, "Strict (SSE clients that follow the WHATWG rules drop an event no blank line ends): every event, the last too, is followed by a blank line: the stream ends right after the last event's data line.", "6"},
+		hooks{event: func(_ *stream, ev event) []event {
+			ev.unended = true
+			return []event{ev}
+		}}},
+	{Fault{fEventAfterStop, "Strict: messages stream events end with `message_stop`: an event of a kind 6.3 does not name (the gateway's own usage report) follows it.", "6.3"},
+		hooks{event: afterMessageStop(event{name: "gateway_usage", kind: "gateway_usage", data: map[string]any{"type": "gateway_usage", "cost_usd": 0.0001}})}},
+	{Fault{fStopReasonOnStop, "Strict (the official SDKs read `delta.stop_reason`): the final stop_reason is in message_delta's `delta`: it is on message_stop instead.", "6.3"},
+		hooks{event: stopReasonOnStop}},
+	{Fault{fImageEventFields, "Strict: an image event's `size` and `output_format` describe its image: image stream events name another size and format than their image's.", "6.1, 2.2"},
+		hooks{event: imageEventFieldsOff}},
+	{Fault{fStreamModelOther, "Strict (the official accumulators copy it into the result): a stream names the model requested: chat chunks' `model` and message_start's `message.model` name another model of the family (JSON answers are left as they are).", "6.2, 6.3, 2.3, 2.4"},
+		hooks{event: streamModelOther}},
 }
 
 // Faults lists every fault switch, sorted by name.
@@ -336,13 +432,17 @@ func missingField(ep endpoint, body map[string]any) {
 }
 
 // missingEventField removes one required field of stream events (6): the
-// object of chat chunks, the type of messages text deltas and of image events.
+// object of chat chunks, the text of messages text deltas (delta.text, the
+// one payload field 6.3 shows: an event without type takes its kind from
+// its event: line) and the type of image events (6.1 lists it).
 func missingEventField(s *stream, ev event) []event {
 	if d, ok := ev.data.(map[string]any); ok {
 		switch {
 		case s.c.ep == epChat:
 			delete(d, "object")
-		case s.c.ep == epMessages && ev.kind == "content_block_delta", s.c.ep.images():
+		case s.c.ep == epMessages && ev.kind == "content_block_delta":
+			delete(d["delta"].(map[string]any), "text")
+		case s.c.ep.images():
 			delete(d, "type")
 		}
 	}
@@ -472,6 +572,22 @@ func overrunWords(words []string, maxTokens int) ([]string, bool) {
 	return words, false
 }
 
+// overrunRunes adds words to a text until it holds more than 16 characters
+// per token of max_tokens, more than any tokenizer packs into a token, so
+// the overrun shows in the text itself.
+func overrunRunes(text string, maxTokens int) string {
+	if maxTokens <= 0 {
+		return text
+	}
+	extra := generate("overflow", text, nil)
+	var b strings.Builder
+	b.WriteString(text)
+	for i := 0; b.Len() <= 16*maxTokens; i++ { // the words are ASCII: bytes are characters
+		b.WriteString(" " + extra[i%len(extra)])
+	}
+	return b.String()
+}
+
 // everyModel is the list of every built-in model, as if one key saw them all.
 func everyModel() []any {
 	var out []any
@@ -523,6 +639,97 @@ func textInBlockStart(s *stream, ev event) []event {
 		out := append(s.held, ev)
 		s.held = nil
 		return out
+	}
+	return []event{ev}
+}
+
+// cumulativeDeltas makes each text delta of a chat or messages stream carry
+// the whole text so far, as a gateway re-sending its buffer on every chunk.
+func cumulativeDeltas(s *stream, ev event) []event {
+	d, ok := ev.data.(map[string]any)
+	if !ok {
+		return []event{ev}
+	}
+	repeat := func(delta map[string]any, key string) {
+		if t, ok := delta[key].(string); ok && t != "" {
+			s.text += t
+			delta[key] = s.text
+		}
+	}
+	switch {
+	case s.c.ep == epChat:
+		for _, c := range d["choices"].([]any) {
+			if delta, ok := c.(map[string]any)["delta"].(map[string]any); ok {
+				repeat(delta, "content")
+			}
+		}
+	case s.c.ep == epMessages && ev.kind == "content_block_delta":
+		repeat(d["delta"].(map[string]any), "text")
+	}
+	return []event{ev}
+}
+
+// afterMessageStop makes an event hook that sends extra after a messages
+// stream's message_stop.
+func afterMessageStop(extra event) func(*stream, event) []event {
+	return func(s *stream, ev event) []event {
+		if s.c.ep != epMessages || ev.kind != "message_stop" {
+			return []event{ev}
+		}
+		more := extra
+		more.data = maps.Clone(extra.data.(map[string]any))
+		return []event{ev, more}
+	}
+}
+
+// stopReasonOnStop holds back a messages stream's message_delta, moves the
+// stop_reason out of its delta onto message_stop, and sends both then.
+func stopReasonOnStop(s *stream, ev event) []event {
+	if s.c.ep != epMessages {
+		return []event{ev}
+	}
+	switch ev.kind {
+	case "message_delta":
+		s.held = append(s.held, ev)
+		return nil
+	case "message_stop":
+		out := s.held
+		s.held = nil
+		for _, h := range out {
+			delta := h.data.(map[string]any)["delta"].(map[string]any)
+			ev.data.(map[string]any)["stop_reason"] = delta["stop_reason"]
+			delete(delta, "stop_reason")
+		}
+		return append(out, ev)
+	}
+	return []event{ev}
+}
+
+// imageEventFieldsOff names, in each image stream event, another size and
+// output_format than its image's.
+func imageEventFieldsOff(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok && s.c.ep.images() {
+		size := "1536x1024"
+		if d["size"] == size {
+			size = "1024x1024"
+		}
+		d["size"] = size
+		d["output_format"] = map[string]string{"png": "webp", "jpeg": "png", "webp": "png"}[d["output_format"].(string)]
+	}
+	return []event{ev}
+}
+
+// streamModelOther names another model of the family in a stream: in each
+// chat chunk, and in message_start's message.
+func streamModelOther(s *stream, ev event) []event {
+	d, ok := ev.data.(map[string]any)
+	switch {
+	case !ok:
+	case s.c.ep == epChat:
+		d["model"] = otherModel(d["model"].(string))
+	case s.c.ep == epMessages && ev.kind == "message_start":
+		m := d["message"].(map[string]any)
+		m["model"] = otherModel(m["model"].(string))
 	}
 	return []event{ev}
 }

@@ -1,6 +1,7 @@
 package refgateway
 
 import (
+	"encoding/json"
 	"image/color"
 	"maps"
 	"net/http"
@@ -95,7 +96,7 @@ func section7Rows() []section7Row {
 		{"edit json without reference", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": nil}), 400, invalid},
 		{"edit json empty images", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{}}), 400, invalid},
 		{"edit multipart without reference", "POST", "/v1/images/edits", keys.Image, editMultipart(map[string]string{"prompt": "x"}, false), 400, invalid},
-		{"edit images[].file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{map[string]any{"file_id": "file-abc"}}}), 400, invalid},
+		{"edit images[].file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"images": []any{map[string]any{"file_id": "file-abc"}}}), 400, []string{fAcceptInvalid, fFileIDResolved}},
 		{"edit mask.file_id", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"mask": map[string]any{"file_id": "file-abc"}}), 400, fileID},
 		// Rule 2 alone: the reference and the mask are valid beside the file_id.
 		{"edit images[].file_id beside image_url", "POST", "/v1/images/edits", keys.Image, func(t *testing.T) any {
@@ -158,9 +159,9 @@ const chatPrompt = "Write 20 words about rivers"
 
 func scenarios() []scenario {
 	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType,
-		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch}
+		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing}
 	return []scenario{
-		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical},
+		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				r := s.do(t, "GET", "/v1/models", keys.Image, nil, o...)
 				v := validateModels(r, "gen-image-2")
@@ -170,26 +171,45 @@ func scenarios() []scenario {
 				}
 				return v
 			}},
-		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver},
+		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver,
+			fSuccess201, fChatTextOver, fChatRefusesAll},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
-		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther},
+		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
+			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), 6)
+				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
-		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound},
+		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
+			fSuccess201, fMessagesUsageOver, fModelFixed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "msg-haiku-4-5-20251001", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-haiku-4-5-20251001", 6)
+				// Two models of two keys: a gateway naming one fixed model
+				// names the same wrong one for both, another model differs.
+				v := violations{}
+				var named []any
+				for _, c := range []struct{ model, key string }{{"msg-haiku-4-5-20251001", keys.Messages}, {"alt-flash", keys.Alt}} {
+					body := map[string]any{"model": c.model, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+					r := s.do(t, "POST", "/v1/messages", c.key, body, o...)
+					maps.Copy(v, validateMessagesJSON(r, c.model, 6))
+					var m map[string]any
+					json.Unmarshal(r.body, &m)
+					named = append(named, m["model"])
+				}
+				if v[fModelOther] && named[0] == named[1] {
+					delete(v, fModelOther)
+					v.add(fModelFixed)
+				}
+				return v
 			}},
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
-			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart},
+			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
+			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), 6)
+				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
 			}},
 		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fAlphaSpeck, fFewerImages),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
@@ -198,7 +218,28 @@ func scenarios() []scenario {
 					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true})
 				return v
 			}},
-		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch},
+		{"images-json-background-auto", append(slices.Clone(jsonImageFaults), fBackgroundEcho),
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "size": "1024x1024", "background": "auto", "output_format": "webp"}
+				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
+					imageExpect{n: 1, format: "webp", w: 1024, h: 1024})
+				return v
+			}},
+		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2),
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				a, _, _ := refs(t)
+				// No model, and a quality only the 2.5 models take (4.5):
+				// gen-2.5-flare serves it, gen-image-2 would refuse it.
+				body := map[string]any{"prompt": "paint it", "size": "1024x1024", "quality": "xhigh", "images": []any{map[string]any{"image_url": dataURL(a)}}}
+				r := s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...)
+				if r.status == 400 {
+					return violations{fEditDefaultImage2: true}
+				}
+				v, _ := validateImageJSON(r, imageExpect{n: 1, format: "png", w: 1024, h: 1024})
+				return v
+			}},
+		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
+			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
@@ -226,12 +267,34 @@ func scenarios() []scenario {
 				}
 				return va
 			}},
-		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey},
+		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fImageRoutesMissing, fChatRefusesAll},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				v := violations{}
+				// A row is judged only where its endpoint serves a valid
+				// request, the control the suite's negatives have too: an
+				// endpoint that refuses everything refuses its rows as well.
+				a, _, _ := refs(t)
+				unserved := map[string]bool{}
+				for path, c := range map[string]struct {
+					key  string
+					body any
+				}{
+					"/v1/chat/completions":   {keys.Text, map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
+					"/v1/images/generations": {keys.Image, map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}},
+					"/v1/images/edits": {keys.Image, map[string]any{"model": "gen-image-2.5-flare", "prompt": "x", "size": "1024x1024",
+						"images": []any{map[string]any{"image_url": dataURL(a)}}}},
+				} {
+					if r := s.do(t, "POST", path, c.key, c.body, o...); r.status/100 != 2 {
+						v.refused(r)
+						unserved[path] = true
+					}
+				}
 				rows := section7Rows()
 				served := map[string]bool{} // rows answered 200
 				for _, row := range rows {
+					if unserved[row.path] {
+						continue
+					}
 					r := s.do(t, row.method, row.path, row.key, row.body(t), o...)
 					switch {
 					case r.status == row.want:
@@ -246,7 +309,7 @@ func scenarios() []scenario {
 				if len(served) > 0 {
 					// The fault is the one that answers exactly these rows 200.
 					explained := false
-					for _, f := range []string{fAcceptInvalid, fFileIDIgnored, fDefaultModel, fImageAnyKey} {
+					for _, f := range []string{fAcceptInvalid, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved} {
 						lets := map[string]bool{}
 						for _, row := range rows {
 							if slices.Contains(row.lets, f) {

@@ -179,6 +179,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.ep = rt.ep
+	if !c.routed() {
+		return
+	}
 	rt.h(c)
 }
 

@@ -68,6 +68,7 @@ type resp struct {
 	status int
 	header http.Header
 	body   []byte
+	path   string // the request's, for validators that judge by endpoint
 }
 
 func (r resp) json(t *testing.T) map[string]any {
@@ -122,7 +123,7 @@ func (s *testServer) do(t *testing.T, method, path, key string, body any, opts .
 	data, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	require.Less(t, res.StatusCode, 500, "5xx: %.300s", data)
-	return resp{status: res.StatusCode, header: res.Header, body: data}
+	return resp{status: res.StatusCode, header: res.Header, body: data, path: path}
 }
 
 // multipartBody is a ready multipart/form-data body.
@@ -160,8 +161,11 @@ type sseEvent struct {
 }
 
 // parseSSE splits a stream into events; complete is false when the stream
-// ends inside an event (no terminating blank line).
-func parseSSE(body []byte) (events []sseEvent, complete bool) {
+// ends inside an event. A last event whose lines are whole and whose data
+// is JSON or [DONE], but which no blank line ends, is kept, with unended
+// true: the stream is complete, but a client following the WHATWG rules
+// drops that event.
+func parseSSE(body []byte) (events []sseEvent, complete, unended bool) {
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var cur sseEvent
@@ -180,7 +184,10 @@ func parseSSE(body []byte) (events []sseEvent, complete bool) {
 			cur.data, open = strings.TrimPrefix(line, "data: "), true
 		}
 	}
-	return events, !open && bytes.HasSuffix(body, []byte("\n\n"))
+	if open && bytes.HasSuffix(body, []byte("\n")) && (json.Valid([]byte(cur.data)) || cur.data == "[DONE]") {
+		return append(events, cur), true, true
+	}
+	return events, !open && bytes.HasSuffix(body, []byte("\n\n")), false
 }
 
 // testPNG makes a w×h PNG; with hole, a transparent square in the middle (a mask).

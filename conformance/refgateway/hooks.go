@@ -7,9 +7,12 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
-// Faults reach the gateway at five points only, the methods of this file:
+// Faults reach the gateway at seven points only, the methods of this file:
 //
+//   - routed: a request routed to an endpoint, which a fault may refuse
+//     before its handler sees it;
 //   - violation: a named validation rule, which a fault may override;
+//   - defaultImageModel: the model serving an image request without model;
 //   - accept: a request found valid, whose answer a fault may bend;
 //   - reply: a success JSON body, just before it is written;
 //   - stream.send (sse.go): each planned stream event;
@@ -33,6 +36,13 @@ type hooks struct {
 	event func(s *stream, ev event) []event
 	// image changes output image p of job j before it is drawn.
 	image func(j *imageJob, p *picture)
+	// imageDefault names the model serving an image request to ep that
+	// names none, instead of the spec's.
+	imageDefault func(ep endpoint) string
+	// refuse answers every request routed to ep with an error status and
+	// message instead of its handler (status 0: the handler answers), as a
+	// gateway without that route, or a relay refusing it, does.
+	refuse func(ep endpoint) (status int, msg string)
 }
 
 // endpoint names what a call is served by, for hooks that act on several.
@@ -60,6 +70,7 @@ const (
 	rulePromptRequired                // image request without prompt (4.5, 7)
 	ruleReferenceRequired             // image edit without a reference image (4.5 rule 1, 7)
 	ruleNoFileID                      // images[].file_id or mask.file_id (4.5 rule 2, 7)
+	ruleFileIDAlone                   // a reference by images[].file_id alone (4.5 rule 2, 7)
 	rulePartialImages                 // partial_images outside 0 to 3 (4.5, 7, 8)
 	ruleKnownModel                    // messages with a retired or unknown model id (7, 9)
 	ruleKnownOtherModel               // chat or images with a retired or unknown model id (9; 7 lists messages only)
@@ -73,12 +84,28 @@ var ruleStatus = map[rule]int{
 	rulePromptRequired:    http.StatusBadRequest,
 	ruleReferenceRequired: http.StatusBadRequest,
 	ruleNoFileID:          http.StatusBadRequest,
+	ruleFileIDAlone:       http.StatusBadRequest,
 	rulePartialImages:     http.StatusBadRequest,
 	ruleKnownModel:        http.StatusNotFound,
 	ruleKnownOtherModel:   http.StatusNotFound,
 	// The spec shows no status for this refusal; 403 is HTTP's "not
 	// permitted", and a status the official clients never retry.
 	ruleImagePermission: http.StatusForbidden,
+}
+
+// routed reports whether the request routed to c.ep may reach its handler;
+// false when a fault has answered it with an error instead.
+func (c *call) routed() bool {
+	for _, f := range c.faults {
+		if f.refuse == nil {
+			continue
+		}
+		if status, msg := f.refuse(c.ep); status != 0 {
+			c.fail(status, msg)
+			return false
+		}
+	}
+	return true
 }
 
 // violation is the error answering a request that breaks rule r, with the
@@ -102,6 +129,15 @@ func (c *call) violation(r rule, param, format string, args ...any) error {
 type answer struct {
 	jsonType   string // Content-Type of a success JSON body (4)
 	streamType string // Content-Type of an event stream (6)
+	// status is the status of a success JSON body: 200, the success the
+	// official clients see.
+	status int
+	// echoBackground names the background requested in an image result
+	// (auto included) instead of the output's (2.2).
+	echoBackground bool
+	// chatText, when set, changes the text of a chat completion (JSON)
+	// after max_tokens has bounded its words.
+	chatText func(text string, maxTokens int) string
 	// limit applies max_tokens to the generated words and reports whether it
 	// cut them (4.2, 4.3, 8).
 	limit func(words []string, maxTokens int) ([]string, bool)
@@ -112,6 +148,7 @@ type answer struct {
 
 // plainAnswer is the answer as the spec has it.
 var plainAnswer = answer{
+	status:       http.StatusOK,
 	jsonType:     "application/json",
 	streamType:   "text/event-stream; charset=utf-8",
 	limit:        limitWords,
@@ -135,7 +172,19 @@ func (c *call) reply(body map[string]any) {
 			f.body(c.ep, body)
 		}
 	}
-	c.writeJSON(http.StatusOK, body)
+	c.writeJSON(c.ans.status, body)
+}
+
+// defaultImageModel is the model serving an image request that names none:
+// gen-image-2.5-flare (4.4, 4.5), unless a fault names another.
+func (c *call) defaultImageModel() string {
+	id := modelImageFlare
+	for _, f := range c.faults {
+		if f.imageDefault != nil {
+			id = f.imageDefault(c.ep)
+		}
+	}
+	return id
 }
 
 // picture is one output image of an image answer, planned before it is

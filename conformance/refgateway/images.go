@@ -82,6 +82,7 @@ type imageJob struct {
 	size        string
 	quality     string
 	transparent bool
+	background  string // as requested; "" when not sent
 	format      string
 	compression *int
 	stream      bool
@@ -129,7 +130,7 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	}
 
 	// Model: omitted → gen-image-2.5-flare (never gen-image-2).
-	id := modelImageFlare
+	id := c.defaultImageModel()
 	if req.Model != nil && *req.Model != "" {
 		id = *req.Model
 	}
@@ -175,6 +176,7 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 		job.format = *req.OutputFormat
 	}
 	if req.Background != nil {
+		job.background = *req.Background
 		switch *req.Background {
 		case "transparent":
 			if job.format == "jpeg" {
@@ -395,8 +397,12 @@ func (c *call) jsonImages(j *imageJob) {
 		}
 		data = append(data, map[string]any{"b64_json": b64, "generation_id": newUUID()})
 	}
+	background := j.backgroundOut()
+	if c.ans.echoBackground && j.background != "" {
+		background = j.background
+	}
 	c.reply(map[string]any{
-		"created": time.Now().Unix(), "background": j.backgroundOut(), "data": data,
+		"created": time.Now().Unix(), "background": background, "data": data,
 		"output_format": j.format, "quality": j.quality, "size": j.size, "usage": j.usage(len(pics)),
 	})
 }

@@ -11,6 +11,9 @@ type event struct {
 	data     any    // the data: line: a JSON object, or a raw string such as [DONE]
 	cuttable bool   // an event stream-cut may end the stream in the middle of
 	cut      bool   // write half of the event, then end the stream
+	// unended writes the event without its blank line: the next event
+	// written supplies it, so only the stream's last event goes without.
+	unended bool
 	// kind is what the event is, as planned: the type its JSON object names,
 	// or its raw data. send sets it before the hooks see the event, so that
 	// a hook still knows the event when another one has changed its data.
@@ -27,6 +30,8 @@ type stream struct {
 	stopped bool
 	last    string  // kind of the event planned before, for hooks that look back
 	held    []event // events a hook holds back to write later
+	text    string  // text a hook has sent so far, for hooks that repeat it
+	open    bool    // the event written before still lacks its blank line
 }
 
 // startStream writes the stream's headers.
@@ -74,7 +79,8 @@ func (s *stream) send(ev event) bool {
 }
 
 // write writes one event: an "event:" line when it is named, then one
-// "data:" line and the blank line that ends it.
+// "data:" line and the blank line that ends it (before the next event's
+// lines instead, when it is unended).
 func (s *stream) write(ev event) bool {
 	if s.stopped {
 		return false
@@ -96,6 +102,9 @@ func (s *stream) write(ev event) bool {
 		data = b
 	}
 	var buf []byte
+	if s.open {
+		buf = append(buf, '\n')
+	}
 	if ev.name != "" {
 		buf = append(buf, "event: "+ev.name+"\n"...)
 	}
@@ -109,7 +118,10 @@ func (s *stream) write(ev event) bool {
 		return false
 	}
 	buf = append(buf, data...)
-	buf = append(buf, "\n\n"...)
+	buf = append(buf, '\n')
+	if !ev.unended {
+		buf = append(buf, '\n')
+	}
 	if _, err := s.c.w.Write(buf); err != nil {
 		s.stopped = true
 		return false
@@ -119,5 +131,6 @@ func (s *stream) write(ev event) bool {
 		return false
 	}
 	s.sent++
+	s.open = ev.unended
 	return true
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"mime"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,8 +91,12 @@ func words(s string) int { return len(strings.Fields(s)) }
 // can be checked.
 func answeredJSON(r resp) (v violations, m map[string]any, ok bool) {
 	v = violations{}
-	if r.status != 200 {
-		v.problem("status %d: %.300s", r.status, r.body)
+	switch r.status {
+	case 200:
+	case 201:
+		v.add(fSuccess201) // a success, but not the 200 the clients see
+	default:
+		v.refused(r)
 		return v, nil, false
 	}
 	if mediaType(r) != "application/json" {
@@ -109,13 +114,28 @@ func answeredJSON(r resp) (v violations, m map[string]any, ok bool) {
 func answeredStream(r resp) (violations, bool) {
 	v := violations{}
 	if r.status != 200 {
-		v.problem("status %d: %.300s", r.status, r.body)
+		v.refused(r)
 		return v, false
 	}
 	if mediaType(r) != "text/event-stream" {
 		v.add(fWrongContentType)
 	}
 	return v, true
+}
+
+// refused records the refusal of a valid request (the validators send
+// only those): the fault of an endpoint that refuses everything — a 404
+// from an image endpoint (no such route), a 400 from chat completions (a
+// relay refusing every request) — or else a problem.
+func (v violations) refused(r resp) {
+	switch {
+	case r.status == http.StatusNotFound && strings.HasPrefix(r.path, "/v1/images/"):
+		v.add(fImageRoutesMissing)
+	case r.status == http.StatusBadRequest && r.path == "/v1/chat/completions":
+		v.add(fChatRefusesAll)
+	default:
+		v.problem("status %d: %.300s", r.status, r.body)
+	}
 }
 
 // problem records a failure no fault explains: tests assert on it.
@@ -180,10 +200,15 @@ func validateChatJSON(r resp, model string, maxTokens int) violations {
 		v.add(fMissingField)
 		return v
 	}
-	checkLength(v, words(text), maxTokens, claim)
 	// Usage is not shown by 2.3; where it is there, it counts the output,
 	// which max_tokens bounds (an output past the bound is the fault above).
-	if ct, ok := field(m, "usage.completion_tokens"); ok && maxTokens > 0 && words(text) <= maxTokens && (!isNumber(ct) || ct.(float64) > float64(maxTokens)) {
+	ct, hasUsage := field(m, "usage.completion_tokens")
+	if maxTokens > 0 && words(text) > maxTokens && hasUsage && isNumber(ct) && ct.(float64) <= float64(maxTokens) {
+		v.add(fChatTextOver) // the text runs past the bound its own usage keeps
+		return v
+	}
+	checkLength(v, words(text), maxTokens, claim)
+	if hasUsage && maxTokens > 0 && words(text) <= maxTokens && (!isNumber(ct) || ct.(float64) > float64(maxTokens)) {
 		v.add(fChatUsageOver)
 	}
 	return v
@@ -201,14 +226,38 @@ func checkLength(v violations, n, maxTokens int, claim string) {
 	}
 }
 
-func validateChatStream(r resp, maxTokens int) violations {
-	v, ok := answeredStream(r)
-	if !ok {
-		return v
+// fragment is the part of a text delta a client joining fragments (6.2)
+// should have got: a delta that repeats the whole text so far names
+// fCumulativeDeltas, and only its new part counts.
+func fragment(v violations, text *strings.Builder, delta string) string {
+	if text.Len() > 0 && strings.HasPrefix(delta, text.String()) {
+		v.add(fCumulativeDeltas)
+		return delta[text.Len():]
 	}
-	events, complete := parseSSE(r.body)
+	return delta
+}
+
+// readStream is the common front of the stream validators: a 200 labelled
+// text/event-stream, its events, and whether it was complete.
+func readStream(r resp) (v violations, events []sseEvent, complete, ok bool) {
+	v, ok = answeredStream(r)
+	if !ok {
+		return v, nil, false, false
+	}
+	events, complete, unended := parseSSE(r.body)
 	if !complete {
 		v.add(fStreamCut)
+	}
+	if unended {
+		v.add(fNoFinalBlankLine)
+	}
+	return v, events, complete, true
+}
+
+func validateChatStream(r resp, model string, maxTokens int) violations {
+	v, events, complete, ok := readStream(r)
+	if !ok {
+		return v
 	}
 	if len(events) == 0 {
 		v.problem("no events")
@@ -232,6 +281,9 @@ func validateChatStream(r resp, maxTokens int) violations {
 		if m["object"] != "chat.completion.chunk" {
 			v.add(fMissingField)
 		}
+		if m["model"] != model {
+			v.add(fStreamModelOther)
+		}
 		if cid, _ := m["id"].(string); id == "" {
 			id = cid
 		} else if cid != id {
@@ -251,7 +303,7 @@ func validateChatStream(r resp, maxTokens int) violations {
 		}
 		if c, ok := field(m, "choices.0.delta.content"); ok {
 			s, _ := c.(string)
-			text.WriteString(s)
+			text.WriteString(fragment(v, &text, s))
 		}
 		if fr, _ := field(m, "choices.0.finish_reason"); fr != nil {
 			finish, _ = fr.(string)
@@ -301,22 +353,27 @@ func validateMessagesJSON(r resp, model string, maxTokens int) violations {
 		v.add(fEmptyTextAtBound) // every prompt here asks for words
 	} else {
 		checkLength(v, words(text), maxTokens, claim)
+		// 2.4 shows usage.output_tokens: it counts the output, which
+		// max_tokens bounds (an output past the bound is the fault above).
+		if out, _ := field(m, "usage.output_tokens"); maxTokens > 0 && words(text) <= maxTokens && isNumber(out) && out.(float64) > float64(maxTokens) {
+			v.add(fMessagesUsageOver)
+		}
 	}
 	return v
 }
 
-func validateMessagesStream(r resp, maxTokens int) violations {
-	v, ok := answeredStream(r)
+// messagesKinds are the event kinds 6.3 names.
+var messagesKinds = map[string]bool{"message_start": true, "content_block_start": true, "content_block_delta": true,
+	"content_block_stop": true, "message_delta": true, "message_stop": true}
+
+func validateMessagesStream(r resp, model string, maxTokens int) violations {
+	v, events, complete, ok := readStream(r)
 	if !ok {
 		return v
 	}
-	events, complete := parseSSE(r.body)
-	if !complete {
-		v.add(fStreamCut)
-	}
 	var names []string
 	var text strings.Builder
-	textDeltas := 0
+	deltas, textDeltas := 0, 0
 	stop := ""
 	for i, e := range events {
 		var m map[string]any
@@ -324,28 +381,49 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 			v.problem("event %d not JSON", i)
 			continue
 		}
-		if e.name == "" {
+		kind, typed := m["type"].(string)
+		switch {
+		case e.name == "":
 			v.add(fUnnamedEvents)
-			e.name, _ = m["type"].(string)
+		case !typed:
+			v.add(fUntypedEvents)
+			kind = e.name
+		case kind != e.name:
+			v.add(fEventNameOther)
 		}
-		if m["type"] != e.name {
-			v.add(fMissingField)
-		}
-		if e.name == "ping" {
+		if kind == "ping" {
 			continue
 		}
-		if strings.HasPrefix(e.name, "content_block_") {
+		if !messagesKinds[kind] {
+			switch {
+			case len(names) == 0 || names[len(names)-1] != "message_stop":
+				v.problem("event %q before message_stop", kind)
+			case kind == "error":
+				v.add(fErrorAfterStop)
+			default:
+				v.add(fEventAfterStop)
+			}
+			continue
+		}
+		if strings.HasPrefix(kind, "content_block_") {
 			if idx, _ := m["index"].(float64); idx != 0 {
 				v.add(fBlockIndexGap)
 			}
 		}
-		names = append(names, e.name)
-		switch e.name {
+		names = append(names, kind)
+		switch kind {
+		case "message_start":
+			if got, _ := field(m, "message.model"); got != model {
+				v.add(fStreamModelOther)
+			}
 		case "content_block_delta":
+			deltas++
 			if s, ok := field(m, "delta.text"); ok {
 				str, _ := s.(string)
-				text.WriteString(str)
+				text.WriteString(fragment(v, &text, str))
 				textDeltas++
+			} else {
+				v.add(fMissingField)
 			}
 		case "message_delta":
 			if x, _ := field(m, "usage.output_tokens"); !isNumber(x) {
@@ -353,6 +431,13 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 			}
 			sr, _ := field(m, "delta.stop_reason")
 			stop, _ = sr.(string)
+		case "message_stop":
+			if sr, ok := m["stop_reason"].(string); ok {
+				v.add(fStopReasonOnStop)
+				if stop == "" {
+					stop = sr
+				}
+			}
 		}
 	}
 	if len(names) == 0 || names[0] != "message_start" {
@@ -378,9 +463,13 @@ func validateMessagesStream(r resp, maxTokens int) violations {
 		switch {
 		case stop == "":
 			v.problem("no stop_reason")
-		case textDeltas == 0:
+		case deltas == 0:
 			stopClaim(v, stop, "max_tokens", "end_turn", fStopReasonOther)
 			v.add(fTextInBlockStart)
+		case textDeltas < deltas:
+			// fMissingField is named: the text is not all there, so its
+			// length says nothing.
+			stopClaim(v, stop, "max_tokens", "end_turn", fStopReasonOther)
 		default:
 			checkLength(v, words(text.String()), maxTokens, stopClaim(v, stop, "max_tokens", "end_turn", fStopReasonOther))
 		}
@@ -464,8 +553,12 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 	if exp.transparent {
 		wantBG = "transparent"
 	}
-	if m["background"] != wantBG {
+	switch m["background"] {
+	case wantBG:
+	case "opaque", "transparent":
 		v.add(fBackgroundMismatch)
+	default:
+		v.add(fBackgroundEcho) // a request (auto) rather than a background
 	}
 	in, _ := field(m, "usage.input_tokens")
 	out, _ := field(m, "usage.output_tokens")
@@ -494,13 +587,9 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 }
 
 func validateImageStream(r resp, exp imageExpect) violations {
-	v, ok := answeredStream(r)
+	v, events, complete, ok := readStream(r)
 	if !ok {
 		return v
-	}
-	events, complete := parseSSE(r.body)
-	if !complete {
-		v.add(fStreamCut)
 	}
 	completed, previews := 0, 0
 	for i, e := range events {
@@ -515,7 +604,10 @@ func validateImageStream(r resp, exp imageExpect) violations {
 			typ = e.name
 		}
 		if typ != e.name {
-			v.problem("type %q under event %q", typ, e.name)
+			v.add(fEventNameOther)
+		}
+		if m["size"] != fmt.Sprintf("%dx%d", exp.w, exp.h) || m["output_format"] != exp.format {
+			v.add(fImageEventFields)
 		}
 		fam, kind, _ := strings.Cut(typ, ".")
 		if fam != exp.family {

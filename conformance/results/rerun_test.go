@@ -19,6 +19,7 @@ func TestRerunnable(t *testing.T) {
 		{TierVerified, StatusFail, false, true},
 		{TierNegative, StatusError, false, true},
 		{TierVerified, StatusThrottled, false, true},
+		{TierNegative, StatusInconclusive, false, true},
 		{TierVerified, StatusPass, false, false},
 		{TierVerified, StatusWaived, false, false},
 		{TierVerified, StatusSkip, false, false},
@@ -50,6 +51,8 @@ func TestRerun(t *testing.T) {
 			Result{Case: "c", Model: "m", Status: StatusFail, Reasons: fail.Reasons, Attempts: 2, CostUnits: 3, Reruns: 1, FirstStatus: StatusFail, FirstReasons: wrong}},
 		{"a second re-run keeps the very first run", Rerun(first, fail), pass,
 			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Flaky: true, Attempts: 1, CostUnits: 4, Reruns: 2, FirstStatus: StatusFail, FirstReasons: wrong}},
+		{"a control re-run beside its negative passes again: not flaky", pass, pass,
+			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: StatusPass, FirstReasons: []Reason{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

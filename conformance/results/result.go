@@ -49,10 +49,15 @@ const (
 	// known deviation, reported apart with the entry's reason and link,
 	// never failing the run.
 	StatusWaived Status = "waived"
+	// StatusInconclusive is a negative case refused as stated whose control
+	// (Settle) was not accepted in the same run: an endpoint that refuses
+	// everything refuses the defective request too, so the refusal proves
+	// nothing. Not a pass: it makes a run without failures incomplete.
+	StatusInconclusive Status = "inconclusive"
 )
 
 // Statuses lists every status in the order reports show them.
-var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled, StatusWaived}
+var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled, StatusInconclusive, StatusWaived}
 
 // Reason explains one broken expectation: which check, where (a JSON path,
 // "event 3", "image 1"), what was expected and what came back.
@@ -254,18 +259,20 @@ func (r Result) Failed() bool {
 func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }
 
 // Rerunnable reports whether --rerun-failed runs a result again: it decides
-// the exit code (Counts) and ended fail, error or throttled — the results
-// that would page someone — or was cut by an interrupt. A waived result is
-// a known deviation, not run again.
+// the exit code (Counts) and ended fail, error, throttled or inconclusive —
+// the results that would page someone or leave the run incomplete — or was
+// cut by an interrupt. A waived result is a known deviation, not run again.
 func (r Result) Rerunnable(strict bool) bool {
-	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled || r.Cancelled)
+	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled || r.Status == StatusInconclusive || r.Cancelled)
 }
 
 // Rerun combines a result with its re-run: the re-run's outcome, with the
 // first run's status and reasons kept (FirstStatus, FirstReasons: from the
 // very first run when re-run more than once), the re-runs counted, and the
 // cost of every run added up. A re-run that passes is flaky: it failed
-// once, and the report shows why.
+// once, and the report shows why. A control re-run beside its negative
+// (--rerun-failed makes the pair again) may have passed the first time: it
+// is flaky only when some run of it did not pass.
 func Rerun(first, again Result) Result {
 	again.Reruns = first.Reruns + 1
 	again.FirstStatus, again.FirstReasons = first.Status, first.Reasons
@@ -276,7 +283,7 @@ func Rerun(first, again Result) Result {
 		again.FirstReasons = []Reason{}
 	}
 	again.CostUnits += first.CostUnits
-	if again.Status == StatusPass {
+	if again.Status == StatusPass && again.FirstStatus != StatusPass {
 		again.Flaky = true
 	}
 	return again

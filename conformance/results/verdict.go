@@ -20,6 +20,9 @@ const (
 	CheckNoRecording    = "no-recording"
 	CheckRecordingStale = "recording-stale"
 	CheckRecordingCut   = "recording-cut"
+	// CheckControl: a negative case's control (Settle) was not served, or
+	// cannot be made (a skipped negative: nothing it could show is judged).
+	CheckControl = "control"
 )
 
 // Outcome is a run's verdict, the exit code's meaning (DESIGN.md).
@@ -31,8 +34,9 @@ const (
 	// OutcomeFail: a counted case failed or errored.
 	OutcomeFail Outcome = "fail"
 	// OutcomeIncomplete: nothing failed, but the run cannot vouch for the
-	// gateway: counted results ended throttled, a configured key was
-	// rejected, or counted cases were selected and none of them ran.
+	// gateway: counted results ended throttled or inconclusive, a
+	// configured key was rejected, or counted cases were selected and none
+	// of them ran.
 	OutcomeIncomplete Outcome = "incomplete"
 	// OutcomeNoVerdict: no counted case was selected (--tier explore, a
 	// probe) and something ran. The run is judged on its own results and
@@ -74,9 +78,11 @@ type Completion struct {
 // headline say how many), and each --waivers entry that expired or is no
 // longer needed gets a note of its own. A pass that came only when
 // --rerun-failed ran the case again counts as a pass, with a note: a flaky
-// gateway stays visible.
+// gateway stays visible. An inconclusive result ran but judged nothing: like
+// a throttled one, it leaves a run without failures incomplete.
 func Judge(rs []Result, strict bool, c Completion) Verdict {
-	var counted, ran, failed, throttled, waived, flakyRerun, budget, finished int
+	var counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished int
+	var firstInconclusive *Result
 	var ranAny bool
 	tiers := map[Tier]int{}
 	// not checked, by reason: the first message of each (key kind, check).
@@ -101,9 +107,14 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 			failed++
 		case r.Status == StatusThrottled:
 			throttled++
+		case r.Status == StatusInconclusive:
+			if inconclusive == 0 {
+				firstInconclusive = &r
+			}
+			inconclusive++
 		case r.Status == StatusWaived:
 			waived++
-		case r.Status == StatusPass && r.Reruns > 0:
+		case r.Status == StatusPass && r.Reruns > 0 && r.FirstStatus != StatusPass:
 			flakyRerun++
 		}
 		if r.Status != StatusSkip {
@@ -170,6 +181,10 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	if throttled > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (429 after retries): not verified", plural(throttled, kind+" result")))
 	}
+	if inconclusive > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. %s)",
+			plural(inconclusive, kind+" result"), describeControl(*firstInconclusive)))
+	}
 	if waived > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s waived: known deviations, listed apart with their reason and link; they do not fail the run", plural(waived, kind+" result")))
 	}
@@ -207,6 +222,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	case throttled > 0:
 		v.Outcome = OutcomeIncomplete
 		v.Headline = fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(throttled, kind+" result"))
+	case inconclusive > 0:
+		v.Outcome = OutcomeIncomplete
+		v.Headline = fmt.Sprintf("incomplete: %s inconclusive (control not served); nothing failed", plural(inconclusive, kind+" result"))
 	case rejected:
 		v.Outcome = OutcomeIncomplete
 		v.Headline = "incomplete: a configured key was rejected; nothing that ran failed"

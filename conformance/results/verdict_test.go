@@ -71,6 +71,23 @@ func TestJudge(t *testing.T) {
 		{name: "throttled counted results: incomplete", outcome: OutcomeIncomplete,
 			headline: "incomplete: 2 verified/negative results throttled, not verified; nothing else failed",
 			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusThrottled, "text"), res(TierNegative, StatusThrottled, "text")}},
+		{name: "inconclusive refusals, nothing failed: incomplete, never pass", outcome: OutcomeIncomplete,
+			headline: "incomplete: 1 verified/negative result inconclusive (control not served); nothing failed",
+			rs: []Result{res(TierVerified, StatusPass, "text"), {Case: "chat-no-model", Model: "gen-5.5", Tier: TierNegative, Status: StatusInconclusive, Key: "text",
+				Reasons: []Reason{{Check: CheckControl, Where: "chat-json (gen-5.5)", Actual: "skip: no recording"}}}},
+			notes: []string{"1 verified/negative result inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. chat-no-model on gen-5.5: control chat-json (gen-5.5) skip)"}},
+		{name: "a failure wins over inconclusive refusals", outcome: OutcomeFail,
+			rs: []Result{res(TierVerified, StatusFail, "text"), res(TierNegative, StatusInconclusive, "text")}},
+		{name: "a negative skipped with its control is noted, not incomplete", outcome: OutcomePass,
+			rs:    []Result{res(TierVerified, StatusPass, "text"), res(TierNegative, StatusSkip, "text", Reason{Check: CheckControl, Where: "control gen-basic (gen-image-2)", Message: "its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY)"})},
+			notes: []string{"its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY): 1 verified/negative case not checked"}},
+		{name: "a control re-run beside its negative is no flaky pass", outcome: OutcomePass, headline: "conformance passed: 1 verified",
+			rs: []Result{func() Result {
+				r := res(TierVerified, StatusPass, "text")
+				r.Reruns, r.FirstStatus = 1, StatusPass
+				return r
+			}()},
+			notes: []string{}},
 		{name: "throttled explore results do not matter", outcome: OutcomePass,
 			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusThrottled, "text")}},
 		{name: "no keys: nothing ran", outcome: OutcomeIncomplete,
@@ -129,8 +146,69 @@ func TestJudge(t *testing.T) {
 			if tt.outcome != OutcomePass {
 				assert.NotContains(t, v.Headline, "passed", "only a pass may say passed")
 			}
-			if tt.notes != nil {
+			switch {
+			case tt.notes == nil:
+			case len(tt.notes) == 0:
+				assert.Empty(t, v.Notes)
+			default:
 				assert.Equal(t, tt.notes, v.Notes)
+			}
+		})
+	}
+}
+
+func TestSettle(t *testing.T) {
+	neg := func(st Status) Result {
+		return Result{Case: "chat-no-model", Model: "gen-5.5", Tier: TierNegative, Status: st, Attempts: 2, Flaky: st == StatusPass}
+	}
+	control := func(st Status, http int, reasons ...Reason) *Result {
+		return &Result{Case: "chat-json", Model: "gen-5.5", Tier: TierVerified, Status: st, HTTPStatus: http, Reasons: reasons}
+	}
+	refused := Reason{Check: "status", Message: "HTTP status 400, want 200"}
+	otherModel := Reason{Check: "json", Where: "model", Expected: "gen-5.5", Actual: "gen-5.6-luna", Message: "not the model requested"}
+	errorMember := Reason{Check: "json", Where: "error", Expected: "no error field under a 2xx status", Actual: `{"message":"x"}`, Message: "a success response carries an error field"}
+	emptyData := Reason{Check: "json", Where: "data", Expected: "at least one image", Actual: "[]", Message: "a success response carries an empty data list"}
+	tests := []struct {
+		name      string
+		neg       Result
+		control   *Result
+		want      Status
+		cancelled bool
+		actual    string // the control reason's Actual; "" when none is added
+	}{
+		{"the control passed: the refusal stands", neg(StatusPass), control(StatusPass, 200), StatusPass, false, ""},
+		{"the control served, failing another check: the refusal stands", neg(StatusPass), control(StatusFail, 200, otherModel), StatusPass, false, ""},
+		{"the control served, its failure waived: the refusal stands", neg(StatusPass), control(StatusWaived, 200, otherModel), StatusPass, false, ""},
+		{"the control refused too: inconclusive", neg(StatusPass), control(StatusFail, 400, refused), StatusInconclusive, false, "fail (HTTP 400): status: HTTP status 400, want 200"},
+		{"the control answered 200 with an error member (2.2, 7): inconclusive", neg(StatusPass), control(StatusFail, 200, errorMember), StatusInconclusive, false,
+			`fail (HTTP 200): json at error: a success response carries an error field (expected no error field under a 2xx status, got {"message":"x"})`},
+		{"the control answered 200 with no image: inconclusive", neg(StatusPass), control(StatusFail, 200, otherModel, emptyData), StatusInconclusive, false,
+			"fail (HTTP 200): json at data: a success response carries an empty data list (expected at least one image, got [])"},
+		{"the control throttled: inconclusive", neg(StatusPass), control(StatusThrottled, 429), StatusInconclusive, false, "throttled (HTTP 429)"},
+		{"the control errored after a 200: inconclusive", neg(StatusPass), control(StatusError, 200, Reason{Check: "transport", Message: "stalled"}), StatusInconclusive, false, "error (HTTP 200): transport: stalled"},
+		{"the control skipped: inconclusive", neg(StatusPass), control(StatusSkip, 0, Reason{Check: CheckNoRecording, Message: "no exchange recorded"}), StatusInconclusive, false, "skip: no-recording: no exchange recorded"},
+		{"no control in the run: inconclusive", neg(StatusPass), nil, StatusInconclusive, false, "not in this run"},
+		{"the interrupt cut the control: cut too", neg(StatusPass), &Result{Case: "chat-json", Status: StatusError, HTTPStatus: 200, Cancelled: true}, StatusInconclusive, true, "cut by the run's interrupt"},
+		{"an accepted defect fails without a control", neg(StatusFail), control(StatusFail, 400, refused), StatusFail, false, ""},
+		{"an error stays an error", neg(StatusError), nil, StatusError, false, ""},
+		{"a throttled negative stays throttled", neg(StatusThrottled), nil, StatusThrottled, false, ""},
+		{"a verified case is no negative", Result{Case: "chat-json", Tier: TierVerified, Status: StatusPass}, nil, StatusPass, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Settle(tt.neg, "chat-json", tt.control)
+			assert.Equal(t, tt.want, got.Status)
+			assert.Equal(t, tt.cancelled, got.Cancelled)
+			if tt.actual == "" {
+				assert.Equal(t, tt.neg, got, "left as it was")
+				return
+			}
+			assert.False(t, got.Flaky, "an inconclusive result is no flaky pass")
+			if assert.NotEmpty(t, got.Reasons) {
+				r := got.Reasons[0]
+				assert.Equal(t, CheckControl, r.Check)
+				assert.Equal(t, "chat-json (gen-5.5)", r.Where)
+				assert.Equal(t, tt.actual, r.Actual)
 			}
 		})
 	}

@@ -17,8 +17,15 @@
 //     UTF-8), so that the checks downstream see exactly what the gateway sent;
 //   - retry: is ignored (there is no reconnection here);
 //   - a stream that ends after some field lines of an event but before the
-//     blank line that would dispatch it yields ErrIncomplete (WHATWG silently
-//     drops such an event; a test suite must say so).
+//     blank line that would dispatch it yields ErrIncomplete when its last
+//     line is partial, or when the event has no data line (WHATWG silently
+//     drops such an event; a test suite must say so);
+//   - a stream that ends after whole lines of an event with data, but without
+//     the blank line, dispatches that event marked Unterminated (WHATWG drops
+//     it too): the spec separates events by blank lines and does not say the
+//     last one is followed by one, so the caller judges whether the event is
+//     whole (package streams: its data is JSON or [DONE]) instead of calling
+//     it cut.
 package sse
 
 import (
@@ -36,8 +43,9 @@ import (
 // magnitude of headroom while still bounding memory per stream.
 const DefaultMaxEventBytes = 64 << 20
 
-// ErrIncomplete reports a stream that ended after part of an event (a field
-// line, or part of one) but before the blank line that dispatches it.
+// ErrIncomplete reports a stream that ended in the middle of a line of an
+// event, or after field lines of an event without data, before the blank
+// line that dispatches it.
 var ErrIncomplete = errors.New("stream ended in the middle of an event")
 
 // ErrTooLarge reports an event whose data (or event:/id: value) exceeded the
@@ -51,6 +59,9 @@ type Event struct {
 	ID    string // the last event ID at dispatch time (WHATWG: it persists across events)
 	Line  int    // line number where the event started (1-based), for messages
 	Named bool   // an event: line was present
+	// Unterminated: the stream ended after this event's last whole line
+	// instead of the blank line that dispatches it; it is the last event.
+	Unterminated bool
 }
 
 type fieldKind uint8
@@ -110,8 +121,10 @@ func NewReader(r io.Reader, maxEventBytes int) *Reader {
 // Next returns the next event. It returns io.EOF at a clean end of stream,
 // ErrIncomplete (wrapped, with errors.Is) when the stream ended mid-event —
 // together with the partial event for diagnostics —, ErrTooLarge (wrapped)
-// when an event exceeds the cap, or the underlying read error. After any
-// error, every later call returns the same error.
+// when an event exceeds the cap, or the underlying read error. An event the
+// end of the stream left without its blank line but with whole lines comes
+// back marked Unterminated, with a nil error. After any error, every later
+// call returns the same error.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
@@ -207,13 +220,22 @@ func ignoreEOF(err error) error {
 	return err
 }
 
-// fail turns a read error into the terminal result and makes it sticky.
+// fail turns a read error into the terminal result and makes it sticky. At
+// the end of the stream, an unterminated last event comes back first, with
+// a nil error; the end (io.EOF) follows.
 func (r *Reader) fail(err error) (Event, error) {
 	var ev Event
 	switch {
 	case err == io.EOF:
 		partialField := r.lineBytes > 0 && !(r.nameDone && r.nameLen == 0)
-		if r.pending || partialField {
+		switch {
+		case r.pending && r.dataSeen && !partialField:
+			// Whole lines with data, but no blank line: the last event.
+			ev = r.event()
+			ev.Unterminated = true
+			r.err, r.data, r.val = err, nil, nil
+			return ev, nil
+		case r.pending || partialField:
 			if !r.pending {
 				r.startLine = r.line + 1
 			}

@@ -67,7 +67,12 @@ func TestReader(t *testing.T) {
 		{name: "id persists", in: "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n", want: []Event{{Data: []byte("a"), ID: "7", Line: 1}, {Data: []byte("b"), ID: "7", Line: 4}, {Data: []byte("c"), Line: 6}}},
 		{name: "id with NUL ignored", in: "id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\n", want: []Event{{Data: []byte("a"), ID: "1", Line: 1}, {Data: []byte("b"), ID: "1", Line: 4}}},
 		{name: "leading blank lines", in: "\n\r\n\rdata: a\n\n", want: []Event{ev("", "a", 4)}},
-		{name: "cut after data line", in: "data: a\n\ndata: b\n", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
+		{name: "last event without blank line", in: "data: a\n\ndata: b\n", want: []Event{ev("", "a", 1), {Data: []byte("b"), Line: 3, Unterminated: true}}},
+		{name: "last event without blank line, CRLF", in: "data: a\r\n\r\nevent: x\r\ndata: b\r\ndata: c\r\n", want: []Event{ev("", "a", 1), {Name: "x", Named: true, Data: []byte("b\nc"), Line: 3, Unterminated: true}}},
+		{name: "last event without blank line, CR", in: "data: a\r", want: []Event{{Data: []byte("a"), Line: 1, Unterminated: true}}},
+		{name: "last event then a partial comment", in: "data: a\n: by", want: []Event{{Data: []byte("a"), Line: 1, Unterminated: true}}},
+		{name: "cut in a second data line", in: "data: a\ndata: {\"x", err: ErrIncomplete},
+		{name: "cut in a field name after a data line", in: "data: a\nda", err: ErrIncomplete},
 		{name: "cut mid line", in: "data: a\n\ndata: {\"x", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
 		{name: "cut after event line", in: "data: a\n\nevent: x\n", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
 		{name: "trailing comment is clean", in: "data: a\n\n: bye", want: []Event{ev("", "a", 1)}},
@@ -212,12 +217,22 @@ func TestReaderLargeLines(t *testing.T) {
 }
 
 func TestReaderStickyError(t *testing.T) {
-	rd := NewReader(strings.NewReader("data: a\n"), 0)
+	rd := NewReader(strings.NewReader("data: a\nid"), 0)
 	ev, err := rd.Next()
 	require.ErrorIs(t, err, ErrIncomplete)
 	assert.Equal(t, "a", string(ev.Data), "the partial event comes back for diagnostics")
 	_, err2 := rd.Next()
 	assert.Equal(t, err, err2)
+
+	// An unterminated last event comes back once, then the clean end.
+	rd = NewReader(strings.NewReader("data: a\n"), 0)
+	ev, err = rd.Next()
+	require.NoError(t, err)
+	assert.True(t, ev.Unterminated)
+	for range 2 {
+		_, err = rd.Next()
+		assert.Equal(t, io.EOF, err)
+	}
 
 	boom := errors.New("boom")
 	rd = NewReader(io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(boom)), 0)

@@ -8,8 +8,10 @@ import (
 	"github.com/gwconform/gwconform/conformance/sse"
 )
 
-// chat checks a chat-completions stream (spec 6.2): JSON chunks, text in
-// choices[].delta.content, ended by data: [DONE] with nothing after it.
+// chat checks a chat-completions stream (spec 6.2): JSON chunks, text
+// fragments in choices[].delta.content, ended by data: [DONE] with nothing
+// after it. event: lines are ignored: the spec shows none, and a chunk has
+// no type for them to agree with.
 type chat struct {
 	text         textBuf
 	finishReason string // the last finish_reason of the first choice
@@ -67,6 +69,13 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 			return true
 		}
 		if s := c.Get("delta.content"); s.Type == gjson.String {
+			// 6.2: "Text fragments are in choices[].delta.content": a
+			// delta that repeats the whole text so far is no fragment.
+			if g.text.repeatedBy(s.Str) && g.once.first(RuleChatCumulative) {
+				vs = append(vs, Violation{Event: n, Rule: RuleChatCumulative,
+					Message:  "a text delta repeats the whole text before it: deltas are cumulative, not fragments (spec 6.2), so a client joining them gets the text many times",
+					Expected: "a fragment that continues the text", Actual: snippet([]byte(s.Raw))})
+			}
 			g.text.WriteString(s.Str)
 		}
 		if f := c.Get("finish_reason"); f.Type == gjson.String && f.Str != "" {

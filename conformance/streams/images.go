@@ -46,7 +46,7 @@ func (g *Images) Text() string { return "" }
 
 func (g *Images) Observe(n int, ev sse.Event) []Violation {
 	g.events = n
-	doc, typ, vs := typedEvent("images", n, ev)
+	doc, typ, vs := typedEvent("images", n, ev, false, g.once)
 	if typ == "" {
 		return vs
 	}

@@ -9,11 +9,13 @@ import (
 )
 
 // Messages checks a messages stream (spec 6.3): message_start first, then
-// content-block events (text in delta.text), message_delta carrying
-// stop_reason, message_stop last; ping anywhere; an error event fails.
-// Event types the grammar does not know are ignored (before message_stop):
-// the interface this follows announces that new event types may be added and
-// its clients skip them, so a gateway sending one is no failure.
+// content-block events (text in delta.text), message_delta, message_stop
+// last, and the final stop_reason; ping anywhere; an error event fails
+// wherever it comes. Only the kinds 6.3 names are ordered: an event of
+// another kind is ignored, as the interface this follows announces that new
+// event types may be added and its clients skip them; before message_start
+// or after message_stop, outside the order 6.3 saw, it is reported in the
+// strict tier.
 type Messages struct {
 	phase      msgPhase
 	stopReason string
@@ -41,14 +43,23 @@ const (
 func NewMessages() *Messages { return &Messages{once: once{}, open: map[int64]bool{}} }
 
 // StopReason is the last non-empty stop_reason of a message_delta, read from
-// its delta or, failing that, from the event itself.
+// its delta or, failing that, from the event itself; when no message_delta
+// carried one, message_stop's.
 func (g *Messages) StopReason() string { return g.stopReason }
 
 func (g *Messages) Text() string { return g.text.String() }
 
+// orderedKinds are the kinds 6.3 names ("message_start, content-block
+// events including content_block_delta, message_delta, message_stop"): the
+// only ones whose order is checked.
+var orderedKinds = map[string]bool{
+	"message_start": true, "content_block_start": true, "content_block_delta": true,
+	"content_block_stop": true, "message_delta": true, "message_stop": true,
+}
+
 func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 	g.events = n
-	doc, typ, vs := typedEvent("messages", n, ev)
+	doc, typ, vs := typedEvent("messages", n, ev, true, g.once)
 	if typ == "" {
 		return vs
 	}
@@ -59,6 +70,8 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 			Message:  "event has no event: line (the official Anthropic SDKs drop unnamed events)",
 			Expected: "event: " + typ, Actual: "no event: line"})
 	}
+	// ping is the keep-alive of the interface 6.3 follows, sent anywhere;
+	// the official SDKs skip it by name. It is never out of place.
 	if typ == "ping" {
 		return vs
 	}
@@ -66,6 +79,14 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		g.errored = true
 		return append(vs, Violation{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
 			Expected: "no error event", Actual: snippet(ev.Data)})
+	}
+	if !orderedKinds[typ] {
+		if (g.phase == phaseStart || g.phase == phaseStopped) && g.once.first(RuleMsgOutside) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgOutside, Strict: true,
+				Message:  "an event of a kind 6.3 does not name comes " + g.outside() + ", outside the order 6.3 saw",
+				Expected: "message_start first and message_stop last", Actual: typ + " " + g.outside()})
+		}
+		return vs
 	}
 	if g.phase == phaseStopped {
 		if g.once.first(RuleMsgStopLast) {
@@ -108,13 +129,33 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		}
 	case "message_stop":
 		g.phase = phaseStopped
-		if g.stopReason == "" {
-			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
-				Message:  "message_stop arrived but no message_delta carried a stop_reason",
-				Expected: "a message_delta with a stop_reason (e.g. end_turn)", Actual: "none"})
+		// Completion is confirmed by "the final message's stop_reason"
+		// (6.3), which message_stop may carry too when no message_delta did.
+		if g.stopReason != "" {
+			break
 		}
+		if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
+			g.stopReason = r.Str
+			if g.once.first(RuleMsgStopReasonPlace) {
+				vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
+					Message:  "stop_reason is on message_stop, not in message_delta's delta (the official SDKs read delta.stop_reason)",
+					Expected: "message_delta with delta.stop_reason", Actual: "message_stop stop_reason " + r.Str})
+			}
+			break
+		}
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
+			Message:  "message_stop arrived but neither a message_delta nor message_stop carried a stop_reason",
+			Expected: "a stop_reason (e.g. end_turn) in message_delta", Actual: "none"})
 	}
 	return vs
+}
+
+// outside says where an event outside the ordered kinds' span comes.
+func (g *Messages) outside() string {
+	if g.phase == phaseStopped {
+		return "after message_stop"
+	}
+	return "before message_start"
 }
 
 func (g *Messages) order(n int, typ, expected string) Violation {
@@ -131,6 +172,7 @@ func (p msgPhase) String() string {
 // accumulator stores blocks by position, so indexes must be dense from 0,
 // and a delta or stop must name a started, unstopped block.
 func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
+	var vs []Violation
 	switch typ {
 	case "content_block_start":
 		if b := doc.Get("content_block"); b.Get("type").Str == "text" {
@@ -139,9 +181,23 @@ func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
 	case "content_block_delta":
 		if t := doc.Get("delta.text"); t.Type == gjson.String {
 			g.textDeltas++
+			// 6.3 does not call the deltas fragments, as 6.2 does, so a
+			// delta repeating the text before it is strict-tier: the
+			// official accumulators (Message.Accumulate, the JS
+			// MessageStream) append each delta.text to the block.
+			if g.text.repeatedBy(t.Str) && g.once.first(RuleMsgCumulative) {
+				vs = append(vs, Violation{Event: n, Rule: RuleMsgCumulative, Strict: true,
+					Message:  "a text delta repeats the whole text before it: the official accumulators append deltas, so they get the text many times",
+					Expected: "a delta that continues the text", Actual: snippet([]byte(t.Raw))})
+			}
 			g.text.WriteString(t.Str)
 		}
 	}
+	return append(vs, g.blockIndex(n, typ, doc)...)
+}
+
+// blockIndex checks the index of a content-block event (strict).
+func (g *Messages) blockIndex(n int, typ string, doc gjson.Result) []Violation {
 	idx := doc.Get("index")
 	bad := func(actual string) []Violation {
 		if !g.once.first(RuleMsgBlockIndex) {

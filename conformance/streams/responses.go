@@ -22,7 +22,7 @@ type Responses struct {
 const (
 	RuleRespNotJSON      = "responses.not-json"
 	RuleRespTypeMissing  = "responses.type-missing"
-	RuleRespNameMismatch = "responses.event-name-mismatch"
+	RuleRespNameMismatch = "responses.event-name-mismatch" // strict, as in every stream
 	RuleRespCreatedFirst = "responses.created-first"
 	RuleRespFailed       = "responses.failed"
 	RuleRespAfterDone    = "responses.completed-last"
@@ -34,7 +34,7 @@ func NewResponses() *Responses { return &Responses{once: once{}} }
 
 func (g *Responses) Observe(n int, ev sse.Event) []Violation {
 	g.events = n
-	doc, typ, vs := typedEvent("responses", n, ev)
+	doc, typ, vs := typedEvent("responses", n, ev, false, g.once)
 	if typ == "" {
 		return vs
 	}

@@ -5,10 +5,12 @@
 // Each grammar reads event fields with gjson and leaves field shapes to the
 // JSON Schemas (SchemaFor names the schema of each event); the grammars check
 // what a schema cannot: order, counts, terminators, and agreement between
-// events. Legal variations real gateways produce (event: lines present or
-// absent, comments, unknown extra fields, role-only or usage-only chat chunks,
-// unknown messages event types, fewer image previews than requested) are
-// never violations.
+// events. Legal variations real gateways produce (event: lines present,
+// absent or naming another kind, comments, unknown extra fields, role-only or
+// usage-only chat chunks, messages events typed by their event: line alone,
+// messages event kinds 6.3 does not name, fewer image previews than
+// requested, a last event ended by the end of the stream) are never
+// violations of the spec-stated tier.
 //
 // Rules come in two tiers. Spec-stated rules have Strict=false and fail a
 // case. Strict-tier rules (Strict=true) are not stated by the spec but are
@@ -70,18 +72,20 @@ type Ender interface {
 
 // Rule ids. Spec-stated unless marked strict.
 const (
-	RuleIncomplete = "stream.incomplete" // the stream was cut mid-event
-	RuleTooLarge   = "stream.too-large"  // an event exceeded the reader's cap
+	RuleIncomplete   = "stream.incomplete"   // the stream was cut mid-event
+	RuleTooLarge     = "stream.too-large"    // an event exceeded the reader's cap
+	RuleUnterminated = "stream.unterminated" // strict: the last event lacks its blank line
 
 	RuleChatNotJSON     = "chat.not-json"
 	RuleChatError       = "chat.error" // a chunk carries an error field (spec 7)
 	RuleChatDoneMissing = "chat.done-missing"
 	RuleChatDoneLast    = "chat.done-last"  // events after [DONE]
 	RuleChatIDChanged   = "chat.id-changed" // strict
+	RuleChatCumulative  = "chat.cumulative-deltas"
 
 	RuleMsgNotJSON           = "messages.not-json"
-	RuleMsgTypeMissing       = "messages.type-missing"
-	RuleMsgNameMismatch      = "messages.event-name-mismatch"
+	RuleMsgTypeMissing       = "messages.type-missing"        // neither a payload type nor an event: name
+	RuleMsgNameMismatch      = "messages.event-name-mismatch" // strict
 	RuleMsgStartFirst        = "messages.start-first"
 	RuleMsgOrder             = "messages.order"
 	RuleMsgErrorEvent        = "messages.error-event"
@@ -92,10 +96,13 @@ const (
 	RuleMsgNameMissing       = "messages.event-name-missing"       // strict
 	RuleMsgBlockIndex        = "messages.block-index"              // strict
 	RuleMsgStopReasonPlace   = "messages.stop-reason-not-in-delta" // strict
+	RuleMsgTypeFromName      = "messages.payload-type-missing"     // strict
+	RuleMsgOutside           = "messages.event-outside-start-stop" // strict
+	RuleMsgCumulative        = "messages.cumulative-deltas"        // strict
 
 	RuleImgNotJSON           = "images.not-json"
 	RuleImgTypeMissing       = "images.type-missing"
-	RuleImgNameMismatch      = "images.event-name-mismatch"
+	RuleImgNameMismatch      = "images.event-name-mismatch" // strict
 	RuleImgWrongFamily       = "images.wrong-family"
 	RuleImgUnknownEvent      = "images.unknown-event" // strict
 	RuleImgErrorEvent        = "images.error-event"
@@ -130,9 +137,19 @@ func New(protocol catalog.Protocol, maxPreviews, n int) (Grammar, error) {
 // keeps its own checks of that event (schemas, images) beside them. Run
 // returns the number of events, the violations of g's Finish, and the
 // reader's terminal error unless it is io.EOF (Finish has seen it too).
+//
+// A last event the end of the stream left without its blank line is read
+// when it is whole: the spec separates events by blank lines (6) and does
+// not say the last one is followed by one. Whole means its data is what a
+// data: line holds, a JSON event or the [DONE] marker; anything else was
+// cut, and ends the stream as ErrIncomplete. Reading it is strict-tier
+// (RuleUnterminated): SSE clients that follow the WHATWG rules drop it.
 func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Violation)) (n int, finish []Violation, err error) {
 	for {
 		ev, err := rd.Next()
+		if err == nil && ev.Unterminated && !gjson.ValidBytes(ev.Data) && !isDone(ev.Data) {
+			err = fmt.Errorf("%w (event starting at line %d: the stream ended before its blank line, and its data is not whole)", sse.ErrIncomplete, ev.Line)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
@@ -141,6 +158,11 @@ func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Viola
 		}
 		n++
 		vs := g.Observe(n, ev)
+		if ev.Unterminated {
+			vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
+				Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",
+				Expected: "a blank line after the last event", Actual: "end of stream"})
+		}
 		if observe != nil {
 			observe(n, ev, vs)
 		}
@@ -172,7 +194,9 @@ func readErrViolations(err error) ([]Violation, bool) {
 // types without a schema such as a messages "error", or an image event of
 // the other family, which the grammar reports).
 // The JSON type field decides; the event: line is used only when the data
-// has no string type, so the schema can then say that type is missing.
+// has no string type: a messages event typed by its name alone (6.3 shows
+// no payload field but delta.text), or an image event whose schema then
+// says that type is missing.
 func SchemaFor(protocol catalog.Protocol, ev sse.Event) string {
 	if !gjson.ValidBytes(ev.Data) {
 		return ""
@@ -236,6 +260,29 @@ func EventLabel(ev sse.Event) string {
 	return "data"
 }
 
+// EventModel is the model an event names: a chat chunk's model, or
+// message_start's message.model; absent for every other event and protocol.
+// 6.2 and 6.3 show neither, so the engine compares it with the model
+// requested in the strict tier only: the official accumulators copy it into
+// the result (openai-go's ChatCompletionAccumulator from the chunks,
+// anthropic-sdk-go's Message.Accumulate from message_start).
+func EventModel(protocol catalog.Protocol, ev sse.Event) gjson.Result {
+	if !gjson.ValidBytes(ev.Data) {
+		return gjson.Result{}
+	}
+	switch protocol {
+	case catalog.ProtocolChat:
+		if !isDone(ev.Data) {
+			return gjson.GetBytes(ev.Data, "model")
+		}
+	case catalog.ProtocolMessages:
+		if eventType(ev) == "message_start" {
+			return gjson.GetBytes(ev.Data, "message.model")
+		}
+	}
+	return gjson.Result{}
+}
+
 // once remembers which rules were reported, for rules that would otherwise
 // repeat on every later event (one reason per cause is enough).
 type once map[string]bool
@@ -253,24 +300,45 @@ func snippet(b []byte) string {
 	return strconv.Quote(results.Truncate(string(b), 120))
 }
 
-// typedEvent is the common front of the messages and image grammars: the
-// data must be JSON with a string type, and an event: line, when present,
-// must agree with it. prefix is the rule prefix ("messages" or "images").
-func typedEvent(prefix string, n int, ev sse.Event) (gjson.Result, string, []Violation) {
+// typedEvent is the common front of the messages, image and Responses
+// grammars: the data must be JSON of a known kind. The spec shows no event:
+// lines, so the payload's type gives the kind, and an event: line that
+// disagrees with it is strict-tier: clients that dispatch on the event name
+// (the official Anthropic SDKs read only the events whose name they know)
+// read such an event as another kind, or drop it. With nameTyped (the
+// messages stream, whose payload fields 6.3 does not show) an event without
+// a payload type takes its kind from its event: line, reported strict:
+// the official accumulators switch on the payload's type. prefix is the
+// rule prefix ("messages", "images" or "responses"); o reports each
+// strict rule once per stream.
+func typedEvent(prefix string, n int, ev sse.Event, nameTyped bool, o once) (gjson.Result, string, []Violation) {
 	if !gjson.ValidBytes(ev.Data) {
 		return gjson.Result{}, "", []Violation{{Event: n, Rule: prefix + ".not-json",
 			Message: "event data is not JSON", Expected: "a JSON object", Actual: snippet(ev.Data)}}
 	}
 	doc := gjson.ParseBytes(ev.Data)
 	t := doc.Get("type")
+	if nameTyped && !t.Exists() && ev.Named && ev.Name != "" {
+		var vs []Violation
+		if rule := prefix + ".payload-type-missing"; o.first(rule) {
+			vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
+				Message:  "event has no type field, only its event: line names its kind (the official accumulators switch on the payload's type)",
+				Expected: `"type":"` + ev.Name + `"`, Actual: snippet(ev.Data)})
+		}
+		return doc, ev.Name, vs
+	}
 	if t.Type != gjson.String {
+		expected := `a "type" string`
+		if nameTyped {
+			expected += " or an event: line"
+		}
 		return doc, "", []Violation{{Event: n, Rule: prefix + ".type-missing",
-			Message: "event has no string type field", Expected: `a "type" string`, Actual: snippet(ev.Data)}}
+			Message: "event has no string type field", Expected: expected, Actual: snippet(ev.Data)}}
 	}
 	var vs []Violation
-	if ev.Named && ev.Name != "" && ev.Name != t.Str {
-		vs = append(vs, Violation{Event: n, Rule: prefix + ".event-name-mismatch",
-			Message:  "the event: line disagrees with the type field",
+	if rule := prefix + ".event-name-mismatch"; ev.Named && ev.Name != "" && ev.Name != t.Str && o.first(rule) {
+		vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
+			Message:  "the event: line disagrees with the type field (clients that dispatch on the event name read another kind)",
 			Expected: "event: " + t.Str, Actual: "event: " + ev.Name})
 	}
 	return doc, t.Str, vs

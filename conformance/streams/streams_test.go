@@ -28,6 +28,12 @@ var strictRules = map[string]bool{
 	RuleImgPreviewIndexOrder: true,
 	RuleMsgStopReasonPlace:   true,
 	RuleImgUnknownEvent:      true,
+	RuleUnterminated:         true,
+	RuleMsgNameMismatch:      true,
+	RuleImgNameMismatch:      true,
+	RuleMsgTypeFromName:      true,
+	RuleMsgOutside:           true,
+	RuleMsgCumulative:        true,
 }
 
 // check runs text through the real reader into g, the way the engine does,
@@ -108,6 +114,10 @@ const (
 	chatUsage = `{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
 )
 
+func chatContent(s string) string {
+	return fmt.Sprintf(`{"id":"c1","object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{"content":%q}}]}`, s)
+}
+
 func TestChat(t *testing.T) {
 	runCases(t, []streamCase{
 		{name: "canonical", text: stream(data(chatRole), data(chatHello), data(chatLo), data(chatStop), data("[DONE]"))},
@@ -130,7 +140,21 @@ func TestChat(t *testing.T) {
 		{name: "error chunk", text: stream(data(chatHello), data(`{"error":{"message":"overloaded"}}`), data("[DONE]")), rules: []string{RuleChatError}, event: []int{2}},
 		{name: "id changes (strict)", text: stream(data(chatHello), data(strings.Replace(chatLo, `"c1"`, `"c2"`, 1)), data(strings.Replace(chatStop, `"c1"`, `"c3"`, 1)), data("[DONE]")), rules: []string{RuleChatIDChanged}, event: []int{2}},
 		{name: "cut mid-event", text: stream(data(chatHello)) + data(`{"id":"c1","choi`), rules: []string{RuleIncomplete}},
-		{name: "cut after a data line", text: stream(data(chatHello)) + data("[DONE]") + "\n", rules: []string{RuleIncomplete}},
+		// A whole last line without its blank line is read (strict reports it).
+		{name: "DONE without blank line (strict)", text: stream(data(chatHello)) + data("[DONE]") + "\n", rules: []string{RuleUnterminated}, event: []int{2}},
+		{name: "last chunk without blank line and no DONE", text: stream(data(chatHello)) + data(chatStop) + "\n", rules: []string{RuleUnterminated, RuleChatDoneMissing}, event: []int{2, 0}},
+		{name: "cut at a line end inside multi-line JSON", text: stream(data(chatHello)) + "data: {\ndata: \"id\": \"c1\",\n", rules: []string{RuleIncomplete}},
+		{name: "cut after an event line", text: stream(data(chatHello)) + "event: chunk\n", rules: []string{RuleIncomplete}},
+		// 6.2: deltas are fragments.
+		{name: "cumulative deltas", text: stream(data(chatRole), data(chatContent("The")), data(chatContent("The sea")), data(chatContent("The sea is")), data(chatContent("The sea is calm")), data(chatStop), data("[DONE]")),
+			rules: []string{RuleChatCumulative}, event: []int{3}},
+		{name: "final delta repeats the text", text: stream(data(chatContent("The")), data(chatContent(" sea")), data(chatContent(" is calm.")), data(chatContent("The sea is calm.")), data("[DONE]")),
+			rules: []string{RuleChatCumulative}, event: []int{4}},
+		{name: "a delta repeating the last fragment is a fragment", text: stream(data(chatContent("The sea")), data(chatLo), data(chatLo), data("[DONE]"))},
+		{name: "a delta beginning with a text of one word may be a fragment", text: stream(data(chatContent("x")), data(chatContent("x")), data(chatContent("ha")), data(chatContent("ha")), data("[DONE]"))},
+		{name: "white space around one word is still one word", text: stream(data(chatContent(" sea ")), data(chatContent(" sea ")), data("[DONE]"))},
+		{name: "empty content then text is no repetition", text: stream(data(chatRole), data(chatContent("")), data(chatHello), data(chatContent("")), data(chatLo), data("[DONE]"))},
+		{name: "other choices are not the text", text: stream(data(chatHello), data(`{"id":"c1","choices":[{"index":1,"delta":{"content":"Hel"}}]}`), data(chatLo), data("[DONE]"))},
 		{name: "event too large", text: stream(data(chatHello), data(strings.Repeat("x", 300)), data("[DONE]")), max: 200, rules: []string{RuleTooLarge}},
 	}, NewChat)
 }
@@ -161,16 +185,43 @@ func blockDelta(i int, s string) string {
 }
 func blockStop(i int) string { return fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i) }
 
-// msgEvents names each data payload by its type, as the Anthropic API does.
+// msgEvents names each data payload by its type, as the Anthropic API does;
+// a payload marked by untyped loses its type after being named.
 func msgEvents(payloads ...string) []string {
 	out := make([]string, len(payloads))
 	for i, p := range payloads {
+		p, drop := strings.CutPrefix(p, untypedMark)
 		var typ string
 		if j := strings.Index(p, `"type":"`); j >= 0 {
 			typ = p[j+8:]
 			typ = typ[:strings.IndexByte(typ, '"')]
 		}
+		if field := `"type":"` + typ + `"`; drop && strings.Contains(p, field+",") {
+			p = strings.Replace(p, field+",", "", 1)
+		} else if drop {
+			p = strings.Replace(p, field, "", 1)
+		}
 		out[i] = named(typ, p)
+	}
+	return out
+}
+
+const untypedMark = "untyped:"
+
+// untyped marks payloads for msgEvents to send without their type.
+func untyped(payloads ...string) []string {
+	out := make([]string, len(payloads))
+	for i, p := range payloads {
+		out[i] = untypedMark + p
+	}
+	return out
+}
+
+// namedAll gives every payload the same event: name.
+func namedAll(name string, payloads ...string) []string {
+	out := make([]string, len(payloads))
+	for i, p := range payloads {
+		out[i] = named(name, p)
 	}
 	return out
 }
@@ -206,7 +257,41 @@ func TestMessages(t *testing.T) {
 
 		{name: "no event lines (strict)", text: stream(unnamed(canonical...)...), rules: []string{RuleMsgNameMissing}, event: []int{1}},
 		{name: "some events unnamed (strict)", text: stream(append(msgEvents(msgStart, blockStart(0)), unnamed(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMissing}, event: []int{3}},
-		{name: "event line disagrees with type", text: stream(append([]string{named("message_start", msgStart), named("content_block_delta", blockStart(0))}, msgEvents(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMismatch}, event: []int{2}},
+		{name: "event line disagrees with type (strict)", text: stream(append([]string{named("message_start", msgStart), named("content_block_delta", blockStart(0))}, msgEvents(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMismatch}, event: []int{2}},
+		{name: "every event named message: the types decide (strict)", text: stream(namedAll("message", canonical...)...), rules: []string{RuleMsgNameMismatch}, event: []int{1}},
+		{name: "events typed by their event: lines alone (strict)", text: stream(msgEvents(untyped(canonical...)...)...), rules: []string{RuleMsgTypeFromName}, event: []int{1}},
+		{name: "no type and no event: line", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), data(`{"kind":"ping"}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgTypeMissing}, event: []int{5}},
+		{name: "type of another JSON type under a name", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta), named("message_stop", `{"type":7}`))...), rules: []string{RuleMsgTypeMissing, RuleMsgStopMissing}, event: []int{6, 0}},
+		// 6.3 orders only the kinds it names.
+		{name: "other kinds before message_start and after message_stop (strict)", text: stream(msgEvents(`{"type":"gateway_hello"}`, msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv, `{"type":"gateway_usage","cost":1}`)...),
+			rules: []string{RuleMsgOutside}, event: []int{1}},
+		{name: "another kind after message_stop (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv, `{"type":"gateway_usage"}`)...),
+			rules: []string{RuleMsgOutside}, event: []int{7}},
+		{name: "error after message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv, msgErrorEv)...), rules: []string{RuleMsgErrorEvent}, event: []int{7}},
+		{name: "error before message_start", text: stream(msgEvents(msgErrorEv, msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgErrorEvent}, event: []int{1}},
+		{name: "message_start after message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv, msgStart)...), rules: []string{RuleMsgStopLast}, event: []int{7}},
+		// The final stop_reason (6.3): in message_delta's delta, on it, or on message_stop.
+		{name: "stop_reason on message_stop (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, `{"type":"message_stop","stop_reason":"end_turn"}`)...),
+			rules: []string{RuleMsgStopReasonPlace}, event: []int{6}},
+		{name: "stop_reason on message_stop without message_delta (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_stop","stop_reason":"end_turn"}`)...),
+			rules: []string{RuleMsgStopReasonPlace}, event: []int{5}},
+		{name: "stop_reason in the delta and on message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, `{"type":"message_stop","stop_reason":"end_turn"}`)...)},
+		// Deltas that repeat the text: the official accumulators join them.
+		{name: "cumulative deltas (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The sea"), blockDelta(0, "The sea is"), blockDelta(0, "The sea is calm"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgCumulative}, event: []int{4}},
+		{name: "final delta repeats the text (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The"), blockDelta(0, " sea"), blockDelta(0, "The sea"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgCumulative}, event: []int{5}},
+		{name: "a delta repeating the text of content_block_start (strict)", text: stream(msgEvents(msgStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"The sea"}}`, blockDelta(0, "The sea is calm"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgCumulative}, event: []int{3}},
+		{name: "a delta repeating the last fragment is a fragment", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The sea"), blockDelta(0, "lo"), blockDelta(0, "lo"), blockStop(0), msgDelta, msgStopEv)...)},
+		{name: "a delta beginning with a text of one word may be a fragment", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "ha"), blockDelta(0, "ha"), blockStop(0), msgDelta, msgStopEv)...)},
+		// The last event.
+		{name: "message_stop without blank line (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta)...) + named("message_stop", msgStopEv) + "\n",
+			rules: []string{RuleUnterminated}, event: []int{6}},
+		{name: "cut after message_stop's event line", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta)...) + "event: message_stop\n",
+			rules: []string{RuleIncomplete}},
+		{name: "cut at a line end", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta)...) + "event: message_stop\ndata: {\"type\":\n",
+			rules: []string{RuleIncomplete}},
 		{name: "first event not message_start", text: stream(msgEvents(blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgStartFirst}, event: []int{1}},
 		{name: "error event", text: stream(msgEvents(msgStart, blockStart(0), msgErrorEv, blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgErrorEvent}, event: []int{3}},
 		{name: "error event ends the stream", text: stream(msgEvents(msgStart, msgErrorEv)...), rules: []string{RuleMsgErrorEvent}},
@@ -218,7 +303,6 @@ func TestMessages(t *testing.T) {
 		{name: "content block after message_delta", text: stream(msgEvents(msgStart, msgDelta, blockStart(0), blockDelta(0, "a"), blockStop(0), msgStopEv)...), rules: []string{RuleMsgOrder, RuleMsgOrder, RuleMsgOrder}, event: []int{3, 4, 5}},
 		{name: "message_start twice", text: stream(msgEvents(msgStart, msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgOrder}, event: []int{2}},
 		{name: "not JSON", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), named("content_block_start", "{bad"), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgNotJSON}, event: []int{5}},
-		{name: "type missing", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), named("ping", `{"kind":"ping"}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgTypeMissing}, event: []int{5}},
 		{name: "indexes not from 0 (strict)", text: stream(msgEvents(msgStart, blockStart(1), blockDelta(1, "a"), blockStop(1), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{2}},
 		{name: "indexes with a gap (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), blockStart(2), blockStop(2), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{5}},
 		{name: "delta for an unstarted block (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(1, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}, event: []int{3}},
@@ -239,6 +323,64 @@ func TestMessagesTextAndStopReason(t *testing.T) {
 	assert.Empty(t, vs)
 	assert.Equal(t, "Pre-Hello", g.Text())
 	assert.Equal(t, "max_tokens", g.StopReason())
+}
+
+func TestMessagesStopReasonPlaces(t *testing.T) {
+	for name, tail := range map[string][]string{
+		"in the delta":         {msgMaxTok, msgStopEv},
+		"on message_delta":     {`{"type":"message_delta","stop_reason":"max_tokens","delta":{}}`, msgStopEv},
+		"on message_stop":      {msgNoStop, `{"type":"message_stop","stop_reason":"max_tokens"}`},
+		"delta wins over stop": {msgMaxTok, `{"type":"message_stop","stop_reason":"end_turn"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewMessages()
+			check(t, g, stream(msgEvents(append([]string{msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)}, tail...)...)...), 0)
+			assert.Equal(t, "max_tokens", g.StopReason())
+		})
+	}
+}
+
+func TestEventModel(t *testing.T) {
+	for _, tc := range []struct {
+		protocol, name, data string
+		want                 string // "" for absent
+	}{
+		{"chat", "", chatHello, "gen-5.5"},
+		{"chat", "chunk", chatUsage, "gen-5.5"},
+		{"chat", "", `{"choices":[]}`, ""},
+		{"chat", "", "[DONE]", ""},
+		{"chat", "", "{bad", ""},
+		{"messages", "message_start", msgStart, "msg-sonnet-5"},
+		{"messages", "message_start", `{"message":{"model":"msg-opus-5"}}`, "msg-opus-5"}, // typed by its name
+		{"messages", "", `{"type":"message_delta","message":{"model":"x"}}`, ""},
+		{"messages", "content_block_delta", blockDelta(0, "a"), ""},
+		{"image_edit", "", imgEvent("image_edit", "completed", `,"model":"gen-image-2"`), ""},
+	} {
+		ev := sse.Event{Name: tc.name, Named: tc.name != "", Data: []byte(tc.data)}
+		got := EventModel(catalog.Protocol(tc.protocol), ev)
+		if tc.want == "" {
+			assert.False(t, got.Exists(), "%s %s", tc.protocol, tc.data)
+		} else {
+			assert.Equal(t, tc.want, got.Str, "%s %s", tc.protocol, tc.data)
+		}
+	}
+}
+
+// TestRunUnterminated: the last event without its blank line is read when
+// it is whole, and is a cut when it is not.
+func TestRunUnterminated(t *testing.T) {
+	g := NewChat()
+	n, finish, err := Run(sse.NewReader(strings.NewReader(stream(data(chatHello))+data("[DONE]")+"\n"), 0), g, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	assert.Empty(t, finish)
+
+	g = NewChat()
+	n, finish, err = Run(sse.NewReader(strings.NewReader(stream(data(chatHello))+"data: {\"id\":\n"), 0), g, nil)
+	require.ErrorIs(t, err, sse.ErrIncomplete)
+	assert.Equal(t, 1, n, "the cut event is not observed")
+	assert.Equal(t, []string{RuleIncomplete}, ruleIDs(finish))
+	assert.Contains(t, finish[0].Actual, "line 3")
 }
 
 func imgEvent(family, kind string, extra string) string {
@@ -283,7 +425,11 @@ func TestImages(t *testing.T) {
 		{streamCase{name: "error field in a completed event", text: stream(data(imgEvent(e, "completed", `,"error":{"message":"x"}`))), rules: []string{RuleImgErrorEvent}}, e, 1, 1},
 		{streamCase{name: "preview without index", text: stream(data(imgEvent(e, "partial_image", "")), completed(e)), rules: []string{RuleImgIndexMissing}}, e, 1, 1},
 		{streamCase{name: "completed without b64_json", text: stream(data(`{"type":"image_edit.completed"}`)), rules: []string{RuleImgB64Missing}}, e, 1, 1},
-		{streamCase{name: "event line disagrees", text: stream(named("image_edit.completed", imgEvent(e, "partial_image", `,"partial_image_index":0`)), completed(e)), rules: []string{RuleImgNameMismatch}}, e, 1, 1},
+		{streamCase{name: "event line disagrees (strict)", text: stream(named("image_edit.completed", imgEvent(e, "partial_image", `,"partial_image_index":0`)), completed(e)), rules: []string{RuleImgNameMismatch}}, e, 1, 1},
+		{streamCase{name: "every event named message (strict)", text: stream(named("message", imgEvent(e, "partial_image", `,"partial_image_index":0`)), named("message", imgEvent(e, "completed", ""))), rules: []string{RuleImgNameMismatch}, event: []int{1}}, e, 1, 1},
+		{streamCase{name: "the event: line does not stand for a missing type", text: stream(named("image_edit.completed", `{"b64_json":"iVBORw0KGgo="}`)), rules: []string{RuleImgTypeMissing, RuleImgCompletedMissing}}, e, 1, 1},
+		{streamCase{name: "completed without blank line (strict)", text: stream(preview(e, 0)) + completed(e) + "\n", rules: []string{RuleUnterminated}, event: []int{2}}, e, 1, 1},
+		{streamCase{name: "cut at a line end", text: stream(preview(e, 0)) + "event: image_edit.completed\ndata: {\"type\":\"image_edit.completed\",\n", rules: []string{RuleIncomplete}}, e, 1, 1},
 		{streamCase{name: "not JSON", text: stream(data("iVBORw0KGgo="), completed(e)), rules: []string{RuleImgNotJSON}}, e, 1, 1},
 		{streamCase{name: "type missing", text: stream(data(`{"b64_json":"iVBORw0KGgo="}`), completed(e)), rules: []string{RuleImgTypeMissing}}, e, 1, 1},
 		{streamCase{name: "index not from 0 (strict)", text: stream(preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{1}}, e, 2, 1},

@@ -38,7 +38,7 @@
     add(s, el('h2', null, 'Nights'));
     var t = el('table', 'totals nights-table');
     t.id = 'nights-table';
-    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'waived', 'total'];
+    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'inconclusive', 'waived', 'total'];
     var hr = el('tr');
     add(hr, el('th', null, 'night'), el('th', null, 'verdict'), el('th', 'headline-cell', 'headline'));
     cols.forEach(function (c) { add(hr, el('th', null, c)); });
@@ -147,7 +147,7 @@
     add(wrap, t);
     var lg = el('div', 'legend hlegend');
     [['pass', 'pass'], ['red', 'failed the run'], ['soft', 'failed, reported only (strict/explore)'], ['error', 'error (counted as red when it fails the run)'],
-      ['throttled', 'throttled'], ['waived', 'waived'], ['unsupported', 'unsupported (explore)'], ['skip', 'skipped'], ['none', 'no cases that night']].forEach(function (x) {
+      ['throttled', 'throttled'], ['inconclusive', 'inconclusive (control not served)'], ['waived', 'waived'], ['unsupported', 'unsupported (explore)'], ['skip', 'skipped'], ['none', 'no cases that night']].forEach(function (x) {
       add(lg, add(el('div'), el('span', 'dot ' + x[0]), ' ' + x[1]));
     });
     add(lg, add(el('div'), el('span', 'dot red first-red'), ' first red night'));

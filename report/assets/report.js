@@ -14,14 +14,15 @@
   var decides = data.decides || {};
   var strict = !!(R.metadata && R.metadata.strict);
 
-  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'waived', 'unsupported', 'skip', 'none'];
-  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
+  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'none'];
+  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', inconclusive: '?', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
   var DESC = {
     pass: 'pass: every case held',
     fail: 'fail k/n: k of n cases failed',
     soft: 'fail in strict/explore cases only (reported, does not fail the run)',
     error: 'error: the run broke, not the gateway',
     throttled: 'throttled: 429 after retries',
+    inconclusive: 'inconclusive k/n: refusals whose control was not served, so not checked (the run is incomplete)',
     waived: 'waived k/n: known deviations (--waivers), not failing the run',
     unsupported: 'unsupported: the gateway declined (explore)',
     skip: 'skipped: not selected or precondition missing',
@@ -61,7 +62,7 @@
   }
   function cellTitle(c) {
     var parts = [];
-    ['pass', 'fail', 'error', 'throttled', 'waived', 'unsupported', 'skip'].forEach(function (s) {
+    ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip'].forEach(function (s) {
       if (c.counts[s]) parts.push(c.counts[s] + ' ' + s);
     });
     if (c.counts.flaky) parts.push(c.counts.flaky + ' flaky');
@@ -125,7 +126,7 @@
   (function summary() {
     var s = document.getElementById('summary');
     var t = el('table', 'totals');
-    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'waived', 'total'];
+    var cols = ['pass', 'fail', 'error', 'skip', 'unsupported', 'throttled', 'inconclusive', 'waived', 'total'];
     var hr = el('tr');
     add(hr, el('th', null, 'tier'));
     cols.forEach(function (c) { add(hr, el('th', null, c)); });
@@ -145,8 +146,8 @@
     add(s, add(el('div'), el('h2', null, 'Totals per tier'), t));
 
     var lg = el('div', 'legend');
-    ['pass', 'fail', 'soft', 'error', 'throttled', 'waived', 'unsupported', 'skip', 'none'].forEach(function (k) {
-      var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' || k === 'waived' ? 'k/n' : GLYPH[k]);
+    ['pass', 'fail', 'soft', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'none'].forEach(function (k) {
+      var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' || k === 'inconclusive' || k === 'waived' ? 'k/n' : GLYPH[k]);
       add(lg, add(el('div'), sw, DESC[k]));
     });
     add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
@@ -487,7 +488,7 @@
     add(d, head);
     var idxs = byCell.get(c.model + '\u0000' + c.feature) || [];
     // Failures first: the reason the cell is red is what the reader came for.
-    var rank = { fail: 0, error: 1, throttled: 2, waived: 3, unsupported: 4, pass: 5, skip: 6 };
+    var rank = { fail: 0, error: 1, throttled: 2, inconclusive: 3, waived: 4, unsupported: 5, pass: 6, skip: 7 };
     idxs = idxs.slice().sort(function (a, b) { return (rank[resultsAll[a].status] || 0) - (rank[resultsAll[b].status] || 0); });
     if (!idxs.length) add(d, el('p', 'case empty', 'No cases of this feature for this model.'));
     idxs.forEach(function (i) { add(d, renderCase(resultsAll[i], i)); });
@@ -506,13 +507,13 @@
   (function problems() {
     var p = document.getElementById('problems');
     var list = [];
-    resultsAll.forEach(function (r, i) { if (isFailed(r) || r.status === 'throttled') list.push(i); });
+    resultsAll.forEach(function (r, i) { if (isFailed(r) || r.status === 'throttled' || r.status === 'inconclusive') list.push(i); });
     list.sort(function (a, b) {
       var ka = isFailed(resultsAll[a]) && decidesExit(resultsAll[a]) ? 0 : 1;
       var kb = isFailed(resultsAll[b]) && decidesExit(resultsAll[b]) ? 0 : 1;
       return ka - kb;
     });
-    add(p, el('h2', null, 'Failures, errors and throttling (' + list.length + ')'));
+    add(p, el('h2', null, 'Failures, errors, throttling and inconclusive refusals (' + list.length + ')'));
     if (!list.length) { add(p, el('p', 'empty', 'None: every case that ran passed, was skipped, or was declined (explore).')); return; }
     var ul = el('ul');
     list.forEach(function (i) {

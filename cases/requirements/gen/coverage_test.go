@@ -64,7 +64,7 @@ func TestCoverageTableRows(t *testing.T) {
 	cat.Spec = &spec
 	table := coverageTable(cat)
 	for _, want := range []string{
-		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` |",
+		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` `edit-json-image-file-id-only` |",
 		"`messages-image-input` (explore)",
 		"`explore-edit-01` … `explore-edit-32`",
 		"| `9/retired-404-chat` | strict |",

@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// validateControl checks what one case alone can say of its control: a
+// negative case names one, no other tier does.
+func (l *loader) validateControl(d *decoder, c *Case) {
+	named := d.present["control"]
+	switch {
+	case c.Tier == results.TierNegative && !named:
+		d.errAt(d.at(""), "a negative case needs control: the id of a verified case on the same path that sends this request without its defect")
+	case named && c.Tier != results.TierNegative && c.Tier != "":
+		d.errAt(d.at("control"), "control: only a negative case names one (this one is %s)", c.Tier)
+	case named && c.Control == "":
+		d.errAt(d.at("control"), "control: empty; give the id of a verified case")
+	case named:
+		if l.controlAt == nil {
+			l.controlAt = map[string]Diagnostic{}
+		}
+		at := d.at("control")
+		l.controlAt[c.ID] = Diagnostic{File: d.file, Line: at.Line, Col: at.Col}
+	}
+}
+
+// checkControls checks each control against the whole catalog, once every
+// file is read and the model additions applied: it exists, is verified,
+// expects a success (what the gateway must show it serves), is on the
+// negative's method and path, and lists every model of the negative, since
+// each negative call waits for the control call of its model.
+func (l *loader) checkControls(cases []Case) {
+	byID := map[string]*Case{}
+	var ids []string
+	for i := range cases {
+		if _, dup := byID[cases[i].ID]; !dup {
+			byID[cases[i].ID] = &cases[i]
+			ids = append(ids, cases[i].ID)
+		}
+	}
+	for i := range cases {
+		c := &cases[i]
+		diag, ok := l.controlAt[c.ID]
+		if !ok || c.Control == "" || byID[c.ID] != c {
+			continue
+		}
+		ctl := byID[c.Control]
+		var missing []string
+		if ctl != nil {
+			for _, m := range c.Models {
+				if !slices.Contains(ctl.Models, m) {
+					missing = append(missing, m)
+				}
+			}
+		}
+		switch {
+		case ctl == nil:
+			diag.Message = fmt.Sprintf("control: no case with id %q%s", c.Control, Closest(c.Control, ids))
+		case ctl.Tier != results.TierVerified:
+			diag.Message = fmt.Sprintf("control %q is a %s case: a control must be verified, a row the spec shows served", c.Control, ctl.Tier)
+		case ctl.Expect.StatusIn != nil || ctl.Expect.Status/100 != 2:
+			diag.Message = fmt.Sprintf("control %q expects %s: a control is a request the spec shows served (a 2xx)", c.Control, ctl.Expect.WantStatus())
+		case ctl.Request.Method != c.Request.Method || ctl.Request.Path != c.Request.Path:
+			diag.Message = fmt.Sprintf("control %q sends %s %s, not %s %s: a control is on the negative's endpoint", c.Control, ctl.Request.Method, ctl.Request.Path, c.Request.Method, c.Request.Path)
+		case len(missing) > 0:
+			diag.Message = fmt.Sprintf("control %q does not list %s: a control runs with each model of its negative (add them to its models or to its model_additions)", c.Control, strings.Join(missing, ", "))
+		default:
+			continue
+		}
+		l.diags = append(l.diags, diag)
+	}
+}

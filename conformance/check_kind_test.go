@@ -1,0 +1,167 @@
+package conformance
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+)
+
+// The text a client reads: a message's text blocks joined (2.4), a chat
+// completion's content (2.3); absent where the body has no place for it.
+func TestGeneratedText(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		body   string
+		exists bool
+		want   string
+	}{
+		{"one text block", `{"content":[{"type":"text","text":"The sea."}]}`, true, "The sea."},
+		{"text blocks joined", `{"content":[{"type":"text","text":"The "},{"type":"text","text":"sea."}]}`, true, "The sea."},
+		{"an empty first block", `{"content":[{"type":"text","text":""},{"type":"text","text":"The sea."}]}`, true, "The sea."},
+		{"blocks of other types skipped", `{"content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"The sea."}]}`, true, "The sea."},
+		{"no text block", `{"content":[{"type":"tool_use","id":"x"}]}`, true, ""},
+		{"chat content", `{"choices":[{"message":{"content":"The sea."}}]}`, true, "The sea."},
+		{"chat content null", `{"choices":[{"message":{"content":null}}]}`, false, ""},
+		{"no content at all", `{"object":"list"}`, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := generatedText([]byte(tc.body))
+			assert.Equal(t, tc.exists, v.Exists())
+			assert.Equal(t, tc.want, v.Str)
+		})
+	}
+}
+
+// The rules of a chat completion and a message hold in every case: the
+// model used, a text, and max_tokens as a bound on the output.
+func TestCheckKind(t *testing.T) {
+	message := func(model, text string, outputTokens int) string {
+		return `{"type":"message","model":"` + model + `","content":[{"type":"text","text":"` + text + `"}],"usage":{"output_tokens":` + strconv.Itoa(outputTokens) + `}}`
+	}
+	chat := func(model, text string) string {
+		return `{"object":"chat.completion","model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"}}]}`
+	}
+	withMax := &catalog.Request{JSON: map[string]any{"max_tokens": uint64(256)}}
+	for _, tc := range []struct {
+		name    string
+		kind    string
+		model   string
+		request *catalog.Request
+		body    string
+		says    []string // one reason holding each, in order; none: no reason
+	}{
+		{"message as requested", kindMessage, "msg-haiku-4-5-20251001", withMax, message("msg-haiku-4-5-20251001", "The sea.", 4), nil},
+		{"message by its undated alias and vendor", kindMessage, "msg-haiku-4-5-20251001", withMax, message("anthropic/msg-haiku-4-5", "The sea.", 4), nil},
+		{"message of another model", kindMessage, "msg-opus-5", withMax, message("msg-sonnet-5", "The sea.", 4), []string{"not the model requested (spec 2.3, 2.4"}},
+		{"message model not a string", kindMessage, "msg-opus-5", withMax, `{"model":5,"content":[{"type":"text","text":"x"}]}`, []string{"not the model requested"}},
+		{"message without text", kindMessage, "msg-opus-5", withMax, message("msg-opus-5", "", 0), []string{"text blocks joined are empty"}},
+		{"message at the bound", kindMessage, "msg-opus-5", withMax, message("msg-opus-5", "The sea.", 256), nil},
+		{"message past the bound", kindMessage, "msg-opus-5", withMax, message("msg-opus-5", "The sea.", 257), []string{"more output tokens than max_tokens"}},
+		{"message without max_tokens", kindMessage, "msg-opus-5", &catalog.Request{JSON: map[string]any{}}, message("msg-opus-5", "The sea.", 5000), nil},
+		{"chat with a snapshot", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5-0613", "The sea."), nil},
+		{"chat without text", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", ""), []string{"chat completion has no text"}},
+		{"chat text at 16 characters a token", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 16*256)), nil},
+		{"chat text in runes, not bytes", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("é", 16*256)), nil},
+		{"chat text past the bound", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 16*256+1)), []string{"longer than max_tokens allows (spec 4.2"}},
+		{"max_tokens as a text value", kindChatCompletion, "gen-5.5", &catalog.Request{Multipart: []catalog.FormField{{Name: "max_tokens", Value: "1"}}},
+			chat("gen-5.5", strings.Repeat("a", 17)), []string{"longer than max_tokens allows"}},
+		{"model list: no model, no text", kindModelList, "gen-5.5", withMax, `{"object":"list","data":[]}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &checker{model: tc.model, request: tc.request}
+			c.checkKind(tc.kind, []byte(tc.body))
+			require.Len(t, c.reasons, len(tc.says), "%v", c.reasons)
+			for i, says := range tc.says {
+				assert.Contains(t, c.reasons[i].Message, says)
+			}
+		})
+	}
+}
+
+// Every image result holds n images of the requested format and size; what
+// the case states itself wins.
+func TestImageExpect(t *testing.T) {
+	jsonReq := func(m map[string]any) *catalog.Request { return &catalog.Request{JSON: m} }
+	for _, tc := range []struct {
+		name    string
+		exp     *catalog.ImageExpect
+		request *catalog.Request
+		want    catalog.ImageExpect
+	}{
+		{"n omitted is 1", nil, jsonReq(map[string]any{"prompt": "x"}), catalog.ImageExpect{Count: 1}},
+		{"all from the request", nil, jsonReq(map[string]any{"n": uint64(2), "size": "1536x1024", "output_format": "webp"}),
+			catalog.ImageExpect{Count: 2, Size: "1536x1024", Format: "webp"}},
+		{"multipart text fields", nil, &catalog.Request{Multipart: []catalog.FormField{{Name: "image", File: "ref.png"}, {Name: "n", Value: "2"}, {Name: "size", Value: "1024x1024"}}},
+			catalog.ImageExpect{Count: 2, Size: "1024x1024"}},
+		{"size auto is not derived", nil, jsonReq(map[string]any{"size": "auto"}), catalog.ImageExpect{Count: 1}},
+		{"a value that is none", nil, jsonReq(map[string]any{"n": "two", "size": "big", "output_format": "gif"}), catalog.ImageExpect{}},
+		{"the case's own wins", &catalog.ImageExpect{Size: "1254x1254", Count: 3, Alpha: new(false)}, jsonReq(map[string]any{"n": uint64(1), "size": "1024x1024"}),
+			catalog.ImageExpect{Size: "1254x1254", Count: 3, Alpha: new(false)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, *imageExpect(tc.exp, tc.request))
+		})
+	}
+}
+
+// A refusal whose status the spec does not show may come as a success a
+// client must treat as failure (2.2, 7).
+func TestRefusedInBody(t *testing.T) {
+	refusal := func(path string) *catalog.Case {
+		return &catalog.Case{Request: catalog.Request{Path: path}, Expect: catalog.Expect{StatusIn: &catalog.StatusSet{Class: "4xx"}}}
+	}
+	exact := &catalog.Case{Request: catalog.Request{Path: "/v1/images/generations"}, Expect: catalog.Expect{Status: 400}}
+	for _, tc := range []struct {
+		name string
+		cs   *catalog.Case
+		body string
+		want bool
+	}{
+		{"error member", refusal("/v1/images/generations"), `{"error":{"message":"no image permission"}}`, true},
+		{"empty data on an image endpoint", refusal("/v1/images/edits"), `{"created":1767225600,"data":[]}`, true},
+		{"empty data elsewhere", refusal("/v1/models"), `{"object":"list","data":[]}`, false},
+		{"error null", refusal("/v1/images/generations"), `{"error":null,"data":[{"b64_json":"x"}]}`, false},
+		{"an image result", refusal("/v1/images/generations"), `{"data":[{"b64_json":"x"}]}`, false},
+		{"not JSON", refusal("/v1/images/generations"), `error: no permission`, false},
+		{"a refusal whose status the spec shows", exact, `{"error":{"message":"bad"}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, refusedInBody(tc.cs, []byte(tc.body)))
+		})
+	}
+}
+
+// background names the output background: a value that is none (an echoed
+// auto) is reported in a strict case only.
+func TestBackgroundNamed(t *testing.T) {
+	for _, tc := range []struct {
+		background string
+		strict     bool
+		reported   bool
+	}{
+		{"auto", true, true},
+		{"auto", false, false},
+		{"opaque", true, false},
+		{"transparent", true, false},
+	} {
+		t.Run(tc.background, func(t *testing.T) {
+			c := &checker{strict: tc.strict}
+			c.checkImageResult([]byte(`{"background":"`+tc.background+`","data":[]}`), &catalog.ImageExpect{}, false)
+			assert.Equal(t, tc.reported, hasMessage(c, "background names no output background"), "%v", c.reasons)
+		})
+	}
+}
+
+func hasMessage(c *checker, says string) bool {
+	for _, r := range c.reasons {
+		if strings.Contains(r.Message, says) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// The book of a run hands each negative its control's final result: a
+// result of the run, one it already had, or — for a control the
+// interrupt left unstarted — a cut that makes the negative cut too.
+func TestControlBook(t *testing.T) {
+	control := &catalog.Case{ID: "chat-json", Tier: results.TierVerified}
+	negative := &catalog.Case{ID: "chat-no-model", Tier: results.TierNegative, Control: "chat-json"}
+	ctl, neg := Call{Case: control, Model: "m"}, Call{Case: negative, Model: "m"}
+	refused := results.Result{Case: "chat-no-model", Model: "m", Tier: results.TierNegative, Status: results.StatusPass}
+	tests := []struct {
+		name      string
+		calls     []Call
+		settled   []results.Result
+		fill      func(b *controlBook)
+		want      results.Status
+		cancelled bool
+	}{
+		{"the control passed in the run", []Call{ctl, neg}, nil,
+			func(b *controlBook) {
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200})
+			}, results.StatusPass, false},
+		{"the control failed in the run", []Call{ctl, neg}, nil,
+			func(b *controlBook) {
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusFail, HTTPStatus: 404})
+			}, results.StatusInconclusive, false},
+		{"the interrupt left the control unstarted", []Call{neg, ctl}, nil,
+			func(b *controlBook) { b.abandon([]Call{ctl}) }, results.StatusInconclusive, true},
+		{"a result the run had (resume)", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}},
+			func(*controlBook) {}, results.StatusPass, false},
+		{"a cut result the run had is none", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusError, Cancelled: true}},
+			func(*controlBook) {}, results.StatusInconclusive, false},
+		{"the run made the control again (re-run): its new result counts", []Call{ctl, neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}},
+			func(b *controlBook) {
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusFail, HTTPStatus: 404})
+			}, results.StatusInconclusive, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newControlBook(tt.calls, tt.settled)
+			tt.fill(b)
+			b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}) // a second fill changes nothing
+			got := b.settle(neg, refused)
+			assert.Equal(t, tt.want, got.Status)
+			assert.Equal(t, tt.cancelled, got.Cancelled)
+		})
+	}
+}
