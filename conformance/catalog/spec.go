@@ -27,7 +27,18 @@ type SpecRow struct {
 	// NotTestable, when set, says why no black-box call can check the
 	// sentence; such a row cannot be cited.
 	NotTestable string `yaml:"not_testable"`
+	// What proves the row both ways: the reference-gateway faults that
+	// break it (each fails a case citing the row) and the legal variations
+	// of the spec's words that must pass its cases. conformance's tests
+	// check both lists against the faults and variations they run.
+	Faults     []string `yaml:"faults"`
+	Variations []string `yaml:"variations"`
 }
+
+// Proven says whether a row is proven both ways as far as a black-box suite
+// can: a fault that breaks it is caught. An explore row cannot fail by
+// design and is never proven.
+func (r SpecRow) Proven() bool { return len(r.Faults) > 0 && r.Tier != results.TierExplore }
 
 // Spec is the loaded requirements file: its rows in file order.
 type Spec struct {
@@ -164,6 +175,9 @@ func LoadSpec(file string, data []byte) (*Spec, error) {
 		}
 		if d.present["not_testable"] && strings.TrimSpace(row.NotTestable) == "" {
 			d.errAt(d.at("not_testable"), "not_testable: empty; give the reason, or leave the field out")
+		}
+		if row.NotTestable != "" && len(row.Faults)+len(row.Variations) > 0 {
+			d.errAt(d.at("not_testable"), "a row not testable has no faults or variations to prove it")
 		}
 		s.Rows = append(s.Rows, row)
 	}
