@@ -102,8 +102,27 @@ func coverageTable(cat *catalog.Catalog) string {
 		byTier[row.Tier]++
 	}
 
+	// Proof: a testable row is proven when a fault that breaks it is caught
+	// (conformance's TestRowsNameTheirProofs and TestEveryFaultIsCaught);
+	// explore rows cannot fail by design and are counted apart.
+	var checkable, proven int
+	var unproven []catalog.SpecRow
+	for _, row := range cat.Spec.Rows {
+		switch {
+		case row.NotTestable != "" || row.Tier == results.TierExplore:
+		case row.Proven():
+			checkable++
+			proven++
+		default:
+			checkable++
+			unproven = append(unproven, row)
+		}
+	}
+
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n**%d requirements: %d covered, %d not covered, %d not testable.**\n", len(cat.Spec.Rows), covered, len(uncovered), notTestable)
+	fmt.Fprintf(&b, "**Proven both ways: %d of the %d testable rows outside explore** (a reference-gateway fault that breaks the row is caught; legal variations listed where the spec allows them); %d not proven, listed below. Explore rows (%d) cannot fail by design.\n",
+		proven, checkable, len(unproven), byTier[results.TierExplore])
 	tiers := make([]string, len(results.Tiers))
 	for i, t := range results.Tiers {
 		tiers[i] = fmt.Sprintf("%s %d", t, byTier[t])
@@ -122,9 +141,21 @@ func coverageTable(cat *catalog.Catalog) string {
 		b.WriteString("\n")
 	}
 
+	b.WriteString("### Not proven\n\n")
+	if len(unproven) == 0 {
+		b.WriteString("Every testable row outside explore has a fault that is caught.\n\n")
+	} else {
+		b.WriteString("Testable rows outside explore with no reference-gateway fault that breaks them: a check that has never been seen to fail.\n\n")
+		b.WriteString("| Requirement | Tier | Sentence |\n|---|---|---|\n")
+		for _, row := range unproven {
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence))
+		}
+		b.WriteString("\n")
+	}
+
 	b.WriteString("### Every requirement\n\n")
-	b.WriteString("A case of another tier than the row's is marked with its tier.\n\n")
-	b.WriteString("| Requirement | Tier | Sentence | Cases |\n|---|---|---|---|\n")
+	b.WriteString("A case of another tier than the row's is marked with its tier. Faults are the reference gateway's (`gwconform serve --fault NAME`), each caught by a case citing the row; variations are legal answers the row's cases must pass.\n\n")
+	b.WriteString("| Requirement | Tier | Sentence | Cases | Faults caught | Variations passed |\n|---|---|---|---|---|---|\n")
 	for _, row := range cat.Spec.Rows {
 		var cases string
 		switch cs := cited[row.ID]; {
@@ -142,9 +173,18 @@ func coverageTable(cat *catalog.Catalog) string {
 			}
 			cases = strings.Join(labels, " ")
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence), cases)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence), cases, codes(row.Faults), cell(strings.Join(row.Variations, "; ")))
 	}
 	return b.String()
+}
+
+// codes renders names as code spans.
+func codes(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + "`"
+	}
+	return strings.Join(out, " ")
 }
 
 // cell escapes the one character that would end a table cell.

@@ -64,12 +64,15 @@ func TestCoverageTableRows(t *testing.T) {
 	cat.Spec = &spec
 	table := coverageTable(cat)
 	for _, want := range []string{
-		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` `edit-json-image-file-id-only` |",
+		"| `7/edit-file-id` | negative | image edit with `images[].file_id` or `mask.file_id`: 400. | `edit-json-image-file-id` `edit-json-mask-file-id` `edit-json-image-file-id-only` | `file-id-ignored` `file-id-resolved` |  |",
+		"| `6.3/stop-reason` | verified |",
+		"Proven both ways: ",
+		"### Not proven",
 		"`messages-image-input` (explore)",
 		"`explore-edit-01` … `explore-edit-32`",
 		"| `9/retired-404-chat` | strict |",
-		"| `9/uncited` | verified | A sentence no case cites. | **not covered** |",
-		"| `6.4/no-webhooks` | explore | No webhooks or other pushed events are shown beyond the stream events above. | not testable: Nothing is pushed, so there is nothing to call or receive. |",
+		"| `9/uncited` | verified | A sentence no case cites. | **not covered** |  |  |",
+		"| `6.4/no-webhooks` | explore | No webhooks or other pushed events are shown beyond the stream events above. | not testable: Nothing is pushed, so there is nothing to call or receive. |  |  |",
 	} {
 		assert.True(t, strings.Contains(table, want), "coverage table lacks %q", want)
 	}
