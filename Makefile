@@ -19,11 +19,12 @@ run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gwconform run --out $(OUT)
 
 # The end-to-end tests that run the whole catalog (hundreds of real images
-# encoded and decoded) take ten times longer under the race detector, so the
-# race pass runs with -short, which skips only them; the concurrent runner,
+# encoded and decoded), and the legal variations that run many cases each,
+# take ten times longer under the race detector, so the race pass runs with
+# -short, which skips only them; the concurrent runner,
 # the gateway and every other test stay under -race. A second pass runs the
 # whole-catalog tests without it.
-E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests
+E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:

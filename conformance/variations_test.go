@@ -161,6 +161,9 @@ func variations() []variation {
 }
 
 func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes real images through every variation (make test runs it in its non-race pass)")
+	}
 	loc := startLocal(t, refgateway.Config{})
 	suite := loadSuite(t)
 	for _, v := range variations() {
