@@ -115,7 +115,7 @@ func (c *call) chat() {
 		"prompt_tokens_details":     map[string]any{"cached_tokens": 0, "audio_tokens": 0},
 		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}
-	if req.Stream == nil || !*req.Stream {
+	if !c.ans.streams(c.ep, req.Stream) {
 		// The chat completion of 2.3.
 		text := strings.Join(words, " ")
 		if c.ans.chatText != nil {

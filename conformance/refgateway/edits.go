@@ -61,6 +61,7 @@ func (c *call) edits() {
 // formFiles are the file parts of a multipart edit.
 type formFiles struct {
 	images [][]byte
+	fields []string // the form name of each image: image or image[]
 	mask   []byte
 	hasMsk bool
 }
@@ -92,6 +93,7 @@ func readMultipart(mr *multipart.Reader) (*imageRequest, *formFiles, error) {
 				files.mask, files.hasMsk = b, true
 			} else {
 				files.images = append(files.images, b)
+				files.fields = append(files.fields, name)
 			}
 			continue
 		}

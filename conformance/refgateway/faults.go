@@ -94,6 +94,39 @@ const (
 	fStopReasonOnStop  = "stop-reason-on-stop"
 	fImageEventFields  = "image-event-fields"
 	fStreamModelOther  = "stream-model-other"
+
+	// Issue 17, point 3: sections intro to 4.4.
+	fVerifiedModel404 = "verified-model-404"
+	fStreamIgnored    = "stream-ignored"
+	fStreamByDefault  = "stream-by-default"
+	fSuccess300       = "success-300"
+	fListDataObject   = "list-data-object"
+	fModelObjectOther = "model-object-other"
+	fModelIDRenamed   = "model-id-renamed"
+	fChatObjectOther  = "chat-object-other"
+	fChoicesObject    = "choices-object"
+	fRoleOther        = "role-other"
+	fContentString    = "content-string"
+	fBlockTypeOther   = "block-type-other"
+	fBlockTextParts   = "block-text-parts"
+	fCacheTokensNull  = "cache-tokens-null"
+
+	// Issue 17, point 3: sections 4.5 to 9.
+	fEditNDefault2          = "edit-n-default-2"
+	fEditSizeDefault1024    = "edit-size-default-1024"
+	fQualityMaxRefused      = "edit-quality-max-refused"
+	fImage2QualityRefused   = "edit-gen-image-2-quality-refused"
+	fOpaqueRefused          = "edit-opaque-refused"
+	fBackgroundAutoRefused  = "edit-background-auto-refused"
+	fJPEGZeroRefused        = "jpeg-compression-0-refused"
+	fWebPCompressionRefused = "webp-compression-refused"
+	fPartialImages3Refused  = "partial-images-3-refused"
+	fTwoRefsRefused         = "edit-json-two-refs-refused"
+	fJSONMaskRefused        = "edit-json-mask-refused"
+	fImageArrayIgnored      = "edit-image-array-ignored"
+	fMultipartMaskRefused   = "edit-multipart-mask-refused"
+	fReference1024Refused   = "reference-1024-refused"
+	fMissingKeyServed       = "missing-key-served"
 )
 
 // fault is one switch and what it does: its hooks (hooks.go) are the only
@@ -349,6 +382,232 @@ var faultTable = []fault{
 		hooks{event: imageEventFieldsOff}},
 	{Fault{fStreamModelOther, "Strict (the official accumulators copy it into the result): a stream names the model requested: chat chunks' `model` and message_start's `message.model` name another model of the family (JSON answers are left as they are).", "6.2, 6.3, 2.3, 2.4"},
 		hooks{event: streamModelOther}},
+	// Issue 17, point 3: sections intro to 4.4.
+	{Fault{fVerifiedModel404, "Models with a completed call (1) are served: one listed model of each interface answers 404 as unknown: gen-5.5 on chat completions, msg-haiku-4-5-20251001 (known only by its undated alias, so its full identifier, 4.3) and alt-flash on messages, gen-image-2 on the image endpoints.", "1, 4.2, 4.3, 4.4"},
+		hooks{unserved: func(ep endpoint, id string) bool {
+			switch ep {
+			case epChat:
+				return id == "gen-5.5"
+			case epMessages:
+				return id == "msg-haiku-4-5-20251001" || id == "alt-flash"
+			case epGenerations, epEdits:
+				return id == modelImage2
+			}
+			return false
+		}}},
+	{Fault{fStreamIgnored, "`stream: true` gives SSE: it is ignored, and the request is answered with the JSON body (chat completions, messages, image generation and edits).", "4.2, 4.3, 4.4"},
+		hooks{accepted: func(_ endpoint, a *answer) { a.streams = func(endpoint, *bool) bool { return false } }}},
+	{Fault{fStreamByDefault, "`stream` omitted gives JSON: chat completions and messages without `stream` are answered with an event stream.", "4.2, 4.3"},
+		hooks{accepted: func(_ endpoint, a *answer) {
+			a.streams = func(ep endpoint, s *bool) bool {
+				if s == nil {
+					return ep == epChat || ep == epMessages
+				}
+				return *s
+			}
+		}}},
+	{Fault{fSuccess300, "Success is the 200-class status: success JSON bodies come with 300 Multiple Choices.", "2.2"},
+		hooks{accepted: func(_ endpoint, a *answer) { a.status = http.StatusMultipleChoices }}},
+	{Fault{fListDataObject, "The model list's `data` is an array of model records: it is an object keyed by model id.", "2.1"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epModels {
+				byID := map[string]any{}
+				for _, m := range b["data"].([]any) {
+					byID[m.(map[string]any)["id"].(string)] = m
+				}
+				b["data"] = byID
+			}
+		}}},
+	{Fault{fModelObjectOther, "`data[].object` of the model list is `model`: every record says `engine`.", "2.1"},
+		hooks{body: onModelRecords(func(m map[string]any) { m["object"] = "engine" })}},
+	{Fault{fModelIDRenamed, "`data[].id` is the model identifier: each record names it under `name`, and has no `id`.", "2.1"},
+		hooks{body: onModelRecords(func(m map[string]any) { m["name"] = m["id"]; delete(m, "id") })}},
+	{Fault{fChatObjectOther, "`object` of a chat completion is `chat.completion`: it is `text_completion`.", "2.3"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epChat {
+				b["object"] = "text_completion"
+			}
+		}}},
+	{Fault{fChoicesObject, "`choices` of a chat completion is an array: it is the one choice itself, unwrapped.", "2.3"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epChat {
+				b["choices"] = firstChoice(b)
+			}
+		}}},
+	{Fault{fRoleOther, "The role of a chat completion's message (`choices[].message.role`) and of a message (`role`) is `assistant`: both say `model`.", "2.3, 2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			switch ep {
+			case epChat:
+				firstChoice(b)["message"].(map[string]any)["role"] = "model"
+			case epMessages:
+				b["role"] = "model"
+			}
+		}}},
+	{Fault{fContentString, "`content` of a message is an array of blocks: it is the text as a plain string.", "2.4"},
+		hooks{body: onMessageBlocks(func(b map[string]any, blocks []any) {
+			var texts []string
+			for _, blk := range blocks {
+				texts = append(texts, blk.(map[string]any)["text"].(string))
+			}
+			b["content"] = strings.Join(texts, "")
+		})}},
+	{Fault{fBlockTypeOther, "`content[].type` of a message's text block is `text`: text blocks are typed `output_text`.", "2.4"},
+		hooks{body: onMessageBlocks(func(_ map[string]any, blocks []any) {
+			for _, blk := range blocks {
+				blk.(map[string]any)["type"] = "output_text"
+			}
+		})}},
+	{Fault{fBlockTextParts, "`content[].text` of a message is a string: each text block's `text` is a list of its words.", "2.4"},
+		hooks{body: onMessageBlocks(func(_ map[string]any, blocks []any) {
+			for _, blk := range blocks {
+				var parts []any
+				for _, w := range strings.Fields(blk.(map[string]any)["text"].(string)) {
+					parts = append(parts, w+" ")
+				}
+				blk.(map[string]any)["text"] = parts
+			}
+		})}},
+	{Fault{fCacheTokensNull, "A message's `usage.cache_creation_input_tokens` and `usage.cache_read_input_tokens` are integers, which may be 0: both are null when no cache was used.", "2.4"},
+		hooks{body: func(ep endpoint, b map[string]any) {
+			if ep == epMessages {
+				u := b["usage"].(map[string]any)
+				u["cache_creation_input_tokens"], u["cache_read_input_tokens"] = nil, nil
+			}
+		}}},
+	// Issue 17, point 3: sections 4.5 to 9.
+	{Fault{fEditNDefault2, "`n` defaults to 1: an edit without `n` answered as JSON returns two images.", "4.5, 8"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.N == nil && !j.stream {
+				j.n = 2
+			}
+			return nil
+		})}},
+	{Fault{fEditSizeDefault1024, "An omitted `size` returns 1254x1254: an edit without `size` is answered at 1024x1024 (image and `size` field alike).", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.Size == nil {
+				j.w, j.h, j.size = 1024, 1024, "1024x1024"
+			}
+			return nil
+		})}},
+	{Fault{fQualityMaxRefused, "`quality` `max` is verified for the 2.5 models: their edits refuse it with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.Quality != nil && *in.Quality == "max" && j.model.ID != modelImage2 {
+				return bad("quality", "quality must be one of low, medium, high, xhigh, auto for %s; got %q", j.model.ID, *in.Quality)
+			}
+			return nil
+		})}},
+	{Fault{fImage2QualityRefused, "`quality` `low`, `medium`, `high`, `auto` are verified for `gen-image-2`: its edits refuse any `quality` with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.Quality != nil && j.model.ID == modelImage2 {
+				return bad("quality", "%s takes no quality parameter", modelImage2)
+			}
+			return nil
+		})}},
+	{Fault{fOpaqueRefused, "`background` `opaque` (with `jpeg`) is verified: edits refuse it with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, _ *imageJob) error {
+			if in.Background != nil && *in.Background == "opaque" {
+				return bad("background", "background must be transparent or auto; got %q", *in.Background)
+			}
+			return nil
+		})}},
+	{Fault{fBackgroundAutoRefused, "`background` `auto` (with `webp`) is verified: edits refuse it with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, _ *imageJob) error {
+			if in.Background != nil && *in.Background == "auto" {
+				return bad("background", "background must be transparent or opaque; got %q", *in.Background)
+			}
+			return nil
+		})}},
+	{Fault{fJPEGZeroRefused, "`output_compression` 0 is verified for `jpeg`: edits refuse it with 400, as a gateway taking 1 to 100 does.", "4.5, 8"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.OutputCompression != nil && *in.OutputCompression == 0 && j.format == "jpeg" {
+				return bad("output_compression", "output_compression must be between 1 and 100")
+			}
+			return nil
+		})}},
+	{Fault{fWebPCompressionRefused, "`output_compression` 50 is verified for `webp`: edits refuse any `output_compression` with webp with 400, as a gateway taking it for jpeg only does.", "4.5, 8"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if in.OutputCompression != nil && j.format == "webp" {
+				return bad("output_compression", "output_compression applies to jpeg only")
+			}
+			return nil
+		})}},
+	{Fault{fPartialImages3Refused, "`partial_images` 0, 1, 2, 3 are accepted: edits refuse 3 with 400, as a gateway taking 0 to 2 does.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, _ *imageJob) error {
+			if in.PartialImages != nil && *in.PartialImages == 3 {
+				return bad("partial_images", "partial_images must be between 0 and 2")
+			}
+			return nil
+		})}},
+	{Fault{fTwoRefsRefused, "Two reference images are verified for the 2.5 models (JSON `images`): a JSON edit with more than one is refused with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, files *formFiles, _ *imageJob) error {
+			if files == nil && len(in.Images) > 1 {
+				return bad("images", "images takes one reference image")
+			}
+			return nil
+		})}},
+	{Fault{fJSONMaskRefused, "`mask` with an `image_url` is verified for the 2.5 models (JSON): a JSON edit with a mask is refused with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, files *formFiles, _ *imageJob) error {
+			if files == nil && in.Mask != nil {
+				return bad("mask", "mask is not supported in JSON edits")
+			}
+			return nil
+		})}},
+	{Fault{fImageArrayIgnored, "`image[]` repeated gives two reference images (multipart): `image[]` fields are ignored, so an edit sending its references so has none and is refused with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(_ *imageRequest, files *formFiles, j *imageJob) error {
+			if files == nil {
+				return nil
+			}
+			var kept []inputImage
+			for i, r := range j.refs {
+				if files.fields[i] != "image[]" {
+					kept = append(kept, r)
+				}
+			}
+			if len(kept) == 0 {
+				return bad("image", "an edit needs at least one reference image (image or images[].image_url)")
+			}
+			j.refs = kept
+			return nil
+		})}},
+	{Fault{fMultipartMaskRefused, "A `mask` file is verified for the 2.5 models (multipart): a multipart edit with a mask is refused with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(_ *imageRequest, files *formFiles, _ *imageJob) error {
+			if files != nil && files.hasMsk {
+				return bad("mask", "mask files are not supported")
+			}
+			return nil
+		})}},
+	{Fault{fReference1024Refused, "Reference images of 1024x1024 PNG are the verified size: edits refuse references more than 1000 pixels a side with 400.", "8, 4.5"},
+		hooks{imageJob: onEdits(func(_ *imageRequest, _ *formFiles, j *imageJob) error {
+			for i, r := range j.refs {
+				if sz := r.img.Bounds().Size(); sz.X > 1000 || sz.Y > 1000 {
+					return bad("image", "reference image %d is %dx%d: at most 1000 pixels a side", i, sz.X, sz.Y)
+				}
+			}
+			return nil
+		})}},
+	{Fault{fMissingKeyServed, "Strict (HTTP reserves 401 for missing credentials, and the official clients never retry it): a request without a key, or with an unknown one, is refused: it is served as if it carried the text key.", "5.1, 5.4"},
+		hooks{keyless: func() string { return KindText }}},
+}
+
+// onModelRecords makes a body hook that changes each record of a model list.
+func onModelRecords(change func(record map[string]any)) func(endpoint, map[string]any) {
+	return func(ep endpoint, b map[string]any) {
+		if ep == epModels {
+			for _, m := range b["data"].([]any) {
+				change(m.(map[string]any))
+			}
+		}
+	}
+}
+
+// onMessageBlocks makes a body hook that changes a message (JSON) and its
+// content blocks.
+func onMessageBlocks(change func(body map[string]any, blocks []any)) func(endpoint, map[string]any) {
+	return func(ep endpoint, b map[string]any) {
+		if ep == epMessages {
+			change(b, b["content"].([]any))
+		}
+	}
 }
 
 // Faults lists every fault switch, sorted by name.
@@ -761,5 +1020,15 @@ func speck(format string) func([]byte) []byte {
 			return b
 		}
 		return enc
+	}
+}
+
+// onEdits makes an imageJob hook that acts on image edits only.
+func onEdits(vet func(in *imageRequest, files *formFiles, j *imageJob) error) func(endpoint, *imageRequest, *formFiles, *imageJob) error {
+	return func(ep endpoint, in *imageRequest, files *formFiles, j *imageJob) error {
+		if ep != epEdits {
+			return nil
+		}
+		return vet(in, files, j)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -159,9 +160,10 @@ const chatPrompt = "Write 20 words about rivers"
 
 func scenarios() []scenario {
 	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType,
-		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing}
+		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing, fSuccess300}
 	return []scenario{
-		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201},
+		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201,
+			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				r := s.do(t, "GET", "/v1/models", keys.Image, nil, o...)
 				v := validateModels(r, "gen-image-2")
@@ -172,19 +174,22 @@ func scenarios() []scenario {
 				return v
 			}},
 		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver,
-			fSuccess201, fChatTextOver, fChatRefusesAll},
+			fSuccess201, fChatTextOver, fChatRefusesAll,
+			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
-			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll},
+			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
+			fVerifiedModel404, fStreamIgnored},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
 		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
-			fSuccess201, fMessagesUsageOver, fModelFixed},
+			fSuccess201, fMessagesUsageOver, fModelFixed,
+			fVerifiedModel404, fStreamByDefault, fSuccess300, fRoleOther, fContentString, fBlockTypeOther, fBlockTextParts, fCacheTokensNull},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				// Two models of two keys: a gateway naming one fixed model
 				// names the same wrong one for both, another model differs.
@@ -206,7 +211,8 @@ func scenarios() []scenario {
 			}},
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
 			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
-			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther},
+			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,
+			fStreamIgnored},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
@@ -225,7 +231,7 @@ func scenarios() []scenario {
 					imageExpect{n: 1, format: "webp", w: 1024, h: 1024})
 				return v
 			}},
-		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2),
+		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2, fEditNDefault2),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				// No model, and a quality only the 2.5 models take (4.5):
@@ -239,14 +245,15 @@ func scenarios() []scenario {
 				return v
 			}},
 		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
-			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing},
+			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing,
+			fStreamIgnored},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
 				return validateImageStream(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...),
 					imageExpect{n: 1, format: "png", w: 1024, h: 1024, family: "image_edit", partial: 1})
 			}},
-		{"edit-reference", append(slices.Clone(jsonImageFaults), fReferenceIgnored),
+		{"edit-reference", append(slices.Clone(jsonImageFaults), fReferenceIgnored, fEditNDefault2),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, b, _ := refs(t)
 				exp := imageExpect{n: 1, format: "png", w: 1024, h: 1024}
@@ -267,7 +274,16 @@ func scenarios() []scenario {
 				}
 				return va
 			}},
-		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fImageRoutesMissing, fChatRefusesAll},
+		// Issue 17, point 3 (sections 4.5 to 9): values and shapes the spec
+		// verifies, each sent in a valid request that one fault refuses.
+		{"verified-values", []string{fEditNDefault2, fEditSizeDefault1024, fQualityMaxRefused, fImage2QualityRefused, fOpaqueRefused,
+			fBackgroundAutoRefused, fJPEGZeroRefused, fWebPCompressionRefused, fPartialImages3Refused, fTwoRefsRefused, fJSONMaskRefused,
+			fImageArrayIgnored, fMultipartMaskRefused, fReference1024Refused, fMissingKeyServed, fImageRoutesMissing},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				return verifiedValues(t, s, o...)
+			}},
+		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fImageRoutesMissing, fChatRefusesAll,
+			fVerifiedModel404, fSuccess300},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				v := violations{}
 				// A row is judged only where its endpoint serves a valid
@@ -384,4 +400,80 @@ func TestFaultConfigAndHeader(t *testing.T) {
 		assert.NotEmpty(t, f.Rule, f.Name)
 		assert.NotEmpty(t, f.Spec, f.Name)
 	}
+}
+
+var (
+	ref1024Once sync.Once
+	ref1024     []byte
+)
+
+// verifiedValues sends valid edits with the values and shapes 4.5 and 8
+// verify, and a request without a key (5.4, strict): each refusal names
+// the fault that refuses exactly that request.
+func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
+	a, b, m := refs(t)
+	ref1024Once.Do(func() { ref1024 = gradientPNG(t, 1024, 1024, false) })
+	v := violations{}
+	edit := func(extra map[string]any) map[string]any {
+		body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "paint it", "size": "1024x1024",
+			"images": []any{map[string]any{"image_url": dataURL(a)}}}
+		for k, x := range extra {
+			if x == nil {
+				delete(body, k)
+			} else {
+				body[k] = x
+			}
+		}
+		return body
+	}
+	form := func(files ...formFile) multipartBody {
+		return makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "paint it", "size": "1024x1024"}, files...)
+	}
+	for _, c := range []struct {
+		fault string
+		body  any
+	}{
+		{fQualityMaxRefused, edit(map[string]any{"quality": "max"})},
+		{fImage2QualityRefused, edit(map[string]any{"model": modelImage2, "quality": "low"})},
+		{fOpaqueRefused, edit(map[string]any{"background": "opaque", "output_format": "jpeg"})},
+		{fBackgroundAutoRefused, edit(map[string]any{"background": "auto", "output_format": "webp"})},
+		{fJPEGZeroRefused, edit(map[string]any{"output_format": "jpeg", "output_compression": 0})},
+		{fWebPCompressionRefused, edit(map[string]any{"output_format": "webp", "output_compression": 50})},
+		{fPartialImages3Refused, edit(map[string]any{"stream": true, "partial_images": 3})},
+		{fTwoRefsRefused, edit(map[string]any{"images": []any{map[string]any{"image_url": dataURL(a)}, map[string]any{"image_url": dataURL(b)}}})},
+		{fJSONMaskRefused, edit(map[string]any{"mask": map[string]any{"image_url": dataURL(m)}})},
+		{fImageArrayIgnored, form(formFile{"image[]", a}, formFile{"image[]", b})},
+		{fMultipartMaskRefused, form(formFile{"image", a}, formFile{"mask", m})},
+		{fReference1024Refused, edit(map[string]any{"images": []any{map[string]any{"image_url": dataURL(ref1024)}}})},
+	} {
+		r := s.do(t, "POST", "/v1/images/edits", keys.Image, c.body, o...)
+		switch {
+		case r.status == http.StatusBadRequest:
+			v.add(c.fault)
+		case r.status == http.StatusNotFound && strings.Contains(string(r.body), "Route not found"):
+			v.add(fImageRoutesMissing)
+		}
+	}
+	// n and size omitted: one image (4.5: n default 1) of 1254x1254 (4.5).
+	r := s.do(t, "POST", "/v1/images/edits", keys.Image, edit(map[string]any{"size": nil}), o...)
+	if r.status == http.StatusNotFound && strings.Contains(string(r.body), "Route not found") {
+		v.add(fImageRoutesMissing)
+	}
+	var res struct {
+		Size string `json:"size"`
+		Data []any  `json:"data"`
+	}
+	if r.status/100 == 2 && json.Unmarshal(r.body, &res) == nil {
+		if res.Size == "1024x1024" {
+			v.add(fEditSizeDefault1024)
+		}
+		if len(res.Data) > 1 {
+			v.add(fEditNDefault2)
+		}
+	}
+	// 5.4 (strict): a request without a key is refused.
+	if r := s.do(t, "GET", "/v1/models", "", nil, o...); r.status != http.StatusUnauthorized {
+		v.add(fMissingKeyServed)
+	}
+	return v
 }

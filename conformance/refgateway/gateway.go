@@ -146,6 +146,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	kind, ok := g.authenticate(r, c.dialect == dialectAnthropic)
 	if !ok {
+		kind = c.keylessKind()
+		ok = kind != ""
+	}
+	if !ok {
 		c.fail(http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
 )
 
-// Faults reach the gateway at seven points only, the methods of this file:
+// Faults reach the gateway at these points only, the methods of this file:
 //
 //   - routed: a request routed to an endpoint, which a fault may refuse
 //     before its handler sees it;
@@ -16,7 +16,10 @@ import (
 //   - accept: a request found valid, whose answer a fault may bend;
 //   - reply: a success JSON body, just before it is written;
 //   - stream.send (sse.go): each planned stream event;
-//   - pictures: each output image, before it is drawn.
+//   - pictures: each output image, before it is drawn;
+//   - vetImageJob: an image request found valid, which a fault may refuse
+//     or whose job it may change;
+//   - keylessKind: a request without a valid key, which a fault may serve.
 //
 // Handlers call these and never ask which fault is on; what each fault does
 // at its points is declared once, in the table of faults.go.
@@ -43,6 +46,16 @@ type hooks struct {
 	// message instead of its handler (status 0: the handler answers), as a
 	// gateway without that route, or a relay refusing it, does.
 	refuse func(ep endpoint) (status int, msg string)
+	// imageJob may refuse a valid image request to ep (the error answers
+	// it) or change the job built from it: in is the request as read,
+	// files the parts of a multipart form (nil for a JSON body).
+	imageJob func(ep endpoint, in *imageRequest, files *formFiles, j *imageJob) error
+	// keyless names the key kind a request with a missing or unknown key
+	// is served as ("": refused with 401, as 5.1 has it).
+	keyless func() string
+	// unserved reports whether model id, listed for the key, is answered on
+	// ep as an unknown model (404) instead of being served.
+	unserved func(ep endpoint, id string) bool
 }
 
 // endpoint names what a call is served by, for hooks that act on several.
@@ -144,6 +157,9 @@ type answer struct {
 	// outputTokens is the output token count usage reports for the words
 	// answered under maxTokens (one word is one token).
 	outputTokens func(words []string, maxTokens int) int
+	// streams reports whether a request to ep with this `stream` value is
+	// answered as an event stream: with stream true only (4.2, 4.3, 4.4).
+	streams func(ep endpoint, stream *bool) bool
 }
 
 // plainAnswer is the answer as the spec has it.
@@ -153,6 +169,7 @@ var plainAnswer = answer{
 	streamType:   "text/event-stream; charset=utf-8",
 	limit:        limitWords,
 	outputTokens: func(words []string, _ int) int { return len(words) },
+	streams:      func(_ endpoint, stream *bool) bool { return stream != nil && *stream },
 }
 
 // accept marks the request valid: every handler calls it once validation
@@ -173,6 +190,40 @@ func (c *call) reply(body map[string]any) {
 		}
 	}
 	c.writeJSON(c.ans.status, body)
+}
+
+// unserved reports whether a fault answers model id, listed for the key,
+// on this call's endpoint as unknown.
+func (c *call) unserved(id string) bool {
+	for _, f := range c.faults {
+		if f.unserved != nil && f.unserved(c.ep, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// vetImageJob lets the imageJob hooks refuse or change a valid image job.
+func (c *call) vetImageJob(in *imageRequest, files *formFiles, j *imageJob) error {
+	for _, f := range c.faults {
+		if f.imageJob != nil {
+			if err := f.imageJob(c.ep, in, files, j); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keylessKind is the key kind a fault serves a request without a valid key
+// as; "" when none does.
+func (c *call) keylessKind() string {
+	for _, f := range c.faults {
+		if f.keyless != nil {
+			return f.keyless()
+		}
+	}
+	return ""
 }
 
 // defaultImageModel is the model serving an image request that names none:

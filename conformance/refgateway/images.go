@@ -101,6 +101,7 @@ func (c *call) runImages(req *imageRequest, files *formFiles, edit bool) {
 		return
 	}
 	c.accept()
+	job.stream = c.ans.streams(c.ep, req.Stream)
 	if job.stream {
 		c.streamImages(job)
 		return
@@ -135,7 +136,7 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 		id = *req.Model
 	}
 	m, found := c.g.lookupModel(lister, id)
-	if !found || m.Family != KindImage {
+	if !found || m.Family != KindImage || c.unserved(id) {
 		if err := c.unknownModel(id); err != nil {
 			return nil, err
 		}
@@ -218,6 +219,9 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 		}
 	} else if len(req.Images) > 0 || req.Mask != nil {
 		return nil, bad("images", "image generation takes no reference images; use /v1/images/edits")
+	}
+	if err := c.vetImageJob(req, files, job); err != nil {
+		return nil, err
 	}
 	job.seed = job.hash()
 	return job, nil

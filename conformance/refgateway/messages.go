@@ -164,7 +164,7 @@ func (c *call) messages() {
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard",
 		}
 	}
-	if req.Stream == nil || !*req.Stream {
+	if !c.ans.streams(c.ep, req.Stream) {
 		// The message of 2.4.
 		c.reply(map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": m.ID,

@@ -36,7 +36,13 @@ func (c *call) models() {
 }
 
 // lookupModel finds id in the caller's model list.
-func (c *call) lookupModel(id string) (model, bool) { return c.g.lookupModel(c.kind, id) }
+// A model a fault leaves unserved is not found.
+func (c *call) lookupModel(id string) (model, bool) {
+	if c.unserved(id) {
+		return model{}, false
+	}
+	return c.g.lookupModel(c.kind, id)
+}
 
 // lookupModel finds id in the model list of key kind kind.
 func (g *Gateway) lookupModel(kind, id string) (model, bool) {

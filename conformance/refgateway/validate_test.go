@@ -84,6 +84,8 @@ func mediaType(r resp) string {
 
 func isNumber(v any) bool { _, ok := v.(float64); return ok }
 
+func isString(v any) bool { _, ok := v.(string); return ok }
+
 func words(s string) int { return len(strings.Fields(s)) }
 
 // answeredJSON is the common front of the JSON validators: a 200, labelled
@@ -97,6 +99,10 @@ func answeredJSON(r resp) (v violations, m map[string]any, ok bool) {
 		v.add(fSuccess201) // a success, but not the 200 the clients see
 	default:
 		v.refused(r)
+		return v, nil, false
+	}
+	if mediaType(r) == "text/event-stream" {
+		v.add(fStreamByDefault) // 4.2, 4.3: stream omitted gives JSON
 		return v, nil, false
 	}
 	if mediaType(r) != "application/json" {
@@ -117,6 +123,10 @@ func answeredStream(r resp) (violations, bool) {
 		v.refused(r)
 		return v, false
 	}
+	if mediaType(r) == "application/json" && strings.HasPrefix(string(r.body), "{") {
+		v.add(fStreamIgnored) // a JSON body, not a stream labelled so
+		return v, false
+	}
 	if mediaType(r) != "text/event-stream" {
 		v.add(fWrongContentType)
 	}
@@ -129,6 +139,10 @@ func answeredStream(r resp) (violations, bool) {
 // relay refusing every request) — or else a problem.
 func (v violations) refused(r resp) {
 	switch {
+	case r.status == http.StatusMultipleChoices:
+		v.add(fSuccess300)
+	case r.status == http.StatusNotFound && strings.Contains(string(r.body), "is not available to this key"):
+		v.add(fVerifiedModel404) // the validators send listed models only
 	case r.status == http.StatusNotFound && strings.HasPrefix(r.path, "/v1/images/"):
 		v.add(fImageRoutesMissing)
 	case r.status == http.StatusBadRequest && r.path == "/v1/chat/completions":
@@ -151,15 +165,26 @@ func validateModels(r resp, verified string) violations {
 	if m["object"] != "list" {
 		v.add(fMissingField)
 	}
+	if _, ok := m["data"].(map[string]any); ok {
+		v.add(fListDataObject)
+		return v
+	}
 	data, _ := m["data"].([]any)
 	if len(data) == 0 {
 		v.problem("no data")
 	}
-	found := false
+	found, ids := false, true
 	for _, e := range data {
 		em, _ := e.(map[string]any)
-		if em["object"] != "model" {
+		switch o, ok := em["object"]; {
+		case !ok:
 			v.add(fMissingField)
+		case o != "model":
+			v.add(fModelObjectOther)
+		}
+		if _, ok := em["id"].(string); !ok {
+			v.add(fModelIDRenamed)
+			ids = false
 		}
 		if _, ok := em["owned_by"].(string); !ok {
 			v.add(fWrongType)
@@ -168,7 +193,7 @@ func validateModels(r resp, verified string) violations {
 			found = true
 		}
 	}
-	if !found {
+	if !found && ids {
 		v.add(fModelMissing)
 	}
 	return v
@@ -179,8 +204,15 @@ func validateChatJSON(r resp, model string, maxTokens int) violations {
 	if !ok {
 		return v
 	}
-	if m["object"] != "chat.completion" {
+	if _, ok := m["choices"].(map[string]any); ok {
+		v.add(fChoicesObject)
+		return v
+	}
+	switch o, ok := m["object"]; {
+	case !ok:
 		v.add(fMissingField)
+	case o != "chat.completion":
+		v.add(fChatObjectOther)
 	}
 	if _, ok := m["created"].(float64); !ok {
 		v.add(fMissingField)
@@ -189,7 +221,7 @@ func validateChatJSON(r resp, model string, maxTokens int) violations {
 		v.add(fWrongType)
 	}
 	if role, _ := field(m, "choices.0.message.role"); role != "assistant" {
-		v.problem("role %v", role)
+		v.add(fRoleOther)
 	}
 	checkModel(v, m["model"], model)
 	fr, _ := field(m, "choices.0.finish_reason")
@@ -331,18 +363,33 @@ func validateMessagesJSON(r resp, model string, maxTokens int) violations {
 		v.add(fMissingField)
 	}
 	if m["role"] != "assistant" {
-		v.problem("role")
+		v.add(fRoleOther)
 	}
 	for _, f := range []string{"usage.input_tokens", "usage.output_tokens", "usage.cache_creation_input_tokens", "usage.cache_read_input_tokens"} {
-		if x, ok := field(m, f); !ok || !isNumber(x) {
+		switch x, ok := field(m, f); {
+		case ok && x == nil && strings.Contains(f, "cache"):
+			v.add(fCacheTokensNull)
+		case !ok || !isNumber(x):
 			v.add(fWrongType)
 		}
+	}
+	if _, ok := m["content"].(string); ok {
+		v.add(fContentString)
+		return v
 	}
 	text := ""
 	blocks, _ := m["content"].([]any)
 	for _, b := range blocks {
 		bm, _ := b.(map[string]any)
-		if bm["type"] == "text" {
+		switch {
+		case bm["type"] == "output_text":
+			v.add(fBlockTypeOther)
+			return v
+		case bm["type"] != "text":
+		case bm["text"] != nil && !isString(bm["text"]):
+			v.add(fBlockTextParts)
+			return v
+		default:
 			s, _ := bm["text"].(string)
 			text += s
 		}
@@ -573,7 +620,7 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 	case len(data) < exp.n:
 		v.add(fFewerImages)
 	case len(data) > exp.n:
-		v.problem("%d images for n=%d", len(data), exp.n)
+		v.add(fEditNDefault2) // the validators send n only where they expect more than one
 	}
 	var imgs []*decoded
 	for _, e := range data {
