@@ -100,6 +100,14 @@ func (c *call) chat() {
 			return
 		}
 	}
+	var contents []json.RawMessage
+	for _, msg := range *req.Messages {
+		contents = append(contents, msg.Content)
+	}
+	if err := c.vetContent(m, req.Stream, contents); err != nil {
+		c.answerErr(err)
+		return
+	}
 	c.accept()
 
 	words, cut := c.ans.limit(generate(m.ID, prompt, nil), maxTokens)

@@ -62,9 +62,11 @@
 // name gets 400).
 //
 // The handlers implement the spec alone, one file per endpoint. A fault acts
-// only through hooks at seven points (hooks.go): a request routed, a
-// validation rule it overrides, the model serving an image request without
-// model, a request accepted, a JSON body before it is written, each stream
-// event, and each output image. The table in faults.go declares every fault
-// once, with its rule, spec section and hooks.
+// only through the hook points hooks.go lists: a request routed, a
+// validation rule it overrides, a listed model served or not, the model
+// serving an image request without model, an image job or a message's
+// content found valid, a request accepted, a JSON body before it is
+// written, each stream event, each output image, and a request without a
+// valid key. The table in faults.go declares every fault once, with its
+// rule, spec section and hooks.
 package refgateway

@@ -1,6 +1,7 @@
 package refgateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/draw"
@@ -127,6 +128,23 @@ const (
 	fMultipartMaskRefused   = "edit-multipart-mask-refused"
 	fReference1024Refused   = "reference-1024-refused"
 	fMissingKeyServed       = "missing-key-served"
+
+	// Issue 17, point 3: the rest.
+	fGenerationIDOther     = "generation-id-other"
+	fQualityOther          = "quality-other"
+	fUsageMissing          = "usage-missing"
+	fTotalTokensOff        = "total-tokens-off"
+	fUsageInputStrings     = "usage-input-strings"
+	fUsageOutputStrings    = "usage-output-strings"
+	fGenNDefault2          = "gen-n-default-2"
+	fGenSizeIgnored        = "gen-size-ignored"
+	fGenSizeDefault1024    = "gen-size-default-1024"
+	fGenQualityAutoRefused = "gen-quality-auto-refused"
+	fGenModelRequired      = "gen-model-required"
+	fStringContentRefused  = "string-content-refused"
+	fAltImageRefused       = "alt-image-refused"
+	fChatDataNotJSON       = "chat-data-not-json"
+	fPreviewsCompleted     = "previews-as-completed"
 )
 
 // fault is one switch and what it does: its hooks (hooks.go) are the only
@@ -587,6 +605,116 @@ var faultTable = []fault{
 		})}},
 	{Fault{fMissingKeyServed, "Strict (HTTP reserves 401 for missing credentials, and the official clients never retry it): a request without a key, or with an unknown one, is refused: it is served as if it carried the text key.", "5.1, 5.4"},
 		hooks{keyless: func() string { return KindText }}},
+	// Issue 17, point 3: the rest.
+	{Fault{fGenerationIDOther, "`data[].generation_id` is a UUID-format identifier: image results (JSON) name each image `img_` and 24 hex digits.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) {
+			for _, d := range b["data"].([]any) {
+				d.(map[string]any)["generation_id"] = "img_" + randHex(12)
+			}
+		})}},
+	{Fault{fQualityOther, "`quality` echoes the quality used: image results (JSON) name another quality than the one requested (low, medium as high; high, xhigh, max as low; auto, which may name what it resolved to, as it is).", "2.2"},
+		hooks{body: onImages(func(b map[string]any) {
+			if q, ok := map[string]string{"low": "high", "medium": "high", "high": "low", "xhigh": "low", "max": "low"}[b["quality"].(string)]; ok {
+				b["quality"] = q
+			}
+		})}},
+	{Fault{fUsageMissing, "An image result carries `usage`, its token accounting: image results (JSON) have none.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { delete(b, "usage") })}},
+	{Fault{fTotalTokensOff, "`usage.total_tokens` is input plus output: image results (JSON) count the output tokens only.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) {
+			u := b["usage"].(map[string]any)
+			u["total_tokens"] = u["output_tokens"]
+		})}},
+	{Fault{fUsageInputStrings, "`usage.input_tokens` and `usage.input_tokens_details.image_tokens` and `.text_tokens` are integers: image results (JSON) give the three as strings.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { usageStrings(b, "input_tokens") })}},
+	{Fault{fUsageOutputStrings, "`usage.output_tokens` and `usage.output_tokens_details.image_tokens` and `.text_tokens` are integers: image results (JSON) give the three as strings.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { usageStrings(b, "output_tokens") })}},
+	{Fault{fGenNDefault2, "`n` defaults to 1: a generation without `n` answered as JSON returns two images.", "4.4"},
+		hooks{imageJob: onGenerations(func(in *imageRequest, j *imageJob) error {
+			if in.N == nil && !j.stream {
+				j.n = 2
+			}
+			return nil
+		})}},
+	{Fault{fGenSizeIgnored, "`size` `1024x1024` is verified for generations: a generation answered as JSON ignores `size` and comes at the default 1254x1254 (image and `size` field alike).", "4.4"},
+		hooks{imageJob: onGenerations(func(_ *imageRequest, j *imageJob) error {
+			if !j.stream {
+				j.w, j.h, j.size = 1254, 1254, "1254x1254"
+			}
+			return nil
+		})}},
+	{Fault{fGenSizeDefault1024, "An omitted `size` returns 1254x1254: a generation without `size` is answered at 1024x1024 (image and `size` field alike).", "4.4"},
+		hooks{imageJob: onGenerations(func(in *imageRequest, j *imageJob) error {
+			if in.Size == nil {
+				j.w, j.h, j.size = 1024, 1024, "1024x1024"
+			}
+			return nil
+		})}},
+	{Fault{fGenQualityAutoRefused, "`quality` `auto` is verified for gen-image-2 generations: they refuse it with 400, as a gateway taking low, medium and high only does.", "4.4"},
+		hooks{imageJob: onGenerations(func(in *imageRequest, j *imageJob) error {
+			if in.Quality != nil && *in.Quality == "auto" && j.model.ID == modelImage2 {
+				return bad("quality", "quality must be one of low, medium, high for %s; got %q", modelImage2, *in.Quality)
+			}
+			return nil
+		})}},
+	{Fault{fGenModelRequired, "An omitted `model` is served by gen-image-2.5-flare: a generation without `model` is refused with 400.", "4.4"},
+		hooks{imageJob: onGenerations(func(in *imageRequest, _ *imageJob) error {
+			if in.Model == nil || *in.Model == "" {
+				return bad("model", "model is required")
+			}
+			return nil
+		})}},
+	{Fault{fStringContentRefused, "A message's `content` may be a string (chat completions, verified so; messages): a JSON request whose message content is a string is refused with 400, as a gateway taking content arrays only does.", "4.2, 4.3"},
+		hooks{content: func(_ endpoint, _ model, stream bool, content json.RawMessage) error {
+			var s string
+			if !stream && json.Unmarshal(content, &s) == nil {
+				return bad("messages", "content must be an array of content parts")
+			}
+			return nil
+		}}},
+	{Fault{fAltImageRefused, "The alternative text model accepts a content array holding a single base64 PNG image: its messages refuse any image content part with 400.", "4.3"},
+		hooks{content: func(ep endpoint, m model, _ bool, content json.RawMessage) error {
+			var parts []map[string]any
+			if ep != epMessages || m.Family != KindAlt || json.Unmarshal(content, &parts) != nil {
+				return nil
+			}
+			for _, p := range parts {
+				if t, _ := p["type"].(string); t == "image" || t == "image_url" || t == "input_image" {
+					return bad("messages", "%s takes text content only", m.ID)
+				}
+			}
+			return nil
+		}}},
+	{Fault{fChatDataNotJSON, "Each `data:` line holds a JSON event: a chat stream sends a data line holding the text keep-alive before `data: [DONE]`.", "6"},
+		hooks{event: func(s *stream, ev event) []event {
+			if s.c.ep == epChat && ev.kind == "[DONE]" {
+				return []event{{data: "keep-alive"}, ev}
+			}
+			return []event{ev}
+		}}},
+	{Fault{fPreviewsCompleted, "`partial_images` is separate from `n`, which fixes the number of final images: an image stream sends each preview as a completed event of its own.", "6.1"},
+		hooks{image: func(_ *imageJob, p *picture) { p.previewsCompleted = true }}},
+}
+
+// usageStrings gives an image result's usage.<group> and the integers of
+// usage.<group>_details as strings.
+func usageStrings(b map[string]any, group string) {
+	u := b["usage"].(map[string]any)
+	u[group] = fmt.Sprint(u[group])
+	d := u[group+"_details"].(map[string]any)
+	for k, x := range d {
+		d[k] = fmt.Sprint(x)
+	}
+}
+
+// onGenerations makes an imageJob hook that acts on image generations only.
+func onGenerations(vet func(in *imageRequest, j *imageJob) error) func(endpoint, *imageRequest, *formFiles, *imageJob) error {
+	return func(ep endpoint, in *imageRequest, _ *formFiles, j *imageJob) error {
+		if ep != epGenerations {
+			return nil
+		}
+		return vet(in, j)
+	}
 }
 
 // onModelRecords makes a body hook that changes each record of a model list.

@@ -1,6 +1,7 @@
 package refgateway
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"image/color"
 	"maps"
@@ -160,7 +161,8 @@ const chatPrompt = "Write 20 words about rivers"
 
 func scenarios() []scenario {
 	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType,
-		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing, fSuccess300}
+		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing, fSuccess300,
+		fGenerationIDOther, fUsageMissing, fTotalTokensOff, fUsageInputStrings, fUsageOutputStrings}
 	return []scenario{
 		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201,
 			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed},
@@ -175,21 +177,22 @@ func scenarios() []scenario {
 			}},
 		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver,
 			fSuccess201, fChatTextOver, fChatRefusesAll,
-			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther},
+			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther, fStringContentRefused},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
 			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
-			fVerifiedModel404, fStreamIgnored},
+			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
 		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
 			fSuccess201, fMessagesUsageOver, fModelFixed,
-			fVerifiedModel404, fStreamByDefault, fSuccess300, fRoleOther, fContentString, fBlockTypeOther, fBlockTextParts, fCacheTokensNull},
+			fVerifiedModel404, fStreamByDefault, fSuccess300, fRoleOther, fContentString, fBlockTypeOther, fBlockTextParts, fCacheTokensNull,
+			fStringContentRefused, fAltImageRefused},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				// Two models of two keys: a gateway naming one fixed model
 				// names the same wrong one for both, another model differs.
@@ -203,6 +206,13 @@ func scenarios() []scenario {
 					json.Unmarshal(r.body, &m)
 					named = append(named, m["model"])
 				}
+				// 4.3: the alternative text model takes one base64 PNG image.
+				a, _, _ := refs(t)
+				body := map[string]any{"model": "alt-flash", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": []any{
+					map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(a)}},
+					map[string]any{"type": "text", "text": chatPrompt},
+				}}}}
+				maps.Copy(v, validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Alt, body, o...), "alt-flash", 6))
 				if v[fModelOther] && named[0] == named[1] {
 					delete(v, fModelOther)
 					v.add(fModelFixed)
@@ -217,14 +227,14 @@ func scenarios() []scenario {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
 			}},
-		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fAlphaSpeck, fFewerImages),
+		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fAlphaSpeck, fFewerImages, fQualityOther, fGenSizeIgnored),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png"}
+				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png", "quality": "high"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
-					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true})
+					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true, quality: "high"})
 				return v
 			}},
-		{"images-json-background-auto", append(slices.Clone(jsonImageFaults), fBackgroundEcho),
+		{"images-json-background-auto", append(slices.Clone(jsonImageFaults), fBackgroundEcho, fGenNDefault2, fGenSizeIgnored),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "size": "1024x1024", "background": "auto", "output_format": "webp"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
@@ -246,7 +256,7 @@ func scenarios() []scenario {
 			}},
 		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
 			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing,
-			fStreamIgnored},
+			fStreamIgnored, fPreviewsCompleted},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
@@ -278,12 +288,13 @@ func scenarios() []scenario {
 		// verifies, each sent in a valid request that one fault refuses.
 		{"verified-values", []string{fEditNDefault2, fEditSizeDefault1024, fQualityMaxRefused, fImage2QualityRefused, fOpaqueRefused,
 			fBackgroundAutoRefused, fJPEGZeroRefused, fWebPCompressionRefused, fPartialImages3Refused, fTwoRefsRefused, fJSONMaskRefused,
-			fImageArrayIgnored, fMultipartMaskRefused, fReference1024Refused, fMissingKeyServed, fImageRoutesMissing},
+			fImageArrayIgnored, fMultipartMaskRefused, fReference1024Refused, fMissingKeyServed, fImageRoutesMissing,
+			fGenNDefault2, fGenSizeDefault1024, fGenQualityAutoRefused, fGenModelRequired},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				return verifiedValues(t, s, o...)
 			}},
 		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fImageRoutesMissing, fChatRefusesAll,
-			fVerifiedModel404, fSuccess300},
+			fVerifiedModel404, fSuccess300, fStringContentRefused},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				v := violations{}
 				// A row is judged only where its endpoint serves a valid
@@ -469,6 +480,33 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 		}
 		if len(res.Data) > 1 {
 			v.add(fEditNDefault2)
+		}
+	}
+	// Generations (4.4): quality auto verified for gen-image-2; model, n
+	// and size omitted give one 1254x1254 image of gen-image-2.5-flare.
+	routeMissing := func(r resp) bool {
+		return r.status == http.StatusNotFound && strings.Contains(string(r.body), "Route not found")
+	}
+	r = s.do(t, "POST", "/v1/images/generations", keys.Image, map[string]any{"model": modelImage2, "prompt": "paint it", "size": "1024x1024", "quality": "auto"}, o...)
+	switch {
+	case r.status == http.StatusBadRequest:
+		v.add(fGenQualityAutoRefused)
+	case routeMissing(r):
+		v.add(fImageRoutesMissing)
+	}
+	r = s.do(t, "POST", "/v1/images/generations", keys.Image, map[string]any{"prompt": "paint it"}, o...)
+	res.Size, res.Data = "", nil
+	switch {
+	case r.status == http.StatusBadRequest:
+		v.add(fGenModelRequired)
+	case routeMissing(r):
+		v.add(fImageRoutesMissing)
+	case r.status/100 == 2 && json.Unmarshal(r.body, &res) == nil:
+		if res.Size == "1024x1024" {
+			v.add(fGenSizeDefault1024)
+		}
+		if len(res.Data) > 1 {
+			v.add(fGenNDefault2)
 		}
 	}
 	// 5.4 (strict): a request without a key is refused.

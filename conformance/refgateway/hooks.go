@@ -1,6 +1,7 @@
 package refgateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -12,6 +13,8 @@ import (
 //   - routed: a request routed to an endpoint, which a fault may refuse
 //     before its handler sees it;
 //   - violation: a named validation rule, which a fault may override;
+//   - unserved: a model listed for the key, which a fault may answer as
+//     unknown;
 //   - defaultImageModel: the model serving an image request without model;
 //   - accept: a request found valid, whose answer a fault may bend;
 //   - reply: a success JSON body, just before it is written;
@@ -19,7 +22,9 @@ import (
 //   - pictures: each output image, before it is drawn;
 //   - vetImageJob: an image request found valid, which a fault may refuse
 //     or whose job it may change;
-//   - keylessKind: a request without a valid key, which a fault may serve.
+//   - keylessKind: a request without a valid key, which a fault may serve;
+//   - vetContent: the message content of a chat or messages request found
+//     valid, which a fault may refuse.
 //
 // Handlers call these and never ask which fault is on; what each fault does
 // at its points is declared once, in the table of faults.go.
@@ -56,6 +61,10 @@ type hooks struct {
 	// unserved reports whether model id, listed for the key, is answered on
 	// ep as an unknown model (404) instead of being served.
 	unserved func(ep endpoint, id string) bool
+	// content may refuse a valid chat or messages request to ep, served by
+	// model m, for the content of one of its messages (the error answers
+	// it); stream is the request's stream value.
+	content func(ep endpoint, m model, stream bool, content json.RawMessage) error
 }
 
 // endpoint names what a call is served by, for hooks that act on several.
@@ -215,6 +224,23 @@ func (c *call) vetImageJob(in *imageRequest, files *formFiles, j *imageJob) erro
 	return nil
 }
 
+// vetContent lets the content hooks refuse a valid chat or messages
+// request, served by model m, for the content of one of its messages.
+func (c *call) vetContent(m model, stream *bool, msgs []json.RawMessage) error {
+	streams := stream != nil && *stream
+	for _, f := range c.faults {
+		if f.content == nil {
+			continue
+		}
+		for _, content := range msgs {
+			if err := f.content(c.ep, m, streams, content); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // keylessKind is the key kind a fault serves a request without a valid key
 // as; "" when none does.
 func (c *call) keylessKind() string {
@@ -241,11 +267,14 @@ func (c *call) defaultImageModel() string {
 // picture is one output image of an image answer, planned before it is
 // drawn.
 type picture struct {
-	index    int           // position among the n requested
-	omit     bool          // left out of the answer
-	previews int           // previews before it in a stream (6.1)
-	scene    imagery.Scene // what is drawn; Preview is set per render
-	format   string        // how it is encoded
+	index    int  // position among the n requested
+	omit     bool // left out of the answer
+	previews int  // previews before it in a stream (6.1)
+	// previewsCompleted sends its previews as completed events, as if each
+	// were a final image of its own.
+	previewsCompleted bool
+	scene             imagery.Scene // what is drawn; Preview is set per render
+	format            string        // how it is encoded
 	// damage and garble change the final image after encoding: its bytes,
 	// then its base64 text. Previews are sent as drawn.
 	damage []func([]byte) []byte

@@ -426,11 +426,19 @@ func (c *call) streamImages(j *imageJob) {
 			if err != nil {
 				return
 			}
-			if !s.send(event{name: family + ".partial_image", data: map[string]any{
+			ev := event{name: family + ".partial_image", data: map[string]any{
 				"type": family + ".partial_image", "b64_json": b64, "partial_image_index": k,
 				"created_at": time.Now().Unix(), "size": j.size, "quality": j.quality,
 				"background": j.backgroundOut(), "output_format": j.format,
-			}}) {
+			}}
+			if p.previewsCompleted {
+				ev = event{name: family + ".completed", data: map[string]any{
+					"type": family + ".completed", "b64_json": b64, "generation_id": newUUID(),
+					"created_at": time.Now().Unix(), "size": j.size, "quality": j.quality,
+					"background": j.backgroundOut(), "output_format": j.format, "usage": j.usage(1),
+				}}
+			}
+			if !s.send(ev) {
 				return
 			}
 		}

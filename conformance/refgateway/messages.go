@@ -149,6 +149,14 @@ func (c *call) messages() {
 	if sys, ok := textOf(req.System); ok {
 		inputTokens += countWords(sys)
 	}
+	var contents []json.RawMessage
+	for _, msg := range *req.Messages {
+		contents = append(contents, msg.Content)
+	}
+	if err := c.vetContent(m, req.Stream, contents); err != nil {
+		c.answerErr(err)
+		return
+	}
 	c.accept()
 
 	words, cut := c.ans.limit(generate(m.ID, prompt, prefix), maxTokens)

@@ -145,6 +145,10 @@ func (v violations) refused(r resp) {
 		v.add(fVerifiedModel404) // the validators send listed models only
 	case r.status == http.StatusNotFound && strings.HasPrefix(r.path, "/v1/images/"):
 		v.add(fImageRoutesMissing)
+	case r.status == http.StatusBadRequest && strings.Contains(string(r.body), "content must be an array of content parts"):
+		v.add(fStringContentRefused) // the validators send string content
+	case r.status == http.StatusBadRequest && strings.Contains(string(r.body), "takes text content only"):
+		v.add(fAltImageRefused) // the validators send alt-flash one image
 	case r.status == http.StatusBadRequest && r.path == "/v1/chat/completions":
 		v.add(fChatRefusesAll)
 	default:
@@ -307,7 +311,7 @@ func validateChatStream(r resp, model string, maxTokens int) violations {
 		}
 		var m map[string]any
 		if json.Unmarshal([]byte(e.data), &m) != nil {
-			v.problem("event %d not JSON", i)
+			v.add(fChatDataNotJSON)
 			continue
 		}
 		if m["object"] != "chat.completion.chunk" {
@@ -532,6 +536,7 @@ type imageExpect struct {
 	transparent bool
 	family      string // streams: image_generation or image_edit
 	partial     int
+	quality     string // the quality requested ("": not checked)
 }
 
 // checkImage validates one b64_json value; it returns the decoded image when usable.
@@ -593,8 +598,16 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 			v.add(fCreatedHoursOff)
 		}
 	}
+	generation := r.path == "/v1/images/generations"
+	if generation && m["size"] == "1254x1254" && (exp.w != 1254 || exp.h != 1254) {
+		v.add(fGenSizeIgnored) // the default size, whatever was requested
+		exp.w, exp.h = 1254, 1254
+	}
 	if m["output_format"] != exp.format || m["size"] != fmt.Sprintf("%dx%d", exp.w, exp.h) {
 		v.problem("output_format %v size %v", m["output_format"], m["size"])
+	}
+	if exp.quality != "" && m["quality"] != exp.quality {
+		v.add(fQualityOther)
 	}
 	wantBG := "opaque"
 	if exp.transparent {
@@ -607,11 +620,32 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 	default:
 		v.add(fBackgroundEcho) // a request (auto) rather than a background
 	}
-	in, _ := field(m, "usage.input_tokens")
-	out, _ := field(m, "usage.output_tokens")
-	tot, _ := field(m, "usage.total_tokens")
-	if !isNumber(in) || !isNumber(out) || !isNumber(tot) || in.(float64)+out.(float64) != tot.(float64) {
-		v.problem("usage %v %v %v", in, out, tot)
+	if _, ok := m["usage"].(map[string]any); !ok {
+		v.add(fUsageMissing)
+	} else {
+		// Each group: its count and the two integers of its details.
+		numbers := map[string]bool{}
+		for _, g := range []string{"input_tokens", "output_tokens"} {
+			x, _ := field(m, "usage."+g)
+			img, _ := field(m, "usage."+g+"_details.image_tokens")
+			txt, _ := field(m, "usage."+g+"_details.text_tokens")
+			numbers[g] = isNumber(x) && isNumber(img) && isNumber(txt)
+		}
+		if !numbers["input_tokens"] {
+			v.add(fUsageInputStrings)
+		}
+		if !numbers["output_tokens"] {
+			v.add(fUsageOutputStrings)
+		}
+		in, _ := field(m, "usage.input_tokens")
+		out, _ := field(m, "usage.output_tokens")
+		tot, _ := field(m, "usage.total_tokens")
+		switch {
+		case !isNumber(tot):
+			v.problem("usage.total_tokens %v", tot)
+		case isNumber(in) && isNumber(out) && in.(float64)+out.(float64) != tot.(float64):
+			v.add(fTotalTokensOff)
+		}
 	}
 	data, _ := m["data"].([]any)
 	switch {
@@ -619,14 +653,16 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 		v.add(fEmptyData)
 	case len(data) < exp.n:
 		v.add(fFewerImages)
+	case len(data) > exp.n && generation:
+		v.add(fGenNDefault2) // the validators send n only where they expect more than one
 	case len(data) > exp.n:
-		v.add(fEditNDefault2) // the validators send n only where they expect more than one
+		v.add(fEditNDefault2)
 	}
 	var imgs []*decoded
 	for _, e := range data {
 		em, _ := e.(map[string]any)
 		if id, _ := em["generation_id"].(string); !uuidRE.MatchString(id) {
-			v.problem("generation_id %q", id)
+			v.add(fGenerationIDOther)
 		}
 		imgs = append(imgs, checkImage(v, em["b64_json"], exp))
 	}
@@ -695,7 +731,7 @@ func validateImageStream(r resp, exp imageExpect) violations {
 		case completed < exp.n:
 			v.add(fFewerImages)
 		case completed > exp.n:
-			v.problem("%d completed events for n=%d", completed, exp.n)
+			v.add(fPreviewsCompleted) // previews sent as final images
 		}
 	}
 	return v
