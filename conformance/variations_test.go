@@ -105,7 +105,7 @@ func variations() []variation {
 		{name: "stop_reason on the message_delta event", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnEvent},
 		{name: "an image event of a type 6.1 does not name", cases: []string{"gen-stream-partials-2", "edit-stream-partials-3"}, events: unknownImageEvent},
 		{name: "model named with a release date", cases: []string{"chat-json", "messages-json", "messages-alt-json"}, json: datedModel},
-		{name: "image input only as an image_url part", cases: []string{"messages-alt-image-input"}, request: onlyImageURLParts,
+		{name: "image input only as an image_url part", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("image_url"),
 			variant: "image_url part with a data URL"},
 		{name: "two text blocks in one message", cases: []string{"messages-json", "messages-stream", "messages-alt-*"}, json: splitTextBlocks, events: splitStreamBlocks},
 		{name: "fewer image previews than requested", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: dropPreviews},
@@ -136,7 +136,7 @@ func variations() []variation {
 		{name: "key-permission refusal as a 200 with an error member", cases: refusals, tiers: []string{"negative"}, status: refusedAs200},
 		{name: "key-permission refusal as a 200 with an empty data list", cases: refusals, tiers: []string{"negative"}, status: refusedAs200, json: errorAsEmptyData},
 		// 4.3: "the exact shape of a content array for image input: not shown".
-		{name: "image input only as an input_image part", cases: []string{"messages-alt-image-input"}, request: onlyInputImageParts,
+		{name: "image input only as an input_image part", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("input_image"),
 			variant: "input_image part with a data URL"},
 		// The stream shapes issue 17 loosened: 6 shows no event: lines and
 		// does not say a blank line follows the last event; 6.1 shows no
@@ -508,33 +508,6 @@ func datedModel(v any) any {
 	return v
 }
 
-// onlyImageURLParts plays a gateway that takes message image input only as
-// an image_url part holding a data URL (4.3 shows no shape): an image block
-// is refused, and the part is handed on as the block the reference gateway
-// reads.
-func onlyImageURLParts(v any) (any, bool) {
-	m, _ := v.(map[string]any)
-	msgs, _ := m["messages"].([]any)
-	for _, msg := range msgs {
-		mm, _ := msg.(map[string]any)
-		content, _ := mm["content"].([]any)
-		for i, part := range content {
-			p, _ := part.(map[string]any)
-			switch p["type"] {
-			case "image":
-				return v, false
-			case "image_url":
-				u, _ := p["image_url"].(map[string]any)
-				s, _ := u["url"].(string)
-				meta, data, _ := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
-				content[i] = map[string]any{"type": "image", "source": map[string]any{
-					"type": "base64", "media_type": strings.TrimSuffix(meta, ";base64"), "data": data}}
-			}
-		}
-	}
-	return v, true
-}
-
 // respelledModel names the model of a chat completion or a message as
 // respell spells the id requested.
 func respelledModel(respell func(id string) string) func(any) any {
@@ -577,30 +550,38 @@ func errorAsEmptyData(v any) any {
 	return v
 }
 
-// onlyInputImageParts plays a gateway that takes message image input only
-// as an input_image part holding a data URL: any other image shape is
-// refused, and the part is handed on as the block the reference gateway
-// reads.
-func onlyInputImageParts(v any) (any, bool) {
-	m, _ := v.(map[string]any)
-	msgs, _ := m["messages"].([]any)
-	for _, msg := range msgs {
-		mm, _ := msg.(map[string]any)
-		content, _ := mm["content"].([]any)
-		for i, part := range content {
-			p, _ := part.(map[string]any)
-			switch p["type"] {
-			case "image", "image_url":
-				return v, false
-			case "input_image":
+// onlyImageParts plays a gateway that takes message image input in one
+// shape only (4.3 shows none), an image_url part ({"image_url": {"url":
+// DATA_URL}}) or an input_image part ({"image_url": DATA_URL}): any other
+// image shape is refused, and the part is handed on as the block the
+// reference gateway reads.
+func onlyImageParts(accepted string) func(v any) (any, bool) {
+	return func(v any) (any, bool) {
+		m, _ := v.(map[string]any)
+		msgs, _ := m["messages"].([]any)
+		for _, msg := range msgs {
+			mm, _ := msg.(map[string]any)
+			content, _ := mm["content"].([]any)
+			for i, part := range content {
+				p, _ := part.(map[string]any)
+				typ, _ := p["type"].(string)
+				if typ != "image" && typ != "image_url" && typ != "input_image" {
+					continue
+				}
+				if typ != accepted {
+					return v, false
+				}
 				s, _ := p["image_url"].(string)
+				if u, ok := p["image_url"].(map[string]any); ok {
+					s, _ = u["url"].(string)
+				}
 				meta, data, _ := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
 				content[i] = map[string]any{"type": "image", "source": map[string]any{
 					"type": "base64", "media_type": strings.TrimSuffix(meta, ";base64"), "data": data}}
 			}
 		}
+		return v, true
 	}
-	return v, true
 }
 
 // splitTextBlocks turns one text block of a message into two.
