@@ -200,6 +200,17 @@ var faultCases = []faultCase{
 	{"chat-data-not-json", []string{"chat-stream"}, "chat-stream", "sse", "chat.not-json"},
 	{"previews-as-completed", []string{"gen-stream-partials-1"}, "gen-stream-partials-1", "sse", "images.completed-count"},
 	{"previews-as-completed", []string{"edit-stream-partials-1"}, "edit-stream-partials-1", "sse", "images.completed-count"},
+	// Strict rules from the official readers (issue 17, point 2.9)
+	{"start-message-missing", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.start-message-missing"},
+	{"content-block-missing", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.block-type-missing"},
+	{"text-delta-untyped", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.delta-type-not-text"},
+	{"delta-usage-missing", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.delta-usage-missing"},
+	{"chat-id-dropped", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.id-missing"},
+	{"finish-reason-cleared", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.finish-reason-cleared"},
+	{"chunk-model-dropped", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.model-missing"},
+	{"chat-usage-every-chunk", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.usage-repeated"},
+	{"error-member-null", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.error-member"},
+	{"error-member-null", []string{"edit-stream-partials-1", "edit-stream-strict"}, "edit-stream-strict", "sse-strict", "images.error-member"},
 }
 
 // refusalControls are faults that leave an endpoint refusing everything:

@@ -145,6 +145,18 @@ const (
 	fAltImageRefused       = "alt-image-refused"
 	fChatDataNotJSON       = "chat-data-not-json"
 	fPreviewsCompleted     = "previews-as-completed"
+
+	// Strict rules from the official readers (issue 17, point 2.9): each
+	// breaks what an official SDK reader needs to assemble the result.
+	fStartMessageMissing = "start-message-missing"
+	fContentBlockMissing = "content-block-missing"
+	fTextDeltaUntyped    = "text-delta-untyped"
+	fDeltaUsageMissing   = "delta-usage-missing"
+	fChatIDDropped       = "chat-id-dropped"
+	fFinishReasonCleared = "finish-reason-cleared"
+	fChunkModelDropped   = "chunk-model-dropped"
+	fChatUsageRepeated   = "chat-usage-every-chunk"
+	fErrorMemberNull     = "error-member-null"
 )
 
 // fault is one switch and what it does: its hooks (hooks.go) are the only
@@ -694,6 +706,82 @@ var faultTable = []fault{
 		}}},
 	{Fault{fPreviewsCompleted, "`partial_images` is separate from `n`, which fixes the number of final images: an image stream sends each preview as a completed event of its own.", "6.1"},
 		hooks{image: func(_ *imageJob, p *picture) { p.previewsCompleted = true }}},
+	// Strict rules from the official readers (issue 17, point 2.9).
+	{Fault{fStartMessageMissing, "Strict (anthropic-sdk-go Message.Accumulate takes the message from message_start): message_start carries the message: it carries none, only its type.", "6.3"},
+		hooks{event: onMessagesEvent("message_start", func(d map[string]any) { delete(d, "message") })}},
+	{Fault{fContentBlockMissing, "Strict (anthropic-sdk-go Message.Accumulate builds each block from content_block_start's content_block): content_block_start carries the block it starts: it carries only its index.", "6.3"},
+		hooks{event: onMessagesEvent("content_block_start", func(d map[string]any) { delete(d, "content_block") })}},
+	{Fault{fTextDeltaUntyped, "Strict (anthropic-sdk-go Message.Accumulate appends delta.text for delta.type text_delta only): a text delta is typed text_delta: text deltas carry delta.text alone, as 6.3 shows them.", "6.3"},
+		hooks{event: onMessagesEvent("content_block_delta", func(d map[string]any) {
+			if delta, ok := d["delta"].(map[string]any); ok {
+				delete(delta, "type")
+			}
+		})}},
+	{Fault{fDeltaUsageMissing, "Strict (anthropic-sdk-go Message.Accumulate sets output_tokens from message_delta's usage): message_delta carries usage.output_tokens: it carries no usage.", "6.3"},
+		hooks{event: onMessagesEvent("message_delta", func(d map[string]any) { delete(d, "usage") })}},
+	{Fault{fChatIDDropped, "Strict (openai-go ChatCompletionAccumulator rejects a chunk whose id is not the first chunk's): every chunk carries the stream's id: only the first chunk has one.", "6.2"},
+		hooks{event: afterFirstChunk(func(d map[string]any) { delete(d, "id") })}},
+	{Fault{fFinishReasonCleared, "Strict (openai-go ChatCompletionAccumulator copies each chunk's finish_reason): the chunk with finish_reason ends the choice: an empty chunk with finish_reason null follows it.", "6.2, 2.3"},
+		hooks{event: finishReasonCleared}},
+	{Fault{fChunkModelDropped, "Strict (openai-go ChatCompletionAccumulator copies each chunk's model into the result): every chunk names the model: only the first chunk does.", "6.2, 2.3"},
+		hooks{event: afterFirstChunk(func(d map[string]any) { delete(d, "model") })}},
+	{Fault{fChatUsageRepeated, "Strict (openai-go ChatCompletionAccumulator adds up the usage of every chunk): a chat stream reports usage once: every chunk carries the usage of the whole answer.", "6.2"},
+		hooks{event: chatUsageEveryChunk}},
+	{Fault{fErrorMemberNull, "Strict (openai-go's stream reader, for chat and image streams, ends a stream on any `error` member): a stream event carries no `error` member: chat chunks and image events carry \"error\": null.", "6.1, 6.2"},
+		hooks{event: func(s *stream, ev event) []event {
+			if d, ok := ev.data.(map[string]any); ok && (s.c.ep == epChat || s.c.ep.images()) {
+				d["error"] = nil
+			}
+			return []event{ev}
+		}}},
+}
+
+// onMessagesEvent makes an event hook that changes the payload of each
+// messages stream event of one kind.
+func onMessagesEvent(kind string, change func(d map[string]any)) func(*stream, event) []event {
+	return func(s *stream, ev event) []event {
+		if d, ok := ev.data.(map[string]any); ok && s.c.ep == epMessages && ev.kind == kind {
+			change(d)
+		}
+		return []event{ev}
+	}
+}
+
+// afterFirstChunk makes an event hook that changes every chat chunk but the
+// first.
+func afterFirstChunk(change func(d map[string]any)) func(*stream, event) []event {
+	return func(s *stream, ev event) []event {
+		if d, ok := ev.data.(map[string]any); ok && s.c.ep == epChat && s.sent > 0 {
+			change(d)
+		}
+		return []event{ev}
+	}
+}
+
+// finishReasonCleared follows a chat chunk whose choice finishes with an
+// empty chunk of the same choice, finish_reason null.
+func finishReasonCleared(s *stream, ev event) []event {
+	d, ok := ev.data.(map[string]any)
+	if !ok || s.c.ep != epChat {
+		return []event{ev}
+	}
+	for _, c := range d["choices"].([]any) {
+		if f, _ := c.(map[string]any)["finish_reason"].(string); f != "" {
+			more := maps.Clone(d)
+			more["choices"] = []any{map[string]any{"index": 0, "delta": map[string]any{}, "logprobs": nil, "finish_reason": nil}}
+			return []event{ev, {data: more}}
+		}
+	}
+	return []event{ev}
+}
+
+// chatUsageEveryChunk gives every chat chunk the usage of the whole answer
+// (the usage-only chunk keeps its own), as a gateway repeating it does.
+func chatUsageEveryChunk(s *stream, ev event) []event {
+	if d, ok := ev.data.(map[string]any); ok && s.c.ep == epChat && d["usage"] == nil {
+		d["usage"] = map[string]any{"prompt_tokens": 12, "completion_tokens": 8, "total_tokens": 20}
+	}
+	return []event{ev}
 }
 
 // usageStrings gives an image result's usage.<group> and the integers of

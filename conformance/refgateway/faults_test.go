@@ -184,7 +184,8 @@ func scenarios() []scenario {
 			}},
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
 			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
-			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON},
+			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON,
+			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
@@ -222,7 +223,7 @@ func scenarios() []scenario {
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
 			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
 			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,
-			fStreamIgnored},
+			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
@@ -256,7 +257,7 @@ func scenarios() []scenario {
 			}},
 		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
 			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing,
-			fStreamIgnored, fPreviewsCompleted},
+			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})

@@ -302,6 +302,7 @@ func validateChatStream(r resp, model string, maxTokens int) violations {
 	var text strings.Builder
 	id := ""
 	finish := ""
+	usages := 0
 	for i, e := range events {
 		if e.data == "[DONE]" {
 			if i != len(events)-1 {
@@ -317,13 +318,25 @@ func validateChatStream(r resp, model string, maxTokens int) violations {
 		if m["object"] != "chat.completion.chunk" {
 			v.add(fMissingField)
 		}
-		if m["model"] != model {
+		if got, ok := m["model"]; !ok {
+			v.add(fChunkModelDropped)
+		} else if got != model {
 			v.add(fStreamModelOther)
 		}
-		if cid, _ := m["id"].(string); id == "" {
+		if cid, _ := m["id"].(string); cid == "" && id != "" {
+			v.add(fChatIDDropped)
+		} else if id == "" {
 			id = cid
 		} else if cid != id {
 			v.add(fChatIDChanges)
+		}
+		if _, ok := m["error"]; ok {
+			v.add(fErrorMemberNull)
+		}
+		if _, ok := m["usage"].(map[string]any); ok {
+			if usages++; usages > 1 {
+				v.add(fChatUsageRepeated)
+			}
 		}
 		choices, _ := m["choices"].([]any)
 		if len(choices) == 0 {
@@ -343,6 +356,8 @@ func validateChatStream(r resp, model string, maxTokens int) violations {
 		}
 		if fr, _ := field(m, "choices.0.finish_reason"); fr != nil {
 			finish, _ = fr.(string)
+		} else if finish != "" {
+			v.add(fFinishReasonCleared)
 		}
 	}
 	if complete {
@@ -464,12 +479,21 @@ func validateMessagesStream(r resp, model string, maxTokens int) violations {
 		names = append(names, kind)
 		switch kind {
 		case "message_start":
-			if got, _ := field(m, "message.model"); got != model {
+			if _, ok := m["message"]; !ok {
+				v.add(fStartMessageMissing)
+			} else if got, _ := field(m, "message.model"); got != model {
 				v.add(fStreamModelOther)
+			}
+		case "content_block_start":
+			if bt, _ := field(m, "content_block.type"); bt != "text" {
+				v.add(fContentBlockMissing)
 			}
 		case "content_block_delta":
 			deltas++
 			if s, ok := field(m, "delta.text"); ok {
+				if dt, _ := field(m, "delta.type"); dt != "text_delta" {
+					v.add(fTextDeltaUntyped)
+				}
 				str, _ := s.(string)
 				text.WriteString(fragment(v, &text, str))
 				textDeltas++
@@ -477,7 +501,9 @@ func validateMessagesStream(r resp, model string, maxTokens int) violations {
 				v.add(fMissingField)
 			}
 		case "message_delta":
-			if x, _ := field(m, "usage.output_tokens"); !isNumber(x) {
+			if x, ok := field(m, "usage.output_tokens"); !ok {
+				v.add(fDeltaUsageMissing)
+			} else if !isNumber(x) {
 				v.add(fWrongType)
 			}
 			sr, _ := field(m, "delta.stop_reason")
@@ -685,6 +711,9 @@ func validateImageStream(r resp, exp imageExpect) violations {
 		if !ok {
 			v.add(fMissingField)
 			typ = e.name
+		}
+		if _, ok := m["error"]; ok {
+			v.add(fErrorMemberNull)
 		}
 		if typ != e.name {
 			v.add(fEventNameOther)

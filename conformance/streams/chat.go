@@ -2,6 +2,7 @@ package streams
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/tidwall/gjson"
 
@@ -19,6 +20,11 @@ type chat struct {
 	events       int
 	id           string // first chunk id seen
 	once         once
+
+	// strict: what openai-go's ChatCompletionAccumulator keeps
+	lastChunk  int  // event number of the last JSON chunk
+	lastModel  bool // the last JSON chunk named a model
+	usageChunk int  // event number of the first chunk with a usage object
 }
 
 // NewChat returns the chat-completions stream grammar.
@@ -49,8 +55,32 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 	doc := gjson.ParseBytes(ev.Data)
 	var vs []Violation
 	if e := doc.Get("error"); e.Exists() && e.Type != gjson.Null {
-		vs = append(vs, Violation{Event: n, Rule: RuleChatError, Message: "a chunk carries an error field",
+		// The error is the reason; the official readers stop here, so the
+		// rules of what they assemble do not look at this chunk.
+		return append(vs, Violation{Event: n, Rule: RuleChatError, Message: "a chunk carries an error field",
 			Expected: "no error field", Actual: snippet([]byte(e.Raw))})
+	} else if e.Exists() && g.once.first(RuleChatErrorMember) {
+		// Strict: openai-go's stream reader ends the stream with an error
+		// on any chunk that has an error member, null included.
+		vs = append(vs, Violation{Event: n, Rule: RuleChatErrorMember, Strict: true,
+			Message:  "a chunk carries an error member (null): openai-go's stream reader, which feeds ChatCompletionAccumulator, ends the stream with an error on any error member",
+			Expected: "no error member", Actual: `"error":null`})
+	}
+	// Strict: openai-go's ChatCompletionAccumulator copies every chunk's
+	// model into the result, so the last chunk must name it.
+	g.lastChunk = n
+	m := doc.Get("model")
+	g.lastModel = m.Type == gjson.String && m.Str != ""
+	// Strict: the accumulator adds up the usage of every chunk, so usage
+	// reported on more than one chunk is counted more than once.
+	if u := doc.Get("usage"); u.IsObject() {
+		if g.usageChunk == 0 {
+			g.usageChunk = n
+		} else if g.once.first(RuleChatUsageRepeated) {
+			vs = append(vs, Violation{Event: n, Rule: RuleChatUsageRepeated, Strict: true,
+				Message:  "usage is reported on more than one chunk: openai-go ChatCompletionAccumulator adds the usage of every chunk, so the result counts the tokens several times",
+				Expected: "usage on one chunk only (the others null or absent)", Actual: fmt.Sprintf("usage on events %d and %d", g.usageChunk, n)})
+		}
 	}
 	// Strict: the OpenAI SDK's stream accumulator refuses chunks whose id
 	// differs from the first one. Chunks without an id are not compared.
@@ -62,6 +92,13 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 				Message:  "chunk id changed within the stream (the official OpenAI accumulator rejects this)",
 				Expected: "id " + g.id, Actual: "id " + id.Str})
 		}
+	} else if g.id != "" && g.once.first(RuleChatIDMissing) {
+		// Strict: openai-go's ChatCompletionAccumulator compares every
+		// chunk's id with the first one's, and rejects (AddChunk false)
+		// a chunk without one, dropping its text.
+		vs = append(vs, Violation{Event: n, Rule: RuleChatIDMissing, Strict: true,
+			Message:  "a chunk has no id after chunks that had one: openai-go ChatCompletionAccumulator needs every chunk's id to match the first and rejects this chunk, text and all",
+			Expected: "id " + g.id, Actual: describe(id)})
 	}
 	// Text of the first choice; with n=1 (every verified call) that is all.
 	doc.Get("choices").ForEach(func(_, c gjson.Result) bool {
@@ -80,6 +117,13 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 		}
 		if f := c.Get("finish_reason"); f.Type == gjson.String && f.Str != "" {
 			g.finishReason = f.Str
+		} else if g.finishReason != "" && g.once.first(RuleChatFinishCleared) {
+			// Strict: openai-go's ChatCompletionAccumulator copies each
+			// chunk's finish_reason into the choice, so a choice after the
+			// one that finished, without a finish_reason, clears it.
+			vs = append(vs, Violation{Event: n, Rule: RuleChatFinishCleared, Strict: true,
+				Message:  "a chunk after the finish_reason " + g.finishReason + " carries the choice without one: openai-go ChatCompletionAccumulator takes each chunk's finish_reason, so the result ends with none",
+				Expected: "no choice after the one with finish_reason (or the same finish_reason again)", Actual: "finish_reason " + describe(f)})
 		}
 		return true
 	})
@@ -93,6 +137,11 @@ func (g *chat) Finish(readErr error) []Violation {
 	if g.done == 0 {
 		return []Violation{{Rule: RuleChatDoneMissing, Message: "the stream ended without [DONE]",
 			Expected: "data: [DONE] as the last event", Actual: "end of stream after " + plural(g.events, "event")}}
+	}
+	if g.lastChunk > 0 && !g.lastModel {
+		return []Violation{{Event: g.lastChunk, Rule: RuleChatModelMissing, Strict: true,
+			Message:  "the last chunk names no model: openai-go ChatCompletionAccumulator copies each chunk's model into the result, so the completion it assembles has none",
+			Expected: "a model on every chunk, the last too", Actual: "no model"}}
 	}
 	return nil
 }

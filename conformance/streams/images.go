@@ -55,6 +55,15 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 		return append(vs, Violation{Event: n, Rule: RuleImgErrorEvent, Message: "the stream carries an error",
 			Expected: "no error event", Actual: snippet(ev.Data)})
 	}
+	// Strict: the official OpenAI SDKs' image stream reader (openai-go's
+	// ssestream, which decodes image_generation.* and image_edit.* events)
+	// ends the stream with an error on any event with an error member,
+	// null included, so the image after it never arrives.
+	if doc.Get("error").Exists() && g.once.first(RuleImgErrorMember) {
+		vs = append(vs, Violation{Event: n, Rule: RuleImgErrorMember, Strict: true,
+			Message:  "an image event carries an error member (null): openai-go's image stream reader ends the stream with an error on any error member",
+			Expected: "no error member", Actual: `"error":null`})
+	}
 	switch typ {
 	case g.family + ".partial_image":
 		return append(vs, g.preview(n, doc)...)

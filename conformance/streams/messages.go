@@ -106,6 +106,14 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 			vs = append(vs, g.order(n, typ, "message_start only once, first"))
 		}
 		g.phase = phaseContent
+		// Strict: anthropic-sdk-go's Message.Accumulate takes the whole
+		// message from message_start's message (*acc = event.Message), so
+		// without it the result has no id, role or model.
+		if m := doc.Get("message"); !m.IsObject() && g.once.first(RuleMsgStartMessage) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgStartMessage, Strict: true,
+				Message:  "message_start carries no message object: anthropic-sdk-go Message.Accumulate needs message_start.message, whose id, role and model become the result's",
+				Expected: `message_start with a "message" object`, Actual: describe(m)})
+		}
 	case "content_block_start", "content_block_delta", "content_block_stop":
 		if g.phase != phaseContent {
 			vs = append(vs, g.order(n, typ, "content-block events before message_delta"))
@@ -113,6 +121,14 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		vs = append(vs, g.block(n, typ, doc)...)
 	case "message_delta":
 		g.phase = phaseDelta
+		// Strict: anthropic-sdk-go's Message.Accumulate sets the result's
+		// usage.output_tokens from every message_delta's usage, so one
+		// without it leaves the message counting 0 output tokens.
+		if u := doc.Get("usage.output_tokens"); u.Type != gjson.Number && g.once.first(RuleMsgDeltaUsage) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaUsage, Strict: true,
+				Message:  "message_delta carries no numeric usage.output_tokens: anthropic-sdk-go Message.Accumulate needs it, as it overwrites the message's output_tokens from each message_delta (0 when absent)",
+				Expected: "usage.output_tokens, an integer", Actual: describe(u)})
+		}
 		// 6.3 confirms completion by "the final message's stop_reason" and
 		// shows no payload field of message_delta, so stop_reason counts in
 		// its delta or on the event. The official SDKs read delta.stop_reason:
@@ -175,12 +191,30 @@ func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
 	var vs []Violation
 	switch typ {
 	case "content_block_start":
-		if b := doc.Get("content_block"); b.Get("type").Str == "text" {
+		b := doc.Get("content_block")
+		if b.Get("type").Str == "text" {
 			g.text.WriteString(b.Get("text").Str)
+		}
+		// Strict: anthropic-sdk-go's Message.Accumulate builds each block
+		// from content_block_start's content_block; without its type the
+		// block is of no kind, and readers that take the text of the
+		// blocks typed text (2.4) find none.
+		if bt := b.Get("type"); (bt.Type != gjson.String || bt.Str == "") && g.once.first(RuleMsgBlockType) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgBlockType, Strict: true,
+				Message:  "content_block_start carries no content_block with a type: anthropic-sdk-go Message.Accumulate needs content_block (its type names the block the deltas fill)",
+				Expected: `content_block {"type":"text",...}`, Actual: describe(b)})
 		}
 	case "content_block_delta":
 		if t := doc.Get("delta.text"); t.Type == gjson.String {
 			g.textDeltas++
+			// Strict: anthropic-sdk-go's Message.Accumulate appends
+			// delta.text only for delta.type text_delta; any other (or no)
+			// delta type drops the text.
+			if dt := doc.Get("delta.type"); dt.Str != "text_delta" && g.once.first(RuleMsgDeltaType) {
+				vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaType, Strict: true,
+					Message:  "a text delta's delta.type is not text_delta: anthropic-sdk-go Message.Accumulate needs delta.type text_delta to append delta.text, and drops it otherwise",
+					Expected: `delta.type "text_delta"`, Actual: "delta.type " + describe(dt)})
+			}
 			// 6.3 does not call the deltas fragments, as 6.2 does, so a
 			// delta repeating the text before it is strict-tier: the
 			// official accumulators (Message.Accumulate, the JS

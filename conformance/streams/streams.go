@@ -82,6 +82,13 @@ const (
 	RuleChatDoneLast    = "chat.done-last"  // events after [DONE]
 	RuleChatIDChanged   = "chat.id-changed" // strict
 	RuleChatCumulative  = "chat.cumulative-deltas"
+	// Strict rules from the official readers (issue 17, point 2.9): what
+	// openai-go's ChatCompletionAccumulator and its stream reader need.
+	RuleChatIDMissing     = "chat.id-missing"            // strict
+	RuleChatFinishCleared = "chat.finish-reason-cleared" // strict
+	RuleChatModelMissing  = "chat.model-missing"         // strict
+	RuleChatUsageRepeated = "chat.usage-repeated"        // strict
+	RuleChatErrorMember   = "chat.error-member"          // strict
 
 	RuleMsgNotJSON           = "messages.not-json"
 	RuleMsgTypeMissing       = "messages.type-missing"        // neither a payload type nor an event: name
@@ -99,6 +106,12 @@ const (
 	RuleMsgTypeFromName      = "messages.payload-type-missing"     // strict
 	RuleMsgOutside           = "messages.event-outside-start-stop" // strict
 	RuleMsgCumulative        = "messages.cumulative-deltas"        // strict
+	// Strict rules from the official readers (issue 17, point 2.9): what
+	// anthropic-sdk-go's Message.Accumulate indexes to assemble a message.
+	RuleMsgStartMessage = "messages.start-message-missing" // strict
+	RuleMsgBlockType    = "messages.block-type-missing"    // strict
+	RuleMsgDeltaType    = "messages.delta-type-not-text"   // strict
+	RuleMsgDeltaUsage   = "messages.delta-usage-missing"   // strict
 
 	RuleImgNotJSON           = "images.not-json"
 	RuleImgTypeMissing       = "images.type-missing"
@@ -113,6 +126,7 @@ const (
 	RuleImgCompletedMissing  = "images.completed-missing"
 	RuleImgCompletedCount    = "images.completed-count"
 	RuleImgPreviewIndexOrder = "images.preview-index-order" // strict
+	RuleImgErrorMember       = "images.error-member"        // strict: official OpenAI SDKs' image stream reader
 )
 
 // New returns the grammar of a protocol: chat, messages, image_generation,

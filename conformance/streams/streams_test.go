@@ -34,6 +34,16 @@ var strictRules = map[string]bool{
 	RuleMsgTypeFromName:      true,
 	RuleMsgOutside:           true,
 	RuleMsgCumulative:        true,
+	RuleMsgStartMessage:      true,
+	RuleMsgBlockType:         true,
+	RuleMsgDeltaType:         true,
+	RuleMsgDeltaUsage:        true,
+	RuleChatIDMissing:        true,
+	RuleChatFinishCleared:    true,
+	RuleChatModelMissing:     true,
+	RuleChatUsageRepeated:    true,
+	RuleChatErrorMember:      true,
+	RuleImgErrorMember:       true,
 }
 
 // check runs text through the real reader into g, the way the engine does,
@@ -126,9 +136,10 @@ func TestChat(t *testing.T) {
 		{name: "event lines present", text: stream(named("chunk", chatHello), named("chunk", chatLo), named("done", "[DONE]"))},
 		{name: "comments and ping comments", text: ": OPENROUTER PROCESSING\n\n" + stream(": ping", data(chatHello), ":", data("[DONE]")) + ": bye\n"},
 		{name: "data without a space", text: stream("data:"+chatHello, "data:[DONE]")},
-		{name: "unknown extra fields everywhere", text: stream(data(`{"id":"c1","x":1,"system_fingerprint":"fp","choices":[{"index":0,"logprobs":null,"delta":{"content":"a","refusal":null,"y":[1]}}],"z":{}}`), data("[DONE]"))},
-		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]"))},
-		{name: "null error field is no error", text: stream(data(`{"id":"c1","error":null,"choices":[]}`), data("[DONE]"))},
+		{name: "unknown extra fields everywhere", text: stream(data(`{"id":"c1","model":"gen-5.5","x":1,"system_fingerprint":"fp","choices":[{"index":0,"logprobs":null,"delta":{"content":"a","refusal":null,"y":[1]}}],"z":{}}`), data("[DONE]"))},
+		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"model\": \"gen-5.5\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]"))},
+		{name: "null error field is no error", text: stream(data(`{"id":"c1","model":"gen-5.5","error":null,"choices":[]}`), data("[DONE]")),
+			rules: []string{RuleChatErrorMember}, event: []int{1}},
 		{name: "chunks without id", text: stream(data(`{"choices":[{"delta":{"content":"a"}}]}`), data(chatLo), data("[DONE]"))},
 		{name: "retry and id fields", text: "retry: 3000\n\n" + stream("id: 1\n"+data(chatHello), "id: 2\n"+data("[DONE]"))},
 		{name: "BOM", text: "\xEF\xBB\xBF" + stream(data(chatHello), data("[DONE]"))},
@@ -156,6 +167,26 @@ func TestChat(t *testing.T) {
 		{name: "empty content then text is no repetition", text: stream(data(chatRole), data(chatContent("")), data(chatHello), data(chatContent("")), data(chatLo), data("[DONE]"))},
 		{name: "other choices are not the text", text: stream(data(chatHello), data(`{"id":"c1","choices":[{"index":1,"delta":{"content":"Hel"}}]}`), data(chatLo), data("[DONE]"))},
 		{name: "event too large", text: stream(data(chatHello), data(strings.Repeat("x", 300)), data("[DONE]")), max: 200, rules: []string{RuleTooLarge}},
+		// Strict rules from the official readers (issue 17, point 2.9):
+		// openai-go's ChatCompletionAccumulator and its stream reader.
+		{name: "a chunk without id after one with an id (strict)", text: stream(data(chatHello), data(`{"object":"chat.completion.chunk","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"lo"}}]}`), data(chatStop), data("[DONE]")),
+			rules: []string{RuleChatIDMissing}, event: []int{2}},
+		{name: "an empty id after one with an id (strict)", text: stream(data(chatHello), data(strings.Replace(chatLo, `"c1"`, `""`, 1)), data("[DONE]")),
+			rules: []string{RuleChatIDMissing}, event: []int{2}},
+		{name: "finish_reason cleared by a later chunk (strict)", text: stream(data(chatHello), data(chatStop), data(`{"id":"c1","model":"gen-5.5","choices":[{"index":0,"delta":{},"finish_reason":null}]}`), data("[DONE]")),
+			rules: []string{RuleChatFinishCleared}, event: []int{3}},
+		{name: "finish_reason repeated", text: stream(data(chatHello), data(chatStop), data(chatStop), data("[DONE]"))},
+		{name: "usage-only chunk after finish_reason keeps it", text: stream(data(chatHello), data(chatStop), data(chatUsage), data("[DONE]"))},
+		{name: "finish_reason of another choice is not cleared by choice 0", text: stream(data(chatHello), data(`{"id":"c1","model":"gen-5.5","choices":[{"index":1,"delta":{},"finish_reason":"stop"}]}`), data(chatLo), data("[DONE]"))},
+		{name: "model only on the first chunk (strict)", text: stream(data(chatHello), data(`{"id":"c1","choices":[{"index":0,"delta":{"content":"lo"}}]}`), data(`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`), data("[DONE]")),
+			rules: []string{RuleChatModelMissing}, event: []int{3}},
+		{name: "model missing on earlier chunks only", text: stream(data(`{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"}}]}`), data(chatLo), data("[DONE]"))},
+		{name: "model missing but no DONE reports the DONE", text: stream(data(`{"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"}}]}`)), rules: []string{RuleChatDoneMissing}},
+		{name: "usage on every chunk (strict)", text: stream(data(`{"id":"c1","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"Hel"}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}`), data(`{"id":"c1","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"lo"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`), data(chatUsage), data("[DONE]")),
+			rules: []string{RuleChatUsageRepeated}, event: []int{2}},
+		{name: "usage null on every chunk but the last", text: stream(data(`{"id":"c1","model":"gen-5.5","choices":[{"index":0,"delta":{"content":"Hel"}}],"usage":null}`), data(chatStop), data(chatUsage), data("[DONE]"))},
+		{name: "error member null on a chunk (strict)", text: stream(data(chatHello), data(`{"id":"c1","model":"gen-5.5","error":null,"choices":[{"index":0,"delta":{"content":"lo"}}]}`), data("[DONE]")),
+			rules: []string{RuleChatErrorMember}, event: []int{2}},
 	}, NewChat)
 }
 
@@ -310,6 +341,26 @@ func TestMessages(t *testing.T) {
 		{name: "block without index (strict)", text: stream(msgEvents(msgStart, `{"type":"content_block_start","content_block":{"type":"text","text":""}}`, blockDelta(0, "a"), msgDelta, msgStopEv)...), rules: []string{RuleMsgBlockIndex}},
 		{name: "cut mid-event", text: stream(msgEvents(msgStart, blockStart(0))...) + "event: content_block_delta\ndata: {\"type\":", rules: []string{RuleIncomplete}},
 		{name: "event too large", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, strings.Repeat("x", 500)), blockStop(0), msgDelta, msgStopEv)...), max: 300, rules: []string{RuleTooLarge}},
+		// Strict rules from the official readers (issue 17, point 2.9):
+		// anthropic-sdk-go's Message.Accumulate.
+		{name: "message_start without message (strict)", text: stream(msgEvents(`{"type":"message_start"}`, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgStartMessage}, event: []int{1}},
+		{name: "message_start with a message of another JSON type (strict)", text: stream(msgEvents(`{"type":"message_start","message":"m1"}`, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgStartMessage}, event: []int{1}},
+		{name: "content_block_start without content_block (strict)", text: stream(msgEvents(msgStart, `{"type":"content_block_start","index":0}`, blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgBlockType}, event: []int{2}},
+		{name: "content_block without type (strict)", text: stream(msgEvents(msgStart, `{"type":"content_block_start","index":0,"content_block":{"text":""}}`, blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgBlockType}, event: []int{2}},
+		{name: "text delta without delta.type (strict)", text: stream(msgEvents(msgStart, blockStart(0), `{"type":"content_block_delta","index":0,"delta":{"text":"a"}}`, blockDelta(0, "b"), blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgDeltaType}, event: []int{3}},
+		{name: "text delta typed text (strict)", text: stream(msgEvents(msgStart, blockStart(0), `{"type":"content_block_delta","index":0,"delta":{"type":"text","text":"a"}}`, blockStop(0), msgDelta, msgStopEv)...),
+			rules: []string{RuleMsgDeltaType}, event: []int{3}},
+		{name: "message_delta without usage (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, msgStopEv)...),
+			rules: []string{RuleMsgDeltaUsage}, event: []int{5}},
+		{name: "message_delta with output_tokens as a string (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":"3"}}`, msgStopEv)...),
+			rules: []string{RuleMsgDeltaUsage}, event: []int{5}},
+		{name: "several readers' rules broken at once (strict)", text: stream(msgEvents(`{"type":"message_start"}`, `{"type":"content_block_start","index":0}`, `{"type":"content_block_delta","index":0,"delta":{"text":"a"}}`, blockStop(0), `{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, msgStopEv)...),
+			rules: []string{RuleMsgStartMessage, RuleMsgBlockType, RuleMsgDeltaType, RuleMsgDeltaUsage}, event: []int{1, 2, 3, 5}},
 	}, func() Grammar { return NewMessages() })
 }
 
@@ -435,6 +486,10 @@ func TestImages(t *testing.T) {
 		{streamCase{name: "index not from 0 (strict)", text: stream(preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{1}}, e, 2, 1},
 		{streamCase{name: "index skips (strict)", text: stream(preview(e, 0), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{2}}, e, 2, 1},
 		{streamCase{name: "cut mid-event", text: stream(preview(e, 0)) + "event: image_edit.completed\ndata: {\"type\":\"image_edit.completed\",\"b64_json\":\"iVBO", rules: []string{RuleIncomplete}}, e, 1, 1},
+		// Strict (issue 17, point 2.9): openai-go's stream reader ends an
+		// image stream on any error member, null included.
+		{streamCase{name: "error member null on a preview (strict)", text: stream(data(imgEvent(e, "partial_image", `,"partial_image_index":0,"error":null`)), completed(e)), rules: []string{RuleImgErrorMember}, event: []int{1}}, e, 1, 1},
+		{streamCase{name: "error member null on every event, reported once (strict)", text: stream(data(imgEvent(e, "partial_image", `,"partial_image_index":0,"error":null`)), data(imgEvent(e, "completed", `,"error":null`))), rules: []string{RuleImgErrorMember}, event: []int{1}}, e, 1, 1},
 		{streamCase{name: "completed too large", text: stream(preview(e, 0), completed(e)), max: 100, rules: []string{RuleTooLarge}}, e, 1, 1},
 	}
 	for _, tc := range cases {
