@@ -15,33 +15,31 @@ import (
 // controlsFirst, shardKey, Budget.Apply, PlanRerun), and Run and go test
 // hold a negative's result until its control's is final.
 
-// callKey names a call by case and model.
-type callKey struct{ caseID, model string }
-
-func (c Call) key() callKey { return callKey{c.Case.ID, c.Model} }
+// key names a call as its result is named (results.CaseModel).
+func (c Call) key() results.CaseModel { return results.CaseModel{Case: c.Case.ID, Model: c.Model} }
 
 // controlKey is the call whose result decides this call's: its case's
 // control with the same model. ok is false for a case that names none.
-func (c Call) controlKey() (callKey, bool) {
+func (c Call) controlKey() (results.CaseModel, bool) {
 	if c.Case.Control == "" {
-		return callKey{}, false
+		return results.CaseModel{}, false
 	}
-	return callKey{c.Case.Control, c.Model}, true
+	return results.CaseModel{Case: c.Case.Control, Model: c.Model}, true
 }
 
 // withControls adds, before each negative call whose control call the
 // candidates lack (a selection that took the negative alone), that control
 // call, marked Control.
 func withControls(cat *catalog.Catalog, calls []Call) []Call {
-	have := map[callKey]bool{}
+	have := map[results.CaseModel]bool{}
 	for _, c := range calls {
 		have[c.key()] = true
 	}
 	out := make([]Call, 0, len(calls))
 	for _, c := range calls {
 		if k, ok := c.controlKey(); ok && !have[k] {
-			if cs := cat.Case(k.caseID); cs != nil { // the loader checked it exists
-				out = append(out, Call{Case: cs, Model: k.model, Control: true})
+			if cs := cat.Case(k.Case); cs != nil { // the loader checked it exists
+				out = append(out, Call{Case: cs, Model: k.Model, Control: true})
 				have[k] = true
 			}
 		}
@@ -54,11 +52,11 @@ func withControls(cat *catalog.Catalog, calls []Call) []Call {
 // for it, keeping the order otherwise: Budget.Apply then decides a control
 // before its negatives, and a run starts it first.
 func controlsFirst(calls []Call) []Call {
-	at := make(map[callKey]int, len(calls))
+	at := make(map[results.CaseModel]int, len(calls))
 	for i, c := range calls {
 		at[c.key()] = i
 	}
-	placed := map[callKey]bool{}
+	placed := map[results.CaseModel]bool{}
 	out := make([]Call, 0, len(calls))
 	for i, c := range calls {
 		if placed[c.key()] {
@@ -81,8 +79,8 @@ func controlsFirst(calls []Call) []Call {
 // land in the same shard.
 func shardKey(c Call, byID map[string]*catalog.Case) string {
 	if k, ok := c.controlKey(); ok {
-		if cs := byID[k.caseID]; cs != nil {
-			return Call{Case: cs, Model: k.model}.ID()
+		if cs := byID[k.Case]; cs != nil {
+			return Call{Case: cs, Model: k.Model}.ID()
 		}
 	}
 	return c.ID()
@@ -107,7 +105,7 @@ func withoutControl(control Call) *results.Reason {
 // is final, when the run ends without starting it, or from the start for a
 // result the run already had (Runner.Settled).
 type controlBook struct {
-	slots map[callKey]*controlSlot
+	slots map[results.CaseModel]*controlSlot
 }
 
 type controlSlot struct {
@@ -117,7 +115,7 @@ type controlSlot struct {
 }
 
 func newControlBook(calls []Call, settled []results.Result) *controlBook {
-	b := &controlBook{slots: map[callKey]*controlSlot{}}
+	b := &controlBook{slots: map[results.CaseModel]*controlSlot{}}
 	for _, c := range calls {
 		if k, ok := c.controlKey(); ok {
 			b.slots[k] = nil
@@ -129,7 +127,7 @@ func newControlBook(calls []Call, settled []results.Result) *controlBook {
 		}
 	}
 	for _, r := range settled {
-		k := callKey{r.Case, r.Model}
+		k := r.CaseModel()
 		if s, wanted := b.slots[k]; wanted && s == nil && !r.Cancelled {
 			b.slots[k] = &controlSlot{done: make(chan struct{})}
 			b.fill(k, r)
@@ -141,7 +139,7 @@ func newControlBook(calls []Call, settled []results.Result) *controlBook {
 // fill records the final result of call k, if a negative waits for it. It
 // keeps its own copy of what Settle reads: the caller's result goes on to
 // emit, which may keep and change it.
-func (b *controlBook) fill(k callKey, r results.Result) {
+func (b *controlBook) fill(k results.CaseModel, r results.Result) {
 	s := b.slots[k]
 	if s == nil {
 		return
@@ -169,8 +167,8 @@ func (b *controlBook) settle(call Call, res results.Result) results.Result {
 	}
 	s := b.slots[k]
 	if s == nil {
-		return results.Settle(res, k.caseID, nil)
+		return results.Settle(res, k.Case, nil)
 	}
 	<-s.done
-	return results.Settle(res, k.caseID, &s.res)
+	return results.Settle(res, k.Case, &s.res)
 }

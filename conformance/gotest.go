@@ -161,7 +161,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 	// result is decided with its control's (results.Settle). Every result
 	// joins all once, as its subtest would judge it.
 	type outcome struct{ raw, final results.Result }
-	made := make(map[callKey]func() outcome, len(calls))
+	made := make(map[results.CaseModel]func() outcome, len(calls))
 	for _, c := range calls {
 		made[c.key()] = sync.OnceValue(func() outcome {
 			raw := runner.RunOne(context.Background(), c)
@@ -172,7 +172,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 					ctl := m().raw
 					control = &ctl
 				}
-				final = results.Settle(raw, k.caseID, control)
+				final = results.Settle(raw, k.Case, control)
 			}
 			cfg.Waivers.Apply(&final, cfg.Strict, now)
 			mu.Lock()

@@ -105,13 +105,10 @@ func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, stric
 		Strict:      strict,
 		Selection: ManifestSelection{
 			Features: orEmpty(sel.Features), Models: orEmpty(sel.Models), Cases: orEmpty(sel.Cases), Tiers: orEmpty(sel.Tiers),
-			MaxCalls: sel.MaxCalls, MaxCost: sel.MaxCost,
+			Shard: sel.Shard.String(), MaxCalls: sel.MaxCalls, MaxCost: sel.MaxCost,
 		},
 		Options: ManifestOptions{Concurrency: o.Concurrency, Timeout: o.Timeout.String(), Retries: o.MaxRetries},
 		Planned: ManifestPlanned{Calls: sum.Total, Skipped: sum.Skipped, CostUnits: sum.TotalUnits},
-	}
-	if sel.Shard.Count > 0 {
-		m.Selection.Shard = fmt.Sprintf("%d/%d", sel.Shard.Index, sel.Shard.Count)
 	}
 	for _, k := range catalog.KeyKinds {
 		if t.Keys[k] != "" {

@@ -36,6 +36,15 @@ type Selection struct {
 // Shard is one part of a split run.
 type Shard struct{ Index, Count int }
 
+// String writes the shard as ParseShard reads it, "i/n"; "" for the whole
+// plan.
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
 // ParseShard reads "i/n".
 func ParseShard(s string) (Shard, error) {
 	if s == "" {
@@ -162,7 +171,7 @@ type Budget struct {
 // made is not made either (withoutControl): pairs stay together.
 func (b Budget) Apply(calls []Call) {
 	made, spent := b.Made, b.Spent
-	at := make(map[callKey]int, len(calls))
+	at := make(map[results.CaseModel]int, len(calls))
 	for i := range calls {
 		at[calls[i].key()] = i
 	}

@@ -14,20 +14,20 @@ import "github.com/gwconform/gwconform/conformance/results"
 // held back, each with its skip reason: over the budget, or a key missing
 // or rejected now.
 func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
-	again, seen := map[callKey]bool{}, map[callKey]bool{}
+	again, seen := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
 	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
 	for _, r := range recorded {
-		seen[callKey{r.Case, r.Model}] = true
+		seen[r.CaseModel()] = true
 		if r.Attempts > 0 {
 			b.Made++
 		}
 		b.Made += r.Reruns
 		b.Spent += r.CostUnits
 		if r.Rerunnable(strict) {
-			again[callKey{r.Case, r.Model}] = true
+			again[r.CaseModel()] = true
 		}
 	}
-	want, companion := map[callKey]bool{}, map[callKey]bool{}
+	want, companion := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
 	for _, c := range plan {
 		if k := c.key(); again[k] || !seen[k] {
 			want[k] = true
@@ -66,15 +66,14 @@ func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selectio
 // plan order. Every other call — never reported, or cancelled — is made
 // again, so the run ends with each case × model exactly once.
 func PlanResume(plan []Call, recorded []results.Result) (kept []results.Result, todo []Call) {
-	type key struct{ caseID, model string }
-	done := map[key]results.Result{}
+	done := map[results.CaseModel]results.Result{}
 	for _, r := range recorded {
 		if !r.Cancelled {
-			done[key{r.Case, r.Model}] = r
+			done[r.CaseModel()] = r
 		}
 	}
 	for _, c := range plan {
-		if r, ok := done[key{c.Case.ID, c.Model}]; ok {
+		if r, ok := done[c.key()]; ok {
 			kept = append(kept, r)
 		} else {
 			todo = append(todo, c)

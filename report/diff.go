@@ -80,7 +80,6 @@ func (d Diff) Empty() bool {
 		d.NewCases+d.RemovedCases == 0
 }
 
-type caseKey struct{ Case, Model string }
 type cellKey struct{ Model, Feature string }
 
 func isBad(s string) bool { return s == string(results.StatusFail) || s == string(results.StatusError) }
@@ -115,9 +114,9 @@ func Compare(old, new *Report) Diff {
 		RemovedFeatures: minus(old.Features, new.Features),
 	}
 	strict := new.Metadata.Strict
-	oldR := map[caseKey]results.Result{}
+	oldR := map[results.CaseModel]results.Result{}
 	for _, r := range old.Results {
-		oldR[caseKey{r.Case, r.Model}] = r
+		oldR[r.CaseModel()] = r
 	}
 	bothModels := map[string]bool{}
 	for _, m := range old.Models {
@@ -129,9 +128,9 @@ func Compare(old, new *Report) Diff {
 	coveredReg := map[cellKey]bool{} // cells explained by a case-level regression
 	coveredFix := map[cellKey]bool{}
 	coveredLost := map[cellKey]bool{}
-	seen := map[caseKey]bool{}
+	seen := map[results.CaseModel]bool{}
 	for _, nr := range new.Results {
-		k := caseKey{nr.Case, nr.Model}
+		k := nr.CaseModel()
 		seen[k] = true
 		or, ok := oldR[k]
 		if !ok {
@@ -166,7 +165,7 @@ func Compare(old, new *Report) Diff {
 		}
 	}
 	for _, or := range old.Results {
-		if !seen[caseKey{or.Case, or.Model}] && bothModels[or.Model] {
+		if !seen[or.CaseModel()] && bothModels[or.Model] {
 			d.RemovedCases++
 		}
 	}

@@ -25,7 +25,7 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 		enc []byte
 		src int
 	}
-	byKey := map[caseKey]entry{}
+	byKey := map[results.CaseModel]entry{}
 	var out []results.Result
 	for i, rs := range reports {
 		for _, r := range rs {
@@ -38,7 +38,7 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("merge: input %d: %s/%s: %w", i+1, r.Model, r.Case, err)
 			}
-			k := caseKey{r.Case, r.Model}
+			k := r.CaseModel()
 			if prev, ok := byKey[k]; ok {
 				if bytes.Equal(prev.enc, enc) {
 					continue

@@ -61,19 +61,13 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 }
 
 // completion says what of the plan has no result: the counted calls an
-// interrupt left undone or cut, or that a re-run held back.
+// interrupt left undone or cut, or that a re-run held back — the calls
+// --resume would still make (PlanResume).
 func completion(plan []conformance.Call, rs []results.Result, strict, interrupted bool) results.Completion {
-	type key struct{ caseID, model string }
-	done := map[key]bool{}
-	for _, r := range rs {
-		if !r.Cancelled {
-			done[key{r.Case, r.Model}] = true
-		}
-	}
 	c := results.Completion{Interrupted: interrupted, Planned: len(plan)}
-	for _, call := range plan {
-		counted := results.Result{Tier: call.Case.Tier}.Counts(strict)
-		if counted && !done[key{call.Case.ID, call.Model}] {
+	_, todo := conformance.PlanResume(plan, rs)
+	for _, call := range todo {
+		if call.Case.Tier.Counts(strict) {
 			c.Unrun++
 		}
 	}

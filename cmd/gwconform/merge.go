@@ -142,7 +142,7 @@ func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
 	}
 	for i := 1; i <= count; i++ {
 		if !have[i] {
-			w.completion.MissingShards = append(w.completion.MissingShards, fmt.Sprintf("%d/%d", i, count))
+			w.completion.MissingShards = append(w.completion.MissingShards, conformance.Shard{Index: i, Count: count}.String())
 		}
 	}
 	return w, nil

@@ -68,15 +68,14 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		fmt.Fprintf(stderr, "gwconform run --rerun-failed: interrupted; %s is left as it was\n", path)
 		return exitCode(v)
 	}
-	type key struct{ caseID, model string }
-	now := map[key]results.Result{}
+	now := map[results.CaseModel]results.Result{}
 	for _, r := range again {
-		now[key{r.Case, r.Model}] = r
+		now[r.CaseModel()] = r
 	}
 	merged := make([]results.Result, 0, len(recordedRs)+len(again))
 	flaky, made, controls := 0, 0, 0
 	for _, r := range recordedRs {
-		k := key{r.Case, r.Model}
+		k := r.CaseModel()
 		if n, ok := now[k]; ok {
 			delete(now, k)
 			if r.Cancelled {
@@ -98,7 +97,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		merged = append(merged, r)
 	}
 	for _, r := range again { // the calls the recorded run never made
-		if _, ok := now[key{r.Case, r.Model}]; ok {
+		if _, ok := now[r.CaseModel()]; ok {
 			merged = append(merged, r)
 			made++
 		}

@@ -191,10 +191,6 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 	if local {
 		baseURL = ""
 	}
-	shard := ""
-	if sh := s.selection.Shard; sh.Count > 0 {
-		shard = fmt.Sprintf("%d/%d", sh.Index, sh.Count)
-	}
 	meta := report.Meta{
 		SuiteVersion: suiteVersion(),
 		Commit:       buildCommit(),
@@ -209,7 +205,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 		Uncovered:    extra.uncovered,
 		Recording:    s.record,
 		Replay:       s.reportReplay(),
-		Shard:        shard,
+		Shard:        s.selection.Shard.String(),
 		Completion:   extra.completion,
 	}
 	if !extra.finished.IsZero() {

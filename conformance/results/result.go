@@ -236,10 +236,21 @@ func (w Waiver) Describe() string {
 	return s + ", expires " + w.Expires
 }
 
-// Counts returns true when the result decides the exit code: verified and
-// negative cases always, strict ones only when strict is set. Explore never.
-func (r Result) Counts(strict bool) bool {
-	switch r.Tier {
+// CaseModel names a result's call: its case and model. A run holds one
+// result per CaseModel; resume, re-run and controls match results and calls
+// by it.
+type CaseModel struct{ Case, Model string }
+
+// CaseModel is the result's case × model.
+func (r Result) CaseModel() CaseModel { return CaseModel{r.Case, r.Model} }
+
+// Counts returns true when the result decides the exit code (Tier.Counts).
+func (r Result) Counts(strict bool) bool { return r.Tier.Counts(strict) }
+
+// Counts returns true for a tier that decides the exit code: verified and
+// negative always, strict only when strict is set. Explore never.
+func (t Tier) Counts(strict bool) bool {
+	switch t {
 	case TierVerified, TierNegative:
 		return true
 	case TierStrict:
