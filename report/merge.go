@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,11 +68,23 @@ const (
 	FileJUnit    = "junit.xml"
 )
 
+// files are the reports of a run, by name, with the writer of each: one
+// list for writing them and for removing them.
+var files = []struct {
+	name  string
+	write func(*Report, io.Writer) error
+}{
+	{FileJSON, (*Report).WriteJSON},
+	{FileMarkdown, (*Report).WriteMarkdown},
+	{FileHTML, (*Report).WriteHTML},
+	{FileJUnit, (*Report).WriteJUnit},
+}
+
 // RemoveAll removes the reports from dir, so an earlier run's cannot pass
 // for a run that did not start. A missing file is no error.
 func RemoveAll(dir string) error {
-	for _, name := range []string{FileJSON, FileMarkdown, FileHTML, FileJUnit} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	for _, f := range files {
+		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
@@ -85,17 +98,9 @@ func WriteAll(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name  string
-		write func(*bytes.Buffer) error
-	}{
-		{FileJSON, func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
-		{FileMarkdown, func(b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
-		{FileHTML, func(b *bytes.Buffer) error { return r.WriteHTML(b) }},
-		{FileJUnit, func(b *bytes.Buffer) error { return r.WriteJUnit(b) }},
-	} {
+	for _, f := range files {
 		var b bytes.Buffer
-		if err := f.write(&b); err != nil {
+		if err := f.write(r, &b); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		if err := results.WriteBytes(filepath.Join(dir, f.name), b.Bytes()); err != nil {
