@@ -104,7 +104,8 @@ func (c *call) chat() {
 	for _, msg := range *req.Messages {
 		contents = append(contents, msg.Content)
 	}
-	if err := c.vetContent(m, req.Stream, contents); err != nil {
+	set := map[string]bool{"max_tokens": req.MaxTokens != nil, "temperature": req.Temperature != nil}
+	if err := c.vetText(m, req.Stream, contents, set); err != nil {
 		c.answerErr(err)
 		return
 	}

@@ -145,6 +145,15 @@ const (
 	fAltImageRefused       = "alt-image-refused"
 	fChatDataNotJSON       = "chat-data-not-json"
 	fPreviewsCompleted     = "previews-as-completed"
+	fTemperatureRefused    = "temperature-refused"
+	fMaxTokensRefused      = "messages-max-tokens-refused"
+	fAltMaxTokensOptional  = "alt-max-tokens-optional"
+	fEditJSONRefused       = "edit-json-refused"
+	fEditMultipartRefused  = "edit-multipart-refused"
+	fPNGCompressionNeeded  = "png-compression-required"
+	fNoBlankLines          = "no-blank-lines"
+	fChatUnversioned       = "chat-without-v1"
+	fMessagesPrefixed      = "messages-under-prefix"
 
 	// Strict rules from the official readers (issue 17, point 2.9): each
 	// breaks what an official SDK reader needs to assemble the result.
@@ -704,6 +713,46 @@ var faultTable = []fault{
 			}
 			return []event{ev}
 		}}},
+	{Fault{fTemperatureRefused, "Strict: `temperature` is a number, not required (4.2): a chat request that sets it is refused with 400, as a gateway passing only the parameters verified does.", "4.2"},
+		hooks{params: onParam(epChat, "temperature", "temperature is not supported")}},
+	{Fault{fMaxTokensRefused, "`max_tokens` is supplied in all verified messages calls (4.3): a messages request that sets it is refused with 400.", "4.3"},
+		hooks{params: onParam(epMessages, "max_tokens", "max_tokens is not supported")}},
+	{Fault{fAltMaxTokensOptional, "Strict: `max_tokens` is required for the alternative text model (4.3): a request without it is served, unbounded.", "4.3"},
+		hooks{overrides: map[rule]int{ruleAltMaxTokens: http.StatusOK}}},
+	{Fault{fEditJSONRefused, "Edits take a JSON body with `images[].image_url` Data URLs, the alternative to a multipart `image` (4.5, rule 3): a JSON edit is refused with 400, as a gateway taking multipart only does.", "4.5"},
+		hooks{imageJob: onEdits(func(_ *imageRequest, files *formFiles, _ *imageJob) error {
+			if files == nil {
+				return bad("images", "JSON edits are not supported: send multipart/form-data")
+			}
+			return nil
+		})}},
+	{Fault{fEditMultipartRefused, "Edits take a multipart `image` file, the alternative to JSON `images` (4.5, rule 3): a multipart edit is refused with 400, as a gateway taking JSON only does.", "4.5"},
+		hooks{imageJob: onEdits(func(_ *imageRequest, files *formFiles, _ *imageJob) error {
+			if files != nil {
+				return bad("image", "multipart edits are not supported: send JSON")
+			}
+			return nil
+		})}},
+	{Fault{fPNGCompressionNeeded, "`output_compression` is omitted for `png` (4.5): a png edit without it is refused with 400.", "4.5"},
+		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
+			if j.format == "png" && in.OutputCompression == nil {
+				return bad("output_compression", "output_compression is required")
+			}
+			return nil
+		})}},
+	{Fault{fNoBlankLines, "Raw SSE events are separated by blank lines (6): events follow one another with no blank line between, so a reader joins them into one event of several data lines; the stream's last event keeps its blank line.", "6"},
+		hooks{event: func(_ *stream, ev event) []event {
+			switch ev.kind {
+			case "[DONE]", "message_stop", "image_generation.completed", "image_edit.completed":
+			default:
+				ev.glued = true
+			}
+			return []event{ev}
+		}}},
+	{Fault{fChatUnversioned, "All paths start with `/v1` (intro, 9): chat completions are served at /chat/completions, and /v1/chat/completions answers 404.", "intro, 9"},
+		hooks{refuse: refuseAt(epChat, "Route not found: chat completions are served at /chat/completions")}},
+	{Fault{fMessagesPrefixed, "The messages path is exactly {base_url}/v1/messages, with no extra prefix segment (4.3): messages are served under /anthropic/v1/messages, and /v1/messages answers 404.", "4.3"},
+		hooks{refuse: refuseAt(epMessages, "Route not found: messages are served at /anthropic/v1/messages")}},
 	{Fault{fPreviewsCompleted, "`partial_images` is separate from `n`, which fixes the number of final images: an image stream sends each preview as a completed event of its own.", "6.1"},
 		hooks{image: func(_ *imageJob, p *picture) { p.previewsCompleted = true }}},
 	// Strict rules from the official readers (issue 17, point 2.9).
@@ -734,6 +783,26 @@ var faultTable = []fault{
 			}
 			return []event{ev}
 		}}},
+}
+
+// refuseAt makes a refuse hook answering every request to ep 404 with msg.
+func refuseAt(ep endpoint, msg string) func(endpoint) (int, string) {
+	return func(at endpoint) (int, string) {
+		if at == ep {
+			return http.StatusNotFound, msg
+		}
+		return 0, ""
+	}
+}
+
+// onParam makes a params hook refusing requests to ep that set param.
+func onParam(ep endpoint, param, msg string) func(endpoint, map[string]bool) error {
+	return func(at endpoint, set map[string]bool) error {
+		if at == ep && set[param] {
+			return bad(param, "%s", msg)
+		}
+		return nil
+	}
 }
 
 // onMessagesEvent makes an event hook that changes the payload of each

@@ -88,6 +88,7 @@ func section7Rows() []section7Row {
 		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-sonnet-4-6", "max_tokens": 16, "messages": msgs}), 404, nil},
 		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-nope-1", "max_tokens": 16, "messages": msgs}), 404, nil},
 		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"alt without max_tokens", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "alt-flash", "messages": msgs}), 400, []string{fAltMaxTokensOptional}},
 		{"chat unknown model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-nope-1", "messages": msgs}), 404, unknown},
 		{"generation unknown model", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"model": "gen-image-0", "prompt": "x", "size": "1024x1024"}), 404, unknown},
 		{"edit unknown model", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"model": "gen-image-0"}), 404, unknown},
@@ -177,15 +178,15 @@ func scenarios() []scenario {
 			}},
 		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver,
 			fSuccess201, fChatTextOver, fChatRefusesAll,
-			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther, fStringContentRefused},
+			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther, fStringContentRefused, fTemperatureRefused, fChatUnversioned},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "temperature": 0.2, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
 			}},
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
 			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
 			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON,
-			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull},
+			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull, fNoBlankLines, fChatUnversioned},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
@@ -193,7 +194,7 @@ func scenarios() []scenario {
 		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
 			fSuccess201, fMessagesUsageOver, fModelFixed,
 			fVerifiedModel404, fStreamByDefault, fSuccess300, fRoleOther, fContentString, fBlockTypeOther, fBlockTextParts, fCacheTokensNull,
-			fStringContentRefused, fAltImageRefused},
+			fStringContentRefused, fAltImageRefused, fMaxTokensRefused, fMessagesPrefixed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				// Two models of two keys: a gateway naming one fixed model
 				// names the same wrong one for both, another model differs.
@@ -223,7 +224,7 @@ func scenarios() []scenario {
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
 			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
 			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,
-			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing},
+			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing, fMaxTokensRefused, fNoBlankLines, fMessagesPrefixed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
@@ -242,14 +243,14 @@ func scenarios() []scenario {
 					imageExpect{n: 1, format: "webp", w: 1024, h: 1024})
 				return v
 			}},
-		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2, fEditNDefault2),
+		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2, fEditNDefault2, fEditJSONRefused, fPNGCompressionNeeded),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				// No model, and a quality only the 2.5 models take (4.5):
 				// gen-2.5-flare serves it, gen-image-2 would refuse it.
 				body := map[string]any{"prompt": "paint it", "size": "1024x1024", "quality": "xhigh", "images": []any{map[string]any{"image_url": dataURL(a)}}}
 				r := s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...)
-				if r.status == 400 {
+				if r.status == 400 && refusalFault(r) == "" {
 					return violations{fEditDefaultImage2: true}
 				}
 				v, _ := validateImageJSON(r, imageExpect{n: 1, format: "png", w: 1024, h: 1024})
@@ -257,14 +258,14 @@ func scenarios() []scenario {
 			}},
 		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
 			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing,
-			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull},
+			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull, fEditMultipartRefused, fPNGCompressionNeeded, fNoBlankLines},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
 				return validateImageStream(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...),
 					imageExpect{n: 1, format: "png", w: 1024, h: 1024, family: "image_edit", partial: 1})
 			}},
-		{"edit-reference", append(slices.Clone(jsonImageFaults), fReferenceIgnored, fEditNDefault2),
+		{"edit-reference", append(slices.Clone(jsonImageFaults), fReferenceIgnored, fEditNDefault2, fEditJSONRefused, fPNGCompressionNeeded),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, b, _ := refs(t)
 				exp := imageExpect{n: 1, format: "png", w: 1024, h: 1024}
@@ -290,12 +291,12 @@ func scenarios() []scenario {
 		{"verified-values", []string{fEditNDefault2, fEditSizeDefault1024, fQualityMaxRefused, fImage2QualityRefused, fOpaqueRefused,
 			fBackgroundAutoRefused, fJPEGZeroRefused, fWebPCompressionRefused, fPartialImages3Refused, fTwoRefsRefused, fJSONMaskRefused,
 			fImageArrayIgnored, fMultipartMaskRefused, fReference1024Refused, fMissingKeyServed, fImageRoutesMissing,
-			fGenNDefault2, fGenSizeDefault1024, fGenQualityAutoRefused, fGenModelRequired},
+			fGenNDefault2, fGenSizeDefault1024, fGenQualityAutoRefused, fGenModelRequired, fEditJSONRefused, fEditMultipartRefused, fPNGCompressionNeeded},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				return verifiedValues(t, s, o...)
 			}},
 		{"section7", []string{fAcceptInvalid, fWrong404, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fImageRoutesMissing, fChatRefusesAll,
-			fVerifiedModel404, fSuccess300, fStringContentRefused},
+			fVerifiedModel404, fSuccess300, fStringContentRefused, fAltMaxTokensOptional, fEditJSONRefused, fPNGCompressionNeeded, fMaxTokensRefused, fChatUnversioned, fMessagesPrefixed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				v := violations{}
 				// A row is judged only where its endpoint serves a valid
@@ -308,6 +309,7 @@ func scenarios() []scenario {
 					body any
 				}{
 					"/v1/chat/completions":   {keys.Text, map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
+					"/v1/messages":           {keys.Alt, map[string]any{"model": "alt-flash", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
 					"/v1/images/generations": {keys.Image, map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}},
 					"/v1/images/edits": {keys.Image, map[string]any{"model": "gen-image-2.5-flare", "prompt": "x", "size": "1024x1024",
 						"images": []any{map[string]any{"image_url": dataURL(a)}}}},
@@ -337,7 +339,7 @@ func scenarios() []scenario {
 				if len(served) > 0 {
 					// The fault is the one that answers exactly these rows 200.
 					explained := false
-					for _, f := range []string{fAcceptInvalid, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved} {
+					for _, f := range []string{fAcceptInvalid, fFileIDIgnored, fDefaultModel, fImageAnyKey, fFileIDResolved, fAltMaxTokensOptional} {
 						lets := map[string]bool{}
 						for _, row := range rows {
 							if slices.Contains(row.lets, f) {
@@ -460,6 +462,8 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 	} {
 		r := s.do(t, "POST", "/v1/images/edits", keys.Image, c.body, o...)
 		switch {
+		case refusalFault(r) != "":
+			v.add(refusalFault(r))
 		case r.status == http.StatusBadRequest:
 			v.add(c.fault)
 		case r.status == http.StatusNotFound && strings.Contains(string(r.body), "Route not found"):

@@ -156,8 +156,9 @@ func makeMultipart(t *testing.T, fields map[string]string, files ...formFile) mu
 
 // sseEvent is one parsed stream event.
 type sseEvent struct {
-	name string
-	data string
+	name  string
+	data  string // the last data line
+	lines int    // data lines: more than one where no blank line parts two events
 }
 
 // parseSSE splits a stream into events; complete is false when the stream
@@ -182,6 +183,7 @@ func parseSSE(body []byte) (events []sseEvent, complete, unended bool) {
 			cur.name, open = strings.TrimPrefix(line, "event: "), true
 		case strings.HasPrefix(line, "data: "):
 			cur.data, open = strings.TrimPrefix(line, "data: "), true
+			cur.lines++
 		}
 	}
 	if open && bytes.HasSuffix(body, []byte("\n")) && (json.Valid([]byte(cur.data)) || cur.data == "[DONE]") {

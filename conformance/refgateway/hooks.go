@@ -23,8 +23,8 @@ import (
 //   - vetImageJob: an image request found valid, which a fault may refuse
 //     or whose job it may change;
 //   - keylessKind: a request without a valid key, which a fault may serve;
-//   - vetContent: the message content of a chat or messages request found
-//     valid, which a fault may refuse.
+//   - vetText: a chat or messages request found valid, which a fault may
+//     refuse for the content of a message or an optional parameter set.
 //
 // Handlers call these and never ask which fault is on; what each fault does
 // at its points is declared once, in the table of faults.go.
@@ -65,6 +65,10 @@ type hooks struct {
 	// model m, for the content of one of its messages (the error answers
 	// it); stream is the request's stream value.
 	content func(ep endpoint, m model, stream bool, content json.RawMessage) error
+	// params may refuse a valid chat or messages request to ep for the
+	// optional parameters it sets (set[name] true, names as in the JSON
+	// body); the error answers it.
+	params func(ep endpoint, set map[string]bool) error
 }
 
 // endpoint names what a call is served by, for hooks that act on several.
@@ -97,6 +101,7 @@ const (
 	ruleKnownModel                    // messages with a retired or unknown model id (7, 9)
 	ruleKnownOtherModel               // chat or images with a retired or unknown model id (9; 7 lists messages only)
 	ruleImagePermission               // an image request with a key without image permission (5 rule 2)
+	ruleAltMaxTokens                  // messages to the alternative model without max_tokens (4.3)
 )
 
 // ruleStatus is the status the spec gives a request that breaks each rule.
@@ -113,6 +118,7 @@ var ruleStatus = map[rule]int{
 	// The spec shows no status for this refusal; 403 is HTTP's "not
 	// permitted", and a status the official clients never retry.
 	ruleImagePermission: http.StatusForbidden,
+	ruleAltMaxTokens:    http.StatusBadRequest,
 }
 
 // routed reports whether the request routed to c.ep may reach its handler;
@@ -224,11 +230,17 @@ func (c *call) vetImageJob(in *imageRequest, files *formFiles, j *imageJob) erro
 	return nil
 }
 
-// vetContent lets the content hooks refuse a valid chat or messages
-// request, served by model m, for the content of one of its messages.
-func (c *call) vetContent(m model, stream *bool, msgs []json.RawMessage) error {
+// vetText lets the content and params hooks refuse a valid chat or
+// messages request, served by model m: for the content of one of its
+// messages, or for the optional parameters it sets.
+func (c *call) vetText(m model, stream *bool, msgs []json.RawMessage, set map[string]bool) error {
 	streams := stream != nil && *stream
 	for _, f := range c.faults {
+		if f.params != nil {
+			if err := f.params(c.ep, set); err != nil {
+				return err
+			}
+		}
 		if f.content == nil {
 			continue
 		}

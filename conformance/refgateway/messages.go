@@ -81,8 +81,10 @@ func (c *call) messages() {
 		}
 		maxTokens = *req.MaxTokens
 	} else if m.Family == KindAlt {
-		c.failParam(http.StatusBadRequest, "max_tokens", "max_tokens: field required")
-		return
+		if err := c.violation(ruleAltMaxTokens, "max_tokens", "max_tokens: field required"); err != nil {
+			c.answerErr(err)
+			return
+		}
 	}
 	// messages: "yes in practice" (4.3).
 	if req.Messages == nil || len(*req.Messages) == 0 {
@@ -153,7 +155,8 @@ func (c *call) messages() {
 	for _, msg := range *req.Messages {
 		contents = append(contents, msg.Content)
 	}
-	if err := c.vetContent(m, req.Stream, contents); err != nil {
+	set := map[string]bool{"max_tokens": req.MaxTokens != nil, "temperature": req.Temperature != nil}
+	if err := c.vetText(m, req.Stream, contents, set); err != nil {
 		c.answerErr(err)
 		return
 	}

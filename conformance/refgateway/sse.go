@@ -14,6 +14,9 @@ type event struct {
 	// unended writes the event without its blank line: the next event
 	// written supplies it, so only the stream's last event goes without.
 	unended bool
+	// glued writes the event without its blank line, and the next event
+	// follows it directly: a reader takes the two for one event.
+	glued bool
 	// kind is what the event is, as planned: the type its JSON object names,
 	// or its raw data. send sets it before the hooks see the event, so that
 	// a hook still knows the event when another one has changed its data.
@@ -119,7 +122,7 @@ func (s *stream) write(ev event) bool {
 	}
 	buf = append(buf, data...)
 	buf = append(buf, '\n')
-	if !ev.unended {
+	if !ev.unended && !ev.glued {
 		buf = append(buf, '\n')
 	}
 	if _, err := s.c.w.Write(buf); err != nil {

@@ -145,15 +145,41 @@ func (v violations) refused(r resp) {
 		v.add(fVerifiedModel404) // the validators send listed models only
 	case r.status == http.StatusNotFound && strings.HasPrefix(r.path, "/v1/images/"):
 		v.add(fImageRoutesMissing)
-	case r.status == http.StatusBadRequest && strings.Contains(string(r.body), "content must be an array of content parts"):
-		v.add(fStringContentRefused) // the validators send string content
-	case r.status == http.StatusBadRequest && strings.Contains(string(r.body), "takes text content only"):
-		v.add(fAltImageRefused) // the validators send alt-flash one image
+	case refusalFault(r) != "":
+		v.add(refusalFault(r))
 	case r.status == http.StatusBadRequest && r.path == "/v1/chat/completions":
 		v.add(fChatRefusesAll)
 	default:
 		v.problem("status %d: %.300s", r.status, r.body)
 	}
+}
+
+// refusalFaults name the fault behind a 4xx to a valid request by words of
+// its error message: faults refusing a form, a value or a path the
+// validators send.
+var refusalFaults = []struct{ words, fault string }{
+	{"content must be an array of content parts", fStringContentRefused}, // string content
+	{"takes text content only", fAltImageRefused},                        // alt-flash given one image
+	{"temperature is not supported", fTemperatureRefused},
+	{"max_tokens is not supported", fMaxTokensRefused},
+	{"JSON edits are not supported", fEditJSONRefused},
+	{"multipart edits are not supported", fEditMultipartRefused},
+	{"output_compression is required", fPNGCompressionNeeded},
+	{"chat completions are served at /chat/completions", fChatUnversioned},
+	{"messages are served at /anthropic/v1/messages", fMessagesPrefixed},
+}
+
+// refusalFault is the fault of refusalFaults behind r, or "".
+func refusalFault(r resp) string {
+	if r.status/100 != 4 {
+		return ""
+	}
+	for _, f := range refusalFaults {
+		if strings.Contains(string(r.body), f.words) {
+			return f.fault
+		}
+	}
+	return ""
 }
 
 // problem records a failure no fault explains: tests assert on it.
@@ -281,6 +307,13 @@ func readStream(r resp) (v violations, events []sseEvent, complete, ok bool) {
 		return v, nil, false, false
 	}
 	events, complete, unended := parseSSE(r.body)
+	for _, e := range events {
+		if e.lines > 1 {
+			// Events no blank line parts: nothing more can be read.
+			v.add(fNoBlankLines)
+			return v, nil, false, false
+		}
+	}
 	if !complete {
 		v.add(fStreamCut)
 	}
