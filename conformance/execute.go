@@ -8,11 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/pace"
 	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // Options tune how calls are made.
@@ -32,8 +33,16 @@ type Options struct {
 	// connection error before any response byte (default 2; negative: none).
 	MaxRetries int
 	// RetryWait is the wait before a retry when the gateway gives no
-	// Retry-After (default 1 s); MaxRetryWait caps any wait (default 60 s).
+	// Retry-After, and the first wait after a 429 that says nothing of its
+	// limit (default 1 s); MaxRetryWait caps a retry's wait (default 60 s).
 	RetryWait, MaxRetryWait time.Duration
+	// MaxWait is how long one call may wait on the gateway's rate limit,
+	// 429s included, before its last 429 is its answer: throttled (default
+	// 15 minutes). Waiting is not part of any request's duration.
+	MaxWait time.Duration
+	// Unpaced sends without pacing: a replay, which sends nothing, answers
+	// its recorded 429s at once.
+	Unpaced bool
 	// MaxBodyBytes caps a response body, a whole stream included (default
 	// 256 MiB: two large PNGs in base64 are tens of MB; anything near the cap
 	// is hostile, and an endless stream of valid events must not grow the
@@ -71,6 +80,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxRetryWait <= 0 {
 		o.MaxRetryWait = 60 * time.Second
 	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 15 * time.Minute
+	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 256 << 20
 	}
@@ -81,10 +93,22 @@ func (o Options) withDefaults() Options {
 // and the timings so far.
 type exchange struct {
 	resp     *http.Response
-	started  time.Time
+	ctx      context.Context // the answering attempt's: its timeout counts from its send
+	started  time.Time       // when the answering attempt was sent
 	ttfb     time.Duration
-	attempts int
-	watch    *watchdog // of the attempt that answered
+	attempts int                // requests sent: retries and the 429s waited on included
+	retries  int                // attempts made again after a 5xx or a lost connection
+	waits    int                // waits on the rate limit before a send
+	waited   time.Duration      // their sum: not part of any request's duration
+	watch    *watchdog          // of the attempt that answered
+	release  context.CancelFunc // ends the answering attempt: its timeout and its place in flight
+}
+
+// finish ends the answering attempt, once its body is read.
+func (ex *exchange) finish() {
+	if ex.release != nil {
+		ex.release()
+	}
 }
 
 // stalled is the phase limit that cut the answered attempt, if any.
@@ -111,47 +135,117 @@ type errNoResponse struct{ err error }
 func (e errNoResponse) Error() string { return e.err.Error() }
 func (e errNoResponse) Unwrap() error { return e.err }
 
-// send makes the request, retrying as Options allow. The caller closes
-// ex.resp.Body. On error, attempts tells how many were made.
-func send(ctx context.Context, client *http.Client, o Options, t Target, cs *catalog.Case, r *catalog.Rendered) (*exchange, error) {
+// send makes the request when the pacer lets it (p nil: at once; a 429's
+// wait is then kept here, as a replay, which sends nothing, does), and
+// again as the answers ask:
+//   - a 429 is the gateway asking to wait: the pacer waits as asked and
+//     sends again, spending no retry, until waiting would pass
+//     Options.MaxWait; then the 429 is the answer (throttled);
+//   - a 5xx of retryable(), or a connection lost before any response byte,
+//     is retried Options.MaxRetries times.
+//
+// Each attempt's timeout counts from its send. The caller calls ex.finish
+// once the answer is read. On error, ex tells what was tried.
+func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t Target, cs *catalog.Case, r *catalog.Rendered) (*exchange, error) {
 	ex := &exchange{}
+	family := pace.FamilyOf(r.Path)
 	for {
+		ticket := &pace.Ticket{}
+		if p != nil {
+			var err error
+			if ticket, err = p.Acquire(ctx, string(cs.Key), family, o.MaxWait-ex.waited); err != nil {
+				return ex, err
+			}
+			if ticket.Waited > 0 {
+				ex.waits++
+				ex.waited += ticket.Waited
+			}
+		}
 		ex.attempts++
-		resp, ttfb, started, watch, err := sendOnce(ctx, client, o, t, cs, r)
-		ex.started, ex.ttfb, ex.watch = started, ttfb, watch
+		actx, cancel := context.WithTimeout(ctx, o.Timeout)
+		end := func() { ticket.Release(); cancel() }
+		resp, ttfb, started, watch, err := sendOnce(actx, client, o, t, cs, r)
+		ex.ctx, ex.started, ex.ttfb, ex.watch, ex.release = actx, started, ttfb, watch, end
 		var wait time.Duration
 		switch {
 		case err != nil:
 			var nr errNoResponse
 			var skip *record.SkipError // a replay's "no recording" stays so
-			if !errors.As(err, &nr) || errors.As(err, &skip) || ex.attempts > o.MaxRetries || ctx.Err() != nil {
+			if !errors.As(err, &nr) || errors.As(err, &skip) || ex.retries >= o.MaxRetries || ctx.Err() != nil {
 				return ex, err
 			}
 			wait = o.RetryWait
-		case retryable(resp.StatusCode) && ex.attempts <= o.MaxRetries:
-			wait = min(retryAfter(resp.Header.Get("Retry-After"), o.RetryWait, time.Now()), o.MaxRetryWait)
-			if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
-				// The wait asked for outlasts the timeout: this answer is
-				// the verdict (throttled), not a timeout of our making.
+		case resp.StatusCode == http.StatusTooManyRequests:
+			retryIn := ticket.Observe(resp.StatusCode, resp.Header)
+			if p == nil {
+				retryIn = retryWait(resp, o)
+			}
+			if ex.waited+retryIn > o.MaxWait {
+				// Waiting as asked would pass --max-wait: this answer is
+				// the verdict (throttled).
 				ex.resp = resp
 				return ex, nil
 			}
-			// Drain a little so the connection can be reused, then retry.
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
+			discard(resp)
+			end()
+			if p == nil { // no pacer to hold the next send: wait here
+				ex.waits++
+				ex.waited += retryIn
+				if err := sleep(ctx, retryIn); err != nil {
+					return ex, err
+				}
+			}
+			continue
+		case retryable(resp.StatusCode) && ex.retries < o.MaxRetries:
+			ticket.Observe(resp.StatusCode, resp.Header)
+			wait = retryWait(resp, o)
+			if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+				// The wait asked for outlasts the run's deadline: this
+				// answer is the verdict, not a timeout of our making.
+				ex.resp = resp
+				return ex, nil
+			}
+			discard(resp)
 		default:
+			ticket.Observe(resp.StatusCode, resp.Header)
 			ex.resp = resp
 			return ex, nil
 		}
-		if wait > o.MaxRetryWait {
-			wait = o.MaxRetryWait
-		}
-		select {
-		case <-ctx.Done():
-			return ex, ctx.Err()
-		case <-time.After(wait):
+		end()
+		ex.retries++
+		if err := sleep(ctx, wait); err != nil {
+			return ex, err
 		}
 	}
+}
+
+// retryWait is the wait an answer asks for before the next attempt: its
+// Retry-After, or Options.RetryWait, at most Options.MaxRetryWait.
+func retryWait(resp *http.Response, o Options) time.Duration {
+	asked, ok := pace.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	if !ok {
+		asked = o.RetryWait
+	}
+	return min(asked, o.MaxRetryWait)
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// discard drains a little of an answer not kept, so that its connection
+// can be reused, and closes it.
+func discard(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
 }
 
 // sendOnce makes one attempt under a watchdog of its phases; the response
@@ -200,23 +294,6 @@ func sendOnce(ctx context.Context, client *http.Client, o Options, t Target, cs 
 	return resp, ttfb, started, watch, nil
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date).
-func retryAfter(h string, def time.Duration, now time.Time) time.Duration {
-	if h == "" {
-		return def
-	}
-	if s, err := strconv.Atoi(h); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if at, err := http.ParseTime(h); err == nil {
-		if d := at.Sub(now); d > 0 {
-			return d
-		}
-		return 0
-	}
-	return def
-}
-
 // cappedReader fails once more than limit bytes were read: a stream is read
 // event by event, so readBody's cap cannot apply to it.
 type cappedReader struct {
@@ -251,4 +328,54 @@ func readBody(r io.Reader, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("response body exceeds the %d-byte cap", limit)
 	}
 	return b, nil
+}
+
+// otherLists lists the models of each key kind a differs_from check
+// compares with (those configured and not rejected). They are requests of
+// the execute stage, paced, retried and bounded as the call's own, so the
+// check only reads them. A list that cannot be had leaves the call without
+// a verdict: throttled, or an error of the run, never a failure of the
+// gateway's contract. requests counts the requests made.
+func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind) (lists map[catalog.KeyKind][]string, requests int, st results.Status, reasons []results.Reason) {
+	lists = map[catalog.KeyKind][]string{}
+	for _, kind := range kinds {
+		if r.Target.Keys[kind] == "" || r.Target.Rejected[kind] != "" {
+			continue
+		}
+		cs := &catalog.Case{ID: "model list of the " + string(kind) + " key", Key: kind,
+			Request: catalog.Request{Method: http.MethodGet, Path: "/v1/models"}}
+		ex, err := send(ctx, client, o, p, r.Target, cs, &catalog.Rendered{Method: http.MethodGet, Path: "/v1/models"})
+		requests += ex.attempts
+		unlisted := func(st results.Status, actual, msg string) (map[catalog.KeyKind][]string, int, results.Status, []results.Reason) {
+			ex.finish()
+			return nil, requests, st, []results.Reason{{Check: "differs_from", Where: "GET /v1/models (" + string(kind) + " key)",
+				Expected: "the other key's model list, to compare", Actual: actual, Message: msg}}
+		}
+		switch {
+		case errors.Is(err, pace.ErrOverBudget):
+			return unlisted(results.StatusThrottled, "still limited", err.Error())
+		case err != nil:
+			st, rs := transportFailure(attemptContext(ctx, ex), err, o)
+			ex.finish()
+			return nil, requests, st, rs
+		}
+		body, err := readBody(ex.resp.Body, modelListLimit)
+		ex.resp.Body.Close()
+		code := ex.resp.StatusCode
+		switch {
+		case code == http.StatusTooManyRequests:
+			return unlisted(results.StatusThrottled, "HTTP 429", "the other key's model list stayed throttled past --max-wait: nothing to compare")
+		case err != nil:
+			return unlisted(results.StatusError, err.Error(), "reading the other key's model list failed: nothing to compare")
+		case code/100 != 2:
+			return unlisted(results.StatusError, fmt.Sprintf("HTTP %d", code), "the other key's model list was not served: nothing to compare (its own case judges it)")
+		}
+		ids, err := modelIDs(body)
+		if err != nil {
+			return unlisted(results.StatusError, err.Error(), "the other key's model list is not JSON: nothing to compare (its own case judges it)")
+		}
+		ex.finish()
+		lists[kind] = ids
+	}
+	return lists, requests, "", nil
 }

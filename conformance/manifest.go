@@ -76,6 +76,7 @@ type ManifestOptions struct {
 	Concurrency int    `json:"concurrency"`
 	Timeout     string `json:"timeout"` // Go duration
 	Retries     int    `json:"retries"`
+	MaxWait     string `json:"max_wait,omitempty"` // Go duration: a call's wait on the rate limit
 }
 
 // ManifestFileRef names a file the run read, by path and content hash.
@@ -107,7 +108,7 @@ func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, stric
 			Features: orEmpty(sel.Features), Models: orEmpty(sel.Models), Cases: orEmpty(sel.Cases), Tiers: orEmpty(sel.Tiers),
 			Shard: sel.Shard.String(), MaxCalls: sel.MaxCalls, MaxCost: sel.MaxCost,
 		},
-		Options: ManifestOptions{Concurrency: o.Concurrency, Timeout: o.Timeout.String(), Retries: o.MaxRetries},
+		Options: ManifestOptions{Concurrency: o.Concurrency, Timeout: o.Timeout.String(), Retries: o.MaxRetries, MaxWait: o.MaxWait.String()},
 		Planned: ManifestPlanned{Calls: sum.Total, Skipped: sum.Skipped, CostUnits: sum.TotalUnits},
 	}
 	for _, k := range catalog.KeyKinds {

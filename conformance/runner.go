@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/pace"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -26,6 +27,8 @@ type Runner struct {
 	// negative call whose control is among them, and not in the calls
 	// made, is decided by that result.
 	Settled []results.Result
+
+	shared *gate // made on first use (gate)
 }
 
 // Run executes every call, at most Options.Concurrency at once per key, and
@@ -43,10 +46,7 @@ type Runner struct {
 func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result)) {
 	o := r.Options.withDefaults()
 	client := r.Target.client()
-	sems := map[catalog.KeyKind]chan struct{}{}
-	for _, k := range catalog.KeyKinds {
-		sems[k] = make(chan struct{}, o.Concurrency)
-	}
+	g := r.gate(o)
 	var emitMu sync.Mutex
 	report := func(res results.Result) {
 		redact.Result(&res, r.Target.Secrets())
@@ -63,11 +63,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 			book.fill(call.key(), res)
 			continue
 		}
-		sem := sems[call.Case.Key]
-		if sem == nil {
-			sem = make(chan struct{}, o.Concurrency)
-			sems[call.Case.Key] = sem
-		}
+		sem := g.slots(call.Case.Key)
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -78,7 +74,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 		wg.Add(1)
 		go func(call Call) {
 			defer wg.Done()
-			res := r.runLogged(ctx, client, o, call)
+			res := r.runLogged(ctx, client, o, g.pacer, call)
 			<-sem
 			res = book.settle(call, res)
 			report(res)
@@ -88,35 +84,45 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	wg.Wait()
 }
 
-// RunOne makes one call now, outside any concurrency limit (go test
-// subtests bring their own), and returns its redacted result. For a
-// negative call that is its own result, not yet decided by its control's
-// (results.Settle): go test's Run does that.
+// RunOne makes one call when its key has a free slot, paced as Run's
+// calls are (go test's subtests share the runner's slots and pacer), and
+// returns its redacted result. For a negative call that is its own
+// result, not yet decided by its control's (results.Settle): go test's Run
+// does that.
 func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	if call.Skip != nil {
 		return skipped(call)
 	}
-	client := r.Target.client()
-	res := r.runLogged(ctx, client, r.Options.withDefaults(), call)
+	o := r.Options.withDefaults()
+	g := r.gate(o)
+	sem := g.slots(call.Case.Key)
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return newResult(call, results.StatusError, results.Reason{Check: "transport", Message: ctx.Err().Error()})
+	}
+	res := r.runLogged(ctx, r.Target.client(), o, g.pacer, call)
+	<-sem
 	redact.Result(&res, r.Target.Secrets())
 	return res
 }
 
-// runCall makes one call and checks it.
-func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, call Call) (res results.Result) {
+// runCall makes one call, paced by p, and checks it.
+func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call Call) (res results.Result) {
 	cs := call.Case
 	res = newResult(call, results.StatusPass)
 	res.Started = time.Now().UTC()
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	started := time.Now()
+	var declined []results.Reason
+	var ex *exchange
 	defer func() {
-		res.DurationMS = time.Since(started).Milliseconds()
+		// A request's duration counts from its send: waits on the rate
+		// limit before it are reported apart.
+		if ex != nil && !ex.started.IsZero() {
+			res.DurationMS = time.Since(ex.started).Milliseconds()
+		}
 		// The run was interrupted, not timed out: run --resume makes it again.
 		res.Cancelled = res.Status == results.StatusError && errors.Is(ctx.Err(), context.Canceled)
 	}()
-	var declined []results.Reason
-	var ex *exchange
 	// The shape judged and the model its request names: the rules of a
 	// kind read the request (max_tokens, n, size) and compare "model used"
 	// with the model requested.
@@ -130,8 +136,11 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 			return res
 		}
 		res.Request = summarize(rendered)
-		ex, err = send(ctx, client, o, r.Target, shape.cs, rendered)
+		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
+		defer ex.finish()
 		res.Attempts = ex.attempts
+		res.Waits += ex.waits
+		res.WaitMS += ex.waited.Milliseconds()
 		res.Requests += ex.attempts
 		res.CostUnits += EstimateCost(shape.cs).Units * float64(ex.attempts) // every attempt billed: an upper bound
 		res.TTFBMS = ex.ttfb.Milliseconds()
@@ -141,8 +150,14 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 			res.Attempts, res.Requests, res.CostUnits, res.TTFBMS = 0, 0, 0, 0
 			return res
 		}
+		if errors.Is(err, pace.ErrOverBudget) { // still limited after --max-wait
+			res.Status = results.StatusThrottled
+			res.Reasons = append(declined, results.Reason{Check: "rate_limit", Expected: fmt.Sprintf("a send within %s (--max-wait)", o.MaxWait),
+				Actual: "still limited", Message: err.Error()})
+			return res
+		}
 		if err != nil {
-			res.Status, res.Reasons = transportFailure(ctx, err, o)
+			res.Status, res.Reasons = transportFailure(attemptContext(ctx, ex), err, o)
 			res.Reasons = append(declined, res.Reasons...)
 			return res
 		}
@@ -173,9 +188,20 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 		sent, received = t.Sent, t.Received
 		res.TTFBMS = received.Sub(sent).Milliseconds()
 	}
+	var others map[catalog.KeyKind][]string
+	if len(cs.Expect.DiffersFrom) > 0 && cs.Accepts(res.HTTPStatus) {
+		lists, made, st, reasons := r.otherLists(ctx, client, o, p, cs.Expect.DiffersFrom)
+		res.Requests += made
+		res.CostUnits += float64(made) // a model list costs what a text call does
+		if st != "" {
+			res.Status, res.Reasons = st, reasons
+			return res
+		}
+		others = lists
+	}
 	c := &checker{model: requested, sent: sent, received: received, rows: r.citedRows(cs),
 		request: &judged.Request, strict: cs.Tier == results.TierStrict}
-	r.check(ctx, c, o, cs, ex, &res)
+	r.check(c, o, cs, ex, others, &res)
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
 	}
@@ -184,23 +210,80 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, ca
 	var cut error
 	if s := ex.stalled(); s != nil {
 		cut = s
-	} else if err := ctx.Err(); err != nil {
+	} else if err := ex.ctx.Err(); err != nil {
 		cut = err
 	}
 	if cut != nil && !c.ok() {
 		// A stall, the timeout or a cancelled run cut the body or stream:
 		// say so first; only the spec's own limit makes it a verdict.
-		st, rs := transportFailure(ctx, cut, o)
+		st, rs := transportFailure(ex.ctx, cut, o)
 		res.Reasons = append(rs, res.Reasons...)
 		if st == results.StatusError {
 			res.Status = st
 		}
 	}
-	res.Flaky = res.Status == results.StatusPass && res.Attempts > 1
+	// Passed only when asked again after a 5xx or a lost connection;
+	// waiting on the rate limit is no flakiness.
+	res.Flaky = res.Status == results.StatusPass && ex.retries > 0
 	if res.Status != results.StatusPass {
 		res.RequestID = requestID(ex.resp.Header)
 	}
 	return res
+}
+
+// attemptContext is the context of the attempt that ended the call, whose
+// timeout counts from its send; ctx when no attempt was made.
+func attemptContext(ctx context.Context, ex *exchange) context.Context {
+	if ex != nil && ex.ctx != nil {
+		return ex.ctx
+	}
+	return ctx
+}
+
+// gate is what the calls of one runner share: a slot per call in flight
+// per key (Options.Concurrency) and the pacer of the gateway's limit.
+type gate struct {
+	pacer *pace.Pacer // nil for a replay: nothing is sent
+	mu    sync.Mutex
+	sems  map[catalog.KeyKind]chan struct{}
+	n     int
+}
+
+// slots is the key's semaphore.
+func (g *gate) slots(k catalog.KeyKind) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.sems[k] == nil {
+		g.sems[k] = make(chan struct{}, g.n)
+	}
+	return g.sems[k]
+}
+
+var gateMu sync.Mutex
+
+// gate returns the runner's gate, made on first use.
+func (r *Runner) gate(o Options) *gate {
+	gateMu.Lock()
+	defer gateMu.Unlock()
+	if r.shared == nil {
+		r.shared = &gate{sems: map[catalog.KeyKind]chan struct{}{}, n: o.Concurrency}
+		if !o.Unpaced {
+			r.shared.pacer = pace.New(pace.Options{Concurrency: o.Concurrency, BareWait: o.RetryWait, MaxBareWait: o.MaxRetryWait})
+		}
+	}
+	return r.shared
+}
+
+// Waiting describes the keys and families that wait on the gateway's rate
+// limit now, for the progress line; empty when none does.
+func (r *Runner) Waiting() []string {
+	gateMu.Lock()
+	g := r.shared
+	gateMu.Unlock()
+	if g == nil || g.pacer == nil {
+		return nil
+	}
+	return g.pacer.Waiting()
 }
 
 // citedRows resolves the case's spec references to rows, for the reasons
@@ -234,8 +317,9 @@ func shapes(cs *catalog.Case) []shape {
 	return out
 }
 
-// check runs every expectation of the case on the answer.
-func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.Case, ex *exchange, res *results.Result) {
+// check runs every expectation of the case on the answer; others are the
+// model lists a differs_from check compares with, fetched before.
+func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, others map[catalog.KeyKind][]string, res *results.Result) {
 	exp := cs.Expect
 	resp := ex.resp
 	success := resp.StatusCode >= 200 && resp.StatusCode < 300
@@ -285,9 +369,7 @@ func (r *Runner) check(ctx context.Context, c *checker, o Options, cs *catalog.C
 	c.checkKind(kind, body)
 	c.checkMatchers(body, exp.JSON)
 	if len(exp.DiffersFrom) > 0 {
-		lists := c.checkListsDiffer(ctx, r.Target, body, exp.DiffersFrom)
-		res.Requests += lists
-		res.CostUnits += float64(lists) // a model list costs what a text call does
+		c.checkListsDiffer(body, others)
 	}
 	if images || exp.Images != nil {
 		res.Images = c.checkImageResult(body, imageExpect(exp.Images, c.request), o.Thumbnails)

@@ -55,6 +55,7 @@ func useReplay(s *settings, stderr io.Writer) error {
 	// A recorded 429 is answered by its recorded retry at once: the wait
 	// it asked for is over, and the recording holds what came after it.
 	s.options.RetryWait, s.options.MaxRetryWait = time.Millisecond, time.Millisecond
+	s.options.Unpaced = true // a replay sends nothing: no limit to keep to
 	s.replayed = &replayed{dir: s.replay, meta: meta}
 	from := ""
 	if meta.BaseURL != "" {

@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	imageKey := fs.String("image-key", def.Image, "bearer key of the image kind")
 	altKey := fs.String("alt-key", def.Alt, "bearer key of the alternative text model kind")
 	latency := fs.String("latency", "", "delays: ENDPOINT=DURATION[,...], ENDPOINT one of models, chat, messages, images.generations, images.edits, responses, event; DURATION like 200ms or 1s-3s")
+	rateLimit := fs.String("rate-limit", "", "limit each key's requests: `SPEC` is RATE[,burst=N][,CLASS=RATE...], RATE like 2/s or 10/m (the first is every class's), CLASS one of models, chat, messages, images, responses, burst the bucket size (default 1), e.g. 2/s,burst=2,images=10/m; over it 429 with Retry-After")
 	var faults, extras serveRepeat
 	fs.Var(&faults, "fault", "switch a fault on for every request (repeatable, or comma-separated; see --list-faults)")
 	fs.Var(&extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
@@ -80,8 +81,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var handler http.Handler
 	var banner func(w io.Writer)
 	if si.upstream != "" || si.record != "" || si.replay != "" || si.timing {
-		if *latency != "" || len(faults) > 0 || len(extras) > 0 {
-			fmt.Fprintln(stderr, "gwconform serve: --latency, --fault and --extra-model shape the reference gateway; a relay or a replay answers what the recording says")
+		if *latency != "" || *rateLimit != "" || len(faults) > 0 || len(extras) > 0 {
+			fmt.Fprintln(stderr, "gwconform serve: --latency, --rate-limit, --fault and --extra-model shape the reference gateway; a relay or a replay answers what the recording says")
 			return exitNotStart
 		}
 		si.keys = map[string]string{refgateway.KindText: *textKey, refgateway.KindMessages: *msgKey, refgateway.KindImage: *imageKey, refgateway.KindAlt: *altKey}
@@ -98,6 +99,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitNotStart
 		}
 		cfg.Latency = lat
+		rl, err := refgateway.ParseRateLimit(*rateLimit)
+		if err != nil {
+			fmt.Fprintln(stderr, "gwconform serve: --rate-limit:", err)
+			return exitNotStart
+		}
+		cfg.RateLimit = rl
 		for _, e := range extras {
 			em, err := refgateway.ParseExtraModel(e)
 			if err != nil {
@@ -117,6 +124,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				cfg.Keys.Text, cfg.Keys.Messages, cfg.Keys.Image, cfg.Keys.Alt)
 			if len(faults) > 0 {
 				fmt.Fprintf(w, "  faults:       %s\n", strings.Join(faults, ","))
+			}
+			if cfg.RateLimit.Enabled() {
+				fmt.Fprintf(w, "  rate limit:   %s\n", cfg.RateLimit)
 			}
 		}
 	}

@@ -77,6 +77,8 @@ func TestServeFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--extra-model", "video:x"},
 		{"serve", "--latency", "chat=soon"},
+		{"serve", "--rate-limit", "2/h"},
+		{"serve", "--rate-limit", "2/s,video=1/s"},
 		{"serve", "--fault", "no-such-fault", "--addr", "127.0.0.1:0"},
 		{"serve", "stray-argument"},
 	} {

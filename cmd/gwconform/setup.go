@@ -26,7 +26,7 @@ var engineSettings = func() []string {
 		names = append(names, string(k)+"-key")
 	}
 	names = append(names, "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
-		"concurrency", "retries", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "header")
+		"concurrency", "retries", "max-wait", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "header")
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-header")
 	}
@@ -89,7 +89,7 @@ func (f *engineFlags) resolve() (*settings, error) {
 	}
 	s.selection = conformance.Selection{Features: v.List("feature"), Models: v.List("model"), Cases: v.List("case"), Tiers: v.List("tier"),
 		Shard: shard, MaxCalls: v.Int("max-calls"), MaxCost: v.Float("max-cost")}
-	s.options = conformance.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), Thumbnails: true,
+	s.options = conformance.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Thumbnails: true,
 		ConnectTimeout: v.Duration("connect-timeout"), HeaderTimeout: v.Duration("header-timeout"), IdleTimeout: v.Duration("idle-timeout")}
 	if s.options.MaxRetries == 0 {
 		s.options.MaxRetries = -1 // Options reads 0 as "default"

@@ -93,7 +93,8 @@ func TestServeStandInFlags(t *testing.T) {
 		{"timing without replay", []string{"--replay-timing"}, "--replay-timing needs --replay DIR"},
 		{"not a URL", []string{"--upstream", "127.0.0.1:1", "--record", rec}, "want an http or https URL"},
 		{"not a recording", []string{"--replay", t.TempDir()}, "is not a recording"},
-		{"faults shape the reference gateway only", []string{"--replay", rec, "--fault", "wrong-404"}, "--latency, --fault and --extra-model shape the reference gateway"},
+		{"faults shape the reference gateway only", []string{"--replay", rec, "--fault", "wrong-404"}, "--latency, --rate-limit, --fault and --extra-model shape the reference gateway"},
+		{"a rate limit shapes the reference gateway only", []string{"--replay", rec, "--rate-limit", "1/s"}, "--latency, --rate-limit, --fault and --extra-model shape the reference gateway"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,4 +155,8 @@ type Config struct {
 	ExtraModels  []ExtraModel // listed and served as their family does
 	HTTPClient   *http.Client // fetches HTTPS image references; nil → a client with a 30 s timeout
 	MaxBodyBytes int64        // 0 → DefaultMaxBodyBytes
+	// RateLimit limits the requests of each key: a token bucket per key and
+	// class (see RateLimit, ParseRateLimit), over which a request gets 429
+	// with Retry-After. The zero value means no limit.
+	RateLimit RateLimit
 }

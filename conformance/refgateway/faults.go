@@ -756,7 +756,7 @@ var faultTable = []fault{
 	{Fault{fPreviewsCompleted, "`partial_images` is separate from `n`, which fixes the number of final images: an image stream sends each preview as a completed event of its own.", "6.1"},
 		hooks{image: func(_ *imageJob, p *picture) { p.previewsCompleted = true }}},
 	// Strict rules from the official readers (issue 17, point 2.9).
-	{Fault{fStartMessageMissing, "Strict (anthropic-sdk-go Message.Accumulate takes the message from message_start): message_start carries the message: it carries none, only its type.", "6.3"},
+	{Fault{fStartMessageMissing, "Strict (anthropic-sdk-go Message.Accumulate and the JS SDK's MessageStream take the message from message_start): message_start carries the message: it carries none, only its type.", "6.3"},
 		hooks{event: onMessagesEvent("message_start", func(d map[string]any) { delete(d, "message") })}},
 	{Fault{fContentBlockMissing, "Strict (anthropic-sdk-go Message.Accumulate builds each block from content_block_start's content_block): content_block_start carries the block it starts: it carries only its index.", "6.3"},
 		hooks{event: onMessagesEvent("content_block_start", func(d map[string]any) { delete(d, "content_block") })}},
@@ -766,7 +766,7 @@ var faultTable = []fault{
 				delete(delta, "type")
 			}
 		})}},
-	{Fault{fDeltaUsageMissing, "Strict (anthropic-sdk-go Message.Accumulate sets output_tokens from message_delta's usage): message_delta carries usage.output_tokens: it carries no usage.", "6.3"},
+	{Fault{fDeltaUsageMissing, "Strict (anthropic-sdk-go Message.Accumulate and the JS SDK's MessageStream read output_tokens from message_delta's usage): message_delta carries usage.output_tokens: it carries no usage.", "6.3"},
 		hooks{event: onMessagesEvent("message_delta", func(d map[string]any) { delete(d, "usage") })}},
 	{Fault{fChatIDDropped, "Strict (openai-go ChatCompletionAccumulator rejects a chunk whose id is not the first chunk's): every chunk carries the stream's id: only the first chunk has one.", "6.2"},
 		hooks{event: afterFirstChunk(func(d map[string]any) { delete(d, "id") })}},

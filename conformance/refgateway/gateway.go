@@ -29,6 +29,7 @@ type Gateway struct {
 	requests atomic.Int64
 	panics   atomic.Int64 // recovered panics; tests assert it stays 0
 	cache    *imageCache
+	limiter  *limiter // nil without Config.RateLimit
 }
 
 // New builds a Gateway. It fails on unknown fault names, duplicate or empty
@@ -65,6 +66,12 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if g.maxBody <= 0 {
 		g.maxBody = DefaultMaxBodyBytes
+	}
+	if cfg.RateLimit.Enabled() {
+		if err := cfg.RateLimit.validate(); err != nil {
+			return nil, err
+		}
+		g.limiter = newLimiter(cfg.RateLimit)
 	}
 	for kind, key := range map[string]string{KindText: cfg.Keys.Text, KindMessages: cfg.Keys.Messages, KindImage: cfg.Keys.Image, KindAlt: cfg.Keys.Alt} {
 		if _, dup := g.byKey[key]; dup {
@@ -116,7 +123,8 @@ type call struct {
 	requestID string
 }
 
-// ServeHTTP routes a request: counting, panic recovery, auth, then the endpoint.
+// ServeHTTP routes a request: counting, panic recovery, auth, the rate
+// limit, then the endpoint.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.requests.Add(1)
 	c := &call{g: g, w: w, r: r, ans: plainAnswer, dialect: dialectOpenAI, requestID: "req_" + randHex(12)}
@@ -177,6 +185,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != rt.method {
 		w.Header().Set("Allow", rt.method)
 		c.fail(http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	if !c.rateLimited(rt.ep) {
 		return
 	}
 	if !c.sleep(rt.lat) {
@@ -242,6 +253,8 @@ func errorTypes(d dialect, status int) (typ, code string) {
 			return "not_found_error", ""
 		case http.StatusRequestEntityTooLarge:
 			return "request_too_large", ""
+		case http.StatusTooManyRequests:
+			return "rate_limit_error", ""
 		case http.StatusInternalServerError:
 			return "api_error", ""
 		default:
@@ -257,6 +270,8 @@ func errorTypes(d dialect, status int) (typ, code string) {
 		return "invalid_request_error", "request_too_large"
 	case http.StatusMethodNotAllowed:
 		return "invalid_request_error", "method_not_allowed"
+	case http.StatusTooManyRequests:
+		return "requests", "rate_limit_exceeded"
 	case http.StatusInternalServerError:
 		return "server_error", ""
 	default:

@@ -103,15 +103,22 @@ type Request struct {
 
 // Result is one line of results.jsonl: one finished case × model.
 type Result struct {
-	Case        string   `json:"case"`
-	Feature     string   `json:"feature"`
-	Model       string   `json:"model"`
-	Tier        Tier     `json:"tier"`
-	Status      Status   `json:"status"`
-	DurationMS  int64    `json:"duration_ms"`
-	TTFBMS      int64    `json:"ttfb_ms"`
-	Attempts    int      `json:"attempts"`
-	Flaky       bool     `json:"flaky"`
+	Case       string `json:"case"`
+	Feature    string `json:"feature"`
+	Model      string `json:"model"`
+	Tier       Tier   `json:"tier"`
+	Status     Status `json:"status"`
+	DurationMS int64  `json:"duration_ms"`
+	TTFBMS     int64  `json:"ttfb_ms"`
+	Attempts   int    `json:"attempts"`
+	// Flaky: passed only when asked again after a 5xx or a lost
+	// connection. Waiting on the rate limit is not flakiness.
+	Flaky bool `json:"flaky"`
+	// Waits is how often the call waited on the gateway's rate limit before
+	// a send (a 429's Retry-After, a spent quota), and WaitMS how long in
+	// all; neither is part of DurationMS, which counts from the send.
+	Waits       int      `json:"waits,omitempty"`
+	WaitMS      int64    `json:"wait_ms,omitempty"`
 	Reasons     []Reason `json:"reasons"`
 	Key         string   `json:"key,omitempty"`         // key kind (text, messages, image, alt), never the key
 	Spec        string   `json:"spec,omitempty"`        // spec section

@@ -111,7 +111,7 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		// without it the result has no id, role or model.
 		if m := doc.Get("message"); !m.IsObject() && g.once.first(RuleMsgStartMessage) {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStartMessage, Strict: true,
-				Message:  "message_start carries no message object: anthropic-sdk-go Message.Accumulate needs message_start.message, whose id, role and model become the result's",
+				Message:  "message_start carries no message object: anthropic-sdk-go Message.Accumulate needs message_start.message, whose id, role and model become the result's, and the JS SDK's MessageStream takes it as its snapshot and reads its content and usage",
 				Expected: `message_start with a "message" object`, Actual: describe(m)})
 		}
 	case "content_block_start", "content_block_delta", "content_block_stop":
@@ -126,7 +126,7 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 		// without it leaves the message counting 0 output tokens.
 		if u := doc.Get("usage.output_tokens"); u.Type != gjson.Number && g.once.first(RuleMsgDeltaUsage) {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaUsage, Strict: true,
-				Message:  "message_delta carries no numeric usage.output_tokens: anthropic-sdk-go Message.Accumulate needs it, as it overwrites the message's output_tokens from each message_delta (0 when absent)",
+				Message:  "message_delta carries no numeric usage.output_tokens: anthropic-sdk-go Message.Accumulate needs it, as it overwrites the message's output_tokens from each message_delta (0 when absent), and the JS SDK's MessageStream reads usage.output_tokens of every message_delta (a TypeError without usage)",
 				Expected: "usage.output_tokens, an integer", Actual: describe(u)})
 		}
 		// 6.3 confirms completion by "the final message's stop_reason" and

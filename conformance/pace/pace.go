@@ -1,0 +1,371 @@
+// Package pace keeps a run within a gateway's rate limit: it decides when
+// each request may be sent, per key and path family, from what the gateway
+// says about its limit. A 429 is the gateway asking to wait, not a failure:
+// the pacer waits as asked and sends again, and only a call still refused
+// after waiting longer than its budget is left throttled.
+//
+// What it learns from, per lane (one key × one family):
+//   - Retry-After on a 429: no send on the lane before it has passed;
+//   - the rate-limit headers of both styles (x-ratelimit-*-requests and
+//     anthropic-ratelimit-requests-*): when the remaining count runs low, the
+//     lane sends one request per refill interval instead of all at once, so
+//     it slows down before a 429;
+//   - a bare 429 (neither): additive increase, multiplicative decrease of the
+//     calls the lane lets into flight, never above the run's concurrency,
+//     and a wait that doubles with each bare 429 in a row.
+package pace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Family is a group of paths a gateway limits together.
+type Family string
+
+// The families: one per interface of the spec.
+const (
+	Models    Family = "models"
+	Chat      Family = "chat"
+	Messages  Family = "messages"
+	Images    Family = "images"
+	Responses Family = "responses"
+)
+
+// FamilyOf names the family of a request path.
+func FamilyOf(path string) Family {
+	switch {
+	case strings.HasPrefix(path, "/v1/models"):
+		return Models
+	case strings.HasPrefix(path, "/v1/chat/"):
+		return Chat
+	case strings.HasPrefix(path, "/v1/messages"):
+		return Messages
+	case strings.HasPrefix(path, "/v1/images/"):
+		return Images
+	case strings.HasPrefix(path, "/v1/responses"):
+		return Responses
+	}
+	return Family(path)
+}
+
+// Options bound the pacer.
+type Options struct {
+	// Concurrency is the most calls a lane lets into flight (default 4).
+	Concurrency int
+	// BareWait is the first wait after a 429 that says nothing of its limit
+	// (default 1 s); it doubles with each such 429 in a row up to MaxBareWait
+	// (default 60 s).
+	BareWait, MaxBareWait time.Duration
+	// Now is the clock (default time.Now); tests set it.
+	Now func() time.Time
+}
+
+// ErrOverBudget is returned by Acquire when the lane cannot send within the
+// caller's budget: waiting longer would not be waiting but hanging.
+var ErrOverBudget = errors.New("the rate limit's wait exceeds the budget")
+
+// Pacer paces the lanes of one run. It is safe for concurrent use.
+type Pacer struct {
+	o     Options
+	mu    sync.Mutex
+	lanes map[laneKey]*lane
+}
+
+type laneKey struct {
+	key    string
+	family Family
+}
+
+// lane is the pacing state of one key × family.
+type lane struct {
+	window    float64       // calls let into flight (AIMD), 1..Concurrency
+	inflight  int           // calls sent and not yet done
+	notBefore time.Time     // no send before: Retry-After, a spent quota, a bare 429's wait
+	spacing   time.Duration // while the quota runs low: one send per spacing (0: none)
+	floor     time.Duration // the least spacing a 429 has shown to be needed
+	nextSend  time.Time     // the next send's slot while spacing
+	bareWait  time.Duration // the next bare 429's wait
+	changed   chan struct{} // closed when a send slot may have opened
+	reason    string        // why the lane last waited, for the progress line
+}
+
+// New makes a pacer.
+func New(o Options) *Pacer {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.BareWait <= 0 {
+		o.BareWait = time.Second
+	}
+	if o.MaxBareWait <= 0 {
+		o.MaxBareWait = 60 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Pacer{o: o, lanes: map[laneKey]*lane{}}
+}
+
+func (p *Pacer) lane(key string, f Family) *lane {
+	k := laneKey{key, f}
+	l := p.lanes[k]
+	if l == nil {
+		l = &lane{window: float64(p.o.Concurrency), bareWait: p.o.BareWait, changed: make(chan struct{})}
+		p.lanes[k] = l
+	}
+	return l
+}
+
+// wake tells the lane's waiters that a slot may have opened.
+func (l *lane) wake() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// Ticket is one send the pacer let through. Observe learns from its
+// answer; Release frees its place in flight once the answer is read. The
+// zero Ticket, of a send made without a pacer, does nothing.
+type Ticket struct {
+	p        *Pacer
+	l        *lane
+	Waited   time.Duration // how long Acquire waited before letting it through
+	released bool
+}
+
+// Acquire waits until key's lane for family may send, and returns the
+// ticket of that send. It waits at most budget (ErrOverBudget at once when
+// the lane's known wait is longer) and no longer than ctx.
+func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.Duration) (*Ticket, error) {
+	start := p.o.Now()
+	for {
+		p.mu.Lock()
+		l := p.lane(key, f)
+		now := p.o.Now()
+		at := l.notBefore
+		if l.spacing > 0 && l.nextSend.After(at) {
+			at = l.nextSend
+		}
+		if !now.Before(at) && l.inflight < int(l.window) {
+			l.inflight++
+			if l.spacing > 0 {
+				l.nextSend = laterOf(now, l.nextSend).Add(l.spacing)
+			}
+			p.mu.Unlock()
+			return &Ticket{p: p, l: l, Waited: now.Sub(start)}, nil
+		}
+		if at.Sub(start) > budget {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("%w: the %s key's %s requests wait until %s, past the %s allowed (--max-wait)",
+				ErrOverBudget, key, f, at.Format(time.RFC3339), budget.Round(time.Second))
+		}
+		changed := l.changed
+		p.mu.Unlock()
+		if err := sleep(ctx, at.Sub(now), changed); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// sleep waits d (nothing when d ≤ 0), until changed is closed, or until ctx
+// ends (its error).
+func sleep(ctx context.Context, d time.Duration, changed <-chan struct{}) error {
+	var timer <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer:
+	case <-changed:
+	}
+	return nil
+}
+
+// Observe learns from the attempt's answer: its status and headers. For a
+// 429 it returns the wait the gateway asked for (or the pacer chose); the
+// lane sends nothing before it has passed, and the caller acquires a new
+// ticket to send again.
+func (t *Ticket) Observe(status int, h http.Header) (retryIn time.Duration) {
+	p, l := t.p, t.l
+	if p == nil { // no pacer: nothing to learn
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer l.wake()
+	now := p.o.Now()
+	q, hasQuota := readQuota(h, now)
+	if status == http.StatusTooManyRequests {
+		return l.refused(p.o, h, q, hasQuota, now)
+	}
+	// An answer that is no refusal: open the window again, additively.
+	l.window = math.Min(float64(p.o.Concurrency), l.window+1/l.window)
+	l.bareWait = p.o.BareWait
+	if hasQuota {
+		l.meter(q, now)
+	}
+	return 0
+}
+
+// Release frees the ticket's place in flight: its answer is read, or none
+// came. Releasing twice is harmless.
+func (t *Ticket) Release() {
+	if t.p == nil {
+		return
+	}
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	if !t.released {
+		t.released = true
+		t.l.inflight--
+		t.l.wake()
+	}
+}
+
+// refused handles a 429: wait as asked, and learn.
+func (l *lane) refused(o Options, h http.Header, q quota, hasQuota bool, now time.Time) time.Duration {
+	wait, asked := RetryAfter(h.Get("Retry-After"), now)
+	if hasQuota {
+		l.meter(q, now)
+		// A 429 while the lane kept to the spacing the headers gave: that
+		// spacing is too short for this gateway; keep 5% more from now on.
+		l.floor = max(l.floor, l.spacing+l.spacing/20)
+		l.spacing = max(l.spacing, l.floor)
+		if !asked && q.remaining <= 0 {
+			wait, asked = q.reset/time.Duration(max(q.limit, 1)), true
+		}
+	}
+	if !asked && !hasQuota {
+		// A bare 429: fewer calls at once, and a wait that grows.
+		l.window = math.Max(1, l.window/2)
+		wait = l.bareWait
+		l.bareWait = min(2*l.bareWait, o.MaxBareWait)
+		l.reason = fmt.Sprintf("429 without Retry-After: %d in flight at most, waiting %s", int(l.window), wait)
+	} else {
+		l.reason = fmt.Sprintf("429, Retry-After %s", wait)
+	}
+	l.notBefore = laterOf(l.notBefore, now.Add(wait))
+	return wait
+}
+
+// meter spaces the lane's sends while its quota runs low: with fewer
+// requests left than the lane may have in flight, one send per refill
+// interval (the time to refill what is spent, per request spent), never
+// less than a 429 has shown to be needed. A spent quota closes the lane
+// for one interval.
+func (l *lane) meter(q quota, now time.Time) {
+	if q.limit <= 0 || q.remaining > int(l.window) {
+		l.spacing = 0
+		return
+	}
+	spent := max(q.limit-q.remaining, 1)
+	l.spacing = max(q.reset/time.Duration(spent), l.floor)
+	if l.nextSend.Before(now) {
+		l.nextSend = now
+	}
+	if q.remaining <= 0 {
+		l.notBefore = laterOf(l.notBefore, now.Add(l.spacing))
+		l.reason = fmt.Sprintf("quota spent: one request per %s", l.spacing.Round(time.Millisecond))
+	}
+}
+
+// quota is what rate-limit headers say of the request limit.
+type quota struct {
+	limit, remaining int
+	reset            time.Duration // until the quota is whole again
+}
+
+// readQuota reads the request quota from either vendor's headers:
+// x-ratelimit-{limit,remaining,reset}-requests (reset a duration such as
+// 1s, 6m0s or 20ms) or anthropic-ratelimit-requests-{limit,remaining,reset}
+// (reset an RFC 3339 time).
+func readQuota(h http.Header, now time.Time) (quota, bool) {
+	if h == nil {
+		return quota{}, false
+	}
+	if q, ok := readQuotaStyle(h, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", now); ok {
+		return q, true
+	}
+	return readQuotaStyle(h, "anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", now)
+}
+
+func readQuotaStyle(h http.Header, limitName, remainingName, resetName string, now time.Time) (quota, bool) {
+	limit, err1 := strconv.Atoi(strings.TrimSpace(h.Get(limitName)))
+	remaining, err2 := strconv.Atoi(strings.TrimSpace(h.Get(remainingName)))
+	if err1 != nil || err2 != nil || limit <= 0 {
+		return quota{}, false
+	}
+	reset, ok := parseReset(strings.TrimSpace(h.Get(resetName)), now)
+	if !ok {
+		return quota{}, false
+	}
+	return quota{limit: limit, remaining: max(remaining, 0), reset: reset}, true
+}
+
+// parseReset reads a reset as a duration (1s, 6m0s, 20ms), a number of
+// seconds, or an RFC 3339 time.
+func parseReset(s string, now time.Time) (time.Duration, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return max(d, 0), true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return max(time.Duration(f*float64(time.Second)), 0), true
+	}
+	if at, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// RetryAfter reads Retry-After (seconds or an HTTP date); asked is false
+// when there is none that can be read.
+func RetryAfter(h string, now time.Time) (wait time.Duration, asked bool) {
+	if h == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(h, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if at, err := http.ParseTime(h); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// Waiting describes the lanes that wait on the limit now, for the progress
+// line: key, family, until when and why. Empty when none does.
+func (p *Pacer) Waiting() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.o.Now()
+	var out []string
+	for k, l := range p.lanes {
+		if d := l.notBefore.Sub(now); d > 0 {
+			out = append(out, fmt.Sprintf("%s key, %s: %s more (%s)", k.key, k.family, d.Round(100*time.Millisecond), l.reason))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
