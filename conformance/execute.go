@@ -98,6 +98,7 @@ type exchange struct {
 	ttfb     time.Duration
 	attempts int                // requests sent: retries and the 429s waited on included
 	retries  int                // attempts made again after a 5xx or a lost connection
+	refused  int                // attempts answered 4xx or 5xx: no output, no cost
 	waits    int                // waits on the rate limit before a send
 	waited   time.Duration      // their sum: not part of any request's duration
 	watch    *watchdog          // of the attempt that answered
@@ -166,6 +167,9 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 		end := func() { ticket.Release(); cancel() }
 		resp, ttfb, started, watch, err := sendOnce(actx, client, o, t, cs, r)
 		ex.ctx, ex.started, ex.ttfb, ex.watch, ex.release = actx, started, ttfb, watch, end
+		if err == nil && resp.StatusCode >= 400 {
+			ex.refused++
+		}
 		var wait time.Duration
 		switch {
 		case err != nil:
@@ -332,11 +336,11 @@ func readBody(r io.Reader, limit int64) ([]byte, error) {
 
 // otherLists lists the models of each key kind a differs_from check
 // compares with (those configured and not rejected). They are requests of
-// the execute stage, paced, retried and bounded as the call's own, so the
-// check only reads them. A list that cannot be had leaves the call without
-// a verdict: throttled, or an error of the run, never a failure of the
-// gateway's contract. requests counts the requests made.
-func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind) (lists map[catalog.KeyKind][]string, requests int, st results.Status, reasons []results.Reason) {
+// the execute stage, paced, retried and bounded as the call's own and
+// tallied in res, so the check only reads them. A list that cannot be had
+// leaves the call without a verdict: throttled, or an error of the run,
+// never a failure of the gateway's contract.
+func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind, res *results.Result) (lists map[catalog.KeyKind][]string, st results.Status, reasons []results.Reason) {
 	lists = map[catalog.KeyKind][]string{}
 	for _, kind := range kinds {
 		if r.Target.Keys[kind] == "" || r.Target.Rejected[kind] != "" {
@@ -345,10 +349,10 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 		cs := &catalog.Case{ID: "model list of the " + string(kind) + " key", Key: kind,
 			Request: catalog.Request{Method: http.MethodGet, Path: "/v1/models"}}
 		ex, err := send(ctx, client, o, p, r.Target, cs, &catalog.Rendered{Method: http.MethodGet, Path: "/v1/models"})
-		requests += ex.attempts
-		unlisted := func(st results.Status, actual, msg string) (map[catalog.KeyKind][]string, int, results.Status, []results.Reason) {
+		tally(res, ex, 1) // a model list costs what a text call does
+		unlisted := func(st results.Status, actual, msg string) (map[catalog.KeyKind][]string, results.Status, []results.Reason) {
 			ex.finish()
-			return nil, requests, st, []results.Reason{{Check: "differs_from", Where: "GET /v1/models (" + string(kind) + " key)",
+			return nil, st, []results.Reason{{Check: "differs_from", Where: "GET /v1/models (" + string(kind) + " key)",
 				Expected: "the other key's model list, to compare", Actual: actual, Message: msg}}
 		}
 		switch {
@@ -357,7 +361,7 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 		case err != nil:
 			st, rs := transportFailure(attemptContext(ctx, ex), err, o)
 			ex.finish()
-			return nil, requests, st, rs
+			return nil, st, rs
 		}
 		body, err := readBody(ex.resp.Body, modelListLimit)
 		ex.resp.Body.Close()
@@ -377,5 +381,17 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 		ex.finish()
 		lists[kind] = ids
 	}
-	return lists, requests, "", nil
+	return lists, "", nil
+}
+
+// tally adds what an exchange made to res: its requests, those refused,
+// its waits on the rate limit, and its cost at unit per request that was
+// not refused (every attempt that may hold output is billed, an upper
+// bound; one answered 4xx or 5xx produced nothing).
+func tally(res *results.Result, ex *exchange, unit float64) {
+	res.Requests += ex.attempts
+	res.Refused += ex.refused
+	res.Waits += ex.waits
+	res.WaitMS += ex.waited.Milliseconds()
+	res.CostUnits += unit * float64(ex.attempts-ex.refused)
 }

@@ -522,12 +522,15 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), modelList)
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			opts:  func(o *conformance.Options) { o.MaxRetries = -1 },
 			guard: 20 * time.Second, atLeast: 900 * time.Millisecond,
 			status: results.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
-				assert.Equal(t, 2, r.Attempts)
-				assert.True(t, r.Flaky, "a pass after a retry is flaky")
+				assert.Equal(t, 2, r.Attempts, "waited as asked and sent again, though no retry is allowed")
+				assert.False(t, r.Flaky, "a pass after waiting on the rate limit is not flaky")
+				assert.Equal(t, 1, r.Waits)
+				assert.GreaterOrEqual(t, r.WaitMS, int64(900))
+				assert.Less(t, r.DurationMS, r.WaitMS, "the wait before the send is not part of the request's duration")
 			},
 		},
 		{
@@ -535,22 +538,27 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests)
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
-			guard: 10 * time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
+			// Bare 429s wait 20 ms (RetryWait), then twice as long each
+			// time, until the next wait would pass --max-wait.
+			opts:  func(o *conformance.Options) { o.MaxRetries = 2; o.MaxWait = time.Second },
+			guard: 20 * time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
-				assert.Equal(t, 3, r.Attempts)
+				assert.Greater(t, r.Attempts, 2, "a 429 spends no retry")
+				assert.Equal(t, r.Attempts-1, r.Waits, "a wait before every send but the first")
+				assert.LessOrEqual(t, r.WaitMS, int64(1000), "never more than --max-wait")
 				assert.False(t, r.Flaky)
 			},
 		},
 		{
-			name: "429 with Retry-After past the timeout", caseID: "h-status",
+			name: "429 with Retry-After past --max-wait", caseID: "h-status",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests, "Retry-After", "3600")
 			},
 			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
 			guard: 10 * time.Second, status: results.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
-				assert.Equal(t, 1, r.Attempts, "no retry can finish before the timeout")
+				assert.Equal(t, 1, r.Attempts, "an hour is past the 15 minutes a call may wait")
+				assert.Zero(t, r.Waits)
 			},
 		},
 		{

@@ -139,15 +139,12 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
 		defer ex.finish()
 		res.Attempts = ex.attempts
-		res.Waits += ex.waits
-		res.WaitMS += ex.waited.Milliseconds()
-		res.Requests += ex.attempts
-		res.CostUnits += EstimateCost(shape.cs).Units * float64(ex.attempts) // every attempt billed: an upper bound
+		tally(&res, ex, EstimateCost(shape.cs).Units)
 		res.TTFBMS = ex.ttfb.Milliseconds()
 		var skip *record.SkipError
 		if errors.As(err, &skip) { // a replay with nothing to answer: no verdict, nothing spent
 			res.Status, res.Reasons = results.StatusSkip, []results.Reason{skip.Reason}
-			res.Attempts, res.Requests, res.CostUnits, res.TTFBMS = 0, 0, 0, 0
+			res.Attempts, res.Requests, res.Refused, res.CostUnits, res.TTFBMS = 0, 0, 0, 0, 0
 			return res
 		}
 		if errors.Is(err, pace.ErrOverBudget) { // still limited after --max-wait
@@ -190,9 +187,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 	}
 	var others map[catalog.KeyKind][]string
 	if len(cs.Expect.DiffersFrom) > 0 && cs.Accepts(res.HTTPStatus) {
-		lists, made, st, reasons := r.otherLists(ctx, client, o, p, cs.Expect.DiffersFrom)
-		res.Requests += made
-		res.CostUnits += float64(made) // a model list costs what a text call does
+		lists, st, reasons := r.otherLists(ctx, client, o, p, cs.Expect.DiffersFrom, &res)
 		if st != "" {
 			res.Status, res.Reasons = st, reasons
 			return res

@@ -12,10 +12,14 @@ import (
 // run cost, the known deviations (waivers) apart from the failures,
 // failures that passed when re-run (flaky), and models no case covers.
 
-// describe says what the run planned and spent: "cost: 16.38 units spent,
-// 12.5 planned, budget 20".
+// describe says what the run planned and spent: "cost: 16.38 units spent
+// (12 requests answered 4xx/5xx counted apart, at 0), 12.5 planned,
+// budget 20".
 func (c Cost) describe() string {
 	s := fmt.Sprintf("cost: %s units spent", units(c.Actual))
+	if c.Refused > 0 {
+		s += fmt.Sprintf(" (%d requests answered 4xx/5xx counted apart, at 0)", c.Refused)
+	}
 	if c.Planned != nil {
 		s += ", " + units(*c.Planned) + " planned"
 	}

@@ -92,8 +92,11 @@ type Cost struct {
 	// when not known.
 	Planned *float64 `json:"planned,omitempty"`
 	// Actual sums the results' cost_units: every attempt of every call,
-	// retries and --rerun-failed re-runs included.
+	// retries and --rerun-failed re-runs included, but for the requests
+	// answered 4xx or 5xx (no output), which cost nothing.
 	Actual float64 `json:"actual"`
+	// Refused counts those requests, apart: 429s, refusals, 5xx answers.
+	Refused int `json:"refused"`
 }
 
 // WaiverUse is one --waivers entry as this run used it: what it did, and
@@ -427,6 +430,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 	r.Cost = Cost{Budget: meta.MaxCost, Planned: meta.PlannedCost}
 	for _, res := range r.Results {
 		r.Cost.Actual += res.CostUnits
+		r.Cost.Refused += res.Refused
 	}
 	r.Cost.Actual = math.Round(r.Cost.Actual*100) / 100 // sums of float estimates: keep the JSON readable
 	r.Waivers = waiverUses(r.Results)

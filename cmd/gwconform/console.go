@@ -24,19 +24,27 @@ type console struct {
 	done    int
 	failed  int
 	started time.Time
-	stop    chan struct{} // ends the bar's ticker
+	stop    chan struct{} // ends the ticker
+	// waiting names the keys and families that wait on the gateway's rate
+	// limit now (nil: none can).
+	waiting   func() []string
+	lastWaits time.Time // when a log line last said so
 }
 
-func newConsole(w io.Writer, total int) *console {
+// waitLogEvery spaces the lines a log (not a terminal) gets while the run
+// waits on the rate limit.
+const waitLogEvery = 10 * time.Second
+
+func newConsole(w io.Writer, total int, waiting func() []string) *console {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	c := &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now(), stop: make(chan struct{})}
-	if tty {
-		go c.tick() // image calls can take minutes: keep the elapsed time moving
-	}
+	c := &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now(), stop: make(chan struct{}), waiting: waiting}
+	// Image calls can take minutes, and a rate limit can hold the run
+	// longer: keep the elapsed time moving, and say what the run waits on.
+	go c.tick()
 	return c
 }
 
@@ -49,11 +57,32 @@ func (c *console) tick() {
 			return
 		case <-t.C:
 			c.mu.Lock()
-			fmt.Fprint(c.w, "\r\x1b[2K")
-			c.bar()
+			if c.tty {
+				fmt.Fprint(c.w, "\r\x1b[2K")
+				c.bar()
+			} else if w := c.waits(); w != "" && time.Since(c.lastWaits) >= waitLogEvery {
+				c.lastWaits = time.Now()
+				fmt.Fprintf(c.w, "... %d/%d done, %s; %s\n", c.done, c.total, time.Since(c.started).Round(time.Second), w)
+			}
 			c.mu.Unlock()
 		}
 	}
+}
+
+// waits says what the run waits on now: the first key and family waiting
+// on the rate limit, and how many more; "" when none.
+func (c *console) waits() string {
+	if c.waiting == nil {
+		return ""
+	}
+	w := c.waiting()
+	switch len(w) {
+	case 0:
+		return ""
+	case 1:
+		return "waiting on the rate limit: " + w[0]
+	}
+	return fmt.Sprintf("waiting on the rate limit: %s (and %d more)", w[0], len(w)-1)
 }
 
 var statusColor = map[results.Status]string{
@@ -88,8 +117,12 @@ func (c *console) add(r results.Result) {
 		fmt.Fprint(c.w, "\r\x1b[2K") // clear the bar before printing above it
 	}
 	if show {
-		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
-			r.Feature, r.Model, r.Case, r.Tier, r.DurationMS)
+		waited := ""
+		if r.Waits > 0 {
+			waited = fmt.Sprintf(", waited %d× %s on the rate limit", r.Waits, (time.Duration(r.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms%s)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
+			r.Feature, r.Model, r.Case, r.Tier, r.DurationMS, waited)
 		if r.Status != results.StatusPass && r.Status != results.StatusSkip {
 			for _, reason := range r.Reasons {
 				fmt.Fprintf(c.w, "    %s\n", reason)
@@ -115,6 +148,9 @@ func (c *console) bar() {
 	}
 	fmt.Fprintf(c.w, "[%s%s] %d/%d  failures %d  %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
 		c.done, c.total, c.failed, time.Since(c.started).Round(time.Second))
+	if w := c.waits(); w != "" {
+		fmt.Fprint(c.w, "  "+w)
+	}
 }
 
 // summary prints a table of statuses per tier.

@@ -26,7 +26,8 @@ func TestVerdictEntryPoints(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 
-	// Every request answered 429 (Retry-After 0, so retries are quick).
+	// Every request answered 429 (Retry-After 0; 429s in a row wait 1 s,
+	// 2 s…, so --max-wait 2s ends each call within seconds).
 	throttling := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "0")
 		http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
@@ -54,7 +55,7 @@ func TestVerdictEntryPoints(t *testing.T) {
 			code: exitNotStart, stderr: "cannot reach the gateway"},
 		{name: "a wrong text key", args: []string{"--base-url", srv.BaseURL, "--text-key", "sk-wrong-key-0001", "--messages-key", srv.Keys.Messages},
 			code: exitIncomplete, verdict: "incomplete", headline: "a configured key was rejected", stderr: "the text key was rejected"},
-		{name: "429 to everything", args: []string{"--base-url", throttling.URL, "--text-key", "sk-some-text-key"},
+		{name: "429 to everything", args: []string{"--base-url", throttling.URL, "--text-key", "sk-some-text-key", "--max-wait", "2s"},
 			code: exitIncomplete, verdict: "incomplete", headline: "throttled, not verified"},
 		{name: "a key too short to redact", args: []string{"--base-url", srv.BaseURL, "--text-key", "x"},
 			code: exitNotStart, stderr: "keys shorter than 8 are refused"},

@@ -11,8 +11,9 @@
 //     lane sends one request per refill interval instead of all at once, so
 //     it slows down before a 429;
 //   - a bare 429 (neither): additive increase, multiplicative decrease of the
-//     calls the lane lets into flight, never above the run's concurrency,
-//     and a wait that doubles with each bare 429 in a row.
+//     calls the lane lets into flight, never above the run's concurrency;
+//   - 429s in a row: each waits at least as long as the one before did,
+//     doubled (from Options.BareWait up to MaxBareWait), whatever it asks.
 package pace
 
 import (
@@ -61,9 +62,9 @@ func FamilyOf(path string) Family {
 type Options struct {
 	// Concurrency is the most calls a lane lets into flight (default 4).
 	Concurrency int
-	// BareWait is the first wait after a 429 that says nothing of its limit
-	// (default 1 s); it doubles with each such 429 in a row up to MaxBareWait
-	// (default 60 s).
+	// BareWait is the first wait after a 429 that says nothing of its limit,
+	// and of the second 429 in a row whatever it says (default 1 s); it
+	// doubles with each 429 in a row up to MaxBareWait (default 60 s).
 	BareWait, MaxBareWait time.Duration
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
@@ -93,7 +94,7 @@ type lane struct {
 	spacing   time.Duration // while the quota runs low: one send per spacing (0: none)
 	floor     time.Duration // the least spacing a 429 has shown to be needed
 	nextSend  time.Time     // the next send's slot while spacing
-	bareWait  time.Duration // the next bare 429's wait
+	bareWait  time.Duration // the next 429's least wait: 0 after an answer, then BareWait doubling
 	changed   chan struct{} // closed when a send slot may have opened
 	reason    string        // why the lane last waited, for the progress line
 }
@@ -119,7 +120,7 @@ func (p *Pacer) lane(key string, f Family) *lane {
 	k := laneKey{key, f}
 	l := p.lanes[k]
 	if l == nil {
-		l = &lane{window: float64(p.o.Concurrency), bareWait: p.o.BareWait, changed: make(chan struct{})}
+		l = &lane{window: float64(p.o.Concurrency), changed: make(chan struct{})}
 		p.lanes[k] = l
 	}
 	return l
@@ -146,7 +147,7 @@ type Ticket struct {
 // the lane's known wait is longer) and no longer than ctx.
 func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.Duration) (*Ticket, error) {
 	start := p.o.Now()
-	for {
+	for slept := false; ; slept = true {
 		p.mu.Lock()
 		l := p.lane(key, f)
 		now := p.o.Now()
@@ -160,7 +161,11 @@ func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.D
 				l.nextSend = laterOf(now, l.nextSend).Add(l.spacing)
 			}
 			p.mu.Unlock()
-			return &Ticket{p: p, l: l, Waited: now.Sub(start)}, nil
+			tk := &Ticket{p: p, l: l}
+			if slept {
+				tk.Waited = now.Sub(start)
+			}
+			return tk, nil
 		}
 		if at.Sub(start) > budget {
 			p.mu.Unlock()
@@ -212,7 +217,7 @@ func (t *Ticket) Observe(status int, h http.Header) (retryIn time.Duration) {
 	}
 	// An answer that is no refusal: open the window again, additively.
 	l.window = math.Min(float64(p.o.Concurrency), l.window+1/l.window)
-	l.bareWait = p.o.BareWait
+	l.bareWait = 0
 	if hasQuota {
 		l.meter(q, now)
 	}
@@ -247,14 +252,24 @@ func (l *lane) refused(o Options, h http.Header, q quota, hasQuota bool, now tim
 			wait, asked = q.reset/time.Duration(max(q.limit, 1)), true
 		}
 	}
-	if !asked && !hasQuota {
-		// A bare 429: fewer calls at once, and a wait that grows.
+	bare := !asked && !hasQuota
+	if bare {
+		// A bare 429: fewer calls at once.
 		l.window = math.Max(1, l.window/2)
-		wait = l.bareWait
-		l.bareWait = min(2*l.bareWait, o.MaxBareWait)
+	}
+	// 429s in a row wait at least BareWait, doubling up to MaxBareWait
+	// (a bare one from the first): a gateway that asks for no wait, or
+	// for 0 s, again and again is not sent a request in a tight loop.
+	least := l.bareWait
+	if bare {
+		least = max(least, o.BareWait)
+	}
+	wait = max(wait, least)
+	l.bareWait = min(max(2*wait, o.BareWait), o.MaxBareWait)
+	if bare {
 		l.reason = fmt.Sprintf("429 without Retry-After: %d in flight at most, waiting %s", int(l.window), wait)
 	} else {
-		l.reason = fmt.Sprintf("429, Retry-After %s", wait)
+		l.reason = fmt.Sprintf("429, waiting %s", wait)
 	}
 	l.notBefore = laterOf(l.notBefore, now.Add(wait))
 	return wait

@@ -188,6 +188,28 @@ func TestPacerBare429sHalveTheCallsInFlight(t *testing.T) {
 	}
 }
 
+func TestPacer429sInARowWaitLongerEachTime(t *testing.T) {
+	t.Parallel()
+	p, c := newTestPacer(4)
+	// Retry-After: 0 again and again: at once, then 1 s, 2 s, 4 s (the cap).
+	for _, want := range []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second} {
+		tk, err := p.Acquire(context.Background(), "text", Chat, 0)
+		require.NoError(t, err)
+		assert.Equal(t, want, tk.Observe(429, header("Retry-After", "0")))
+		tk.Release()
+		c.advance(want)
+	}
+	// An answer ends the run of 429s.
+	tk, err := p.Acquire(context.Background(), "text", Chat, 0)
+	require.NoError(t, err)
+	tk.Observe(200, nil)
+	tk.Release()
+	tk, err = p.Acquire(context.Background(), "text", Chat, 0)
+	require.NoError(t, err)
+	assert.Zero(t, tk.Observe(429, header("Retry-After", "0")))
+	tk.Release()
+}
+
 func TestPacerBudget(t *testing.T) {
 	t.Parallel()
 	p, _ := newTestPacer(4)
@@ -200,7 +222,7 @@ func TestPacerBudget(t *testing.T) {
 	assert.Contains(t, err.Error(), "the messages key's messages requests wait until")
 	waiting := p.Waiting()
 	require.Len(t, waiting, 1)
-	assert.Contains(t, waiting[0], "messages key, messages: 20m0s more (429, Retry-After 20m0s)")
+	assert.Contains(t, waiting[0], "messages key, messages: 20m0s more (429, waiting 20m0s)")
 }
 
 func TestPacerWaitsAndReportsTheWait(t *testing.T) {

@@ -128,6 +128,9 @@ type Result struct {
 	// variants a gateway declined, and the extra model lists of a
 	// differs_from check included.
 	Requests int `json:"requests,omitempty"`
+	// Refused is how many of those requests were answered 4xx or 5xx: no
+	// output, so they cost nothing (CostUnits leaves them out).
+	Refused int `json:"refused,omitempty"`
 	// Variant names the body the gateway accepted, for a case with variants
 	// (a shape the spec does not show): what client developers need to know.
 	Variant string `json:"variant,omitempty"`
@@ -143,7 +146,8 @@ type Result struct {
 	Started time.Time         `json:"started"`
 	// CostUnits is what this case × model spent, in the plan's cost units
 	// (conformance.EstimateCost): the call's estimate for every attempt
-	// (a retry is billed as a call, an upper bound), plus what earlier runs
+	// that was not refused (a retry is billed as a call, an upper bound;
+	// a 4xx or 5xx answer, Refused, costs nothing), plus what earlier runs
 	// spent when --rerun-failed re-ran it. 0 for a call never sent.
 	CostUnits float64 `json:"cost_units,omitempty"`
 	// Waiver is the --waivers entry that matched this result and what it
@@ -301,6 +305,7 @@ func Rerun(first, again Result) Result {
 		again.FirstReasons = []Reason{}
 	}
 	again.CostUnits += first.CostUnits
+	again.Refused += first.Refused
 	if again.Status == StatusPass && again.FirstStatus != StatusPass {
 		again.Flaky = true
 	}

@@ -1,0 +1,110 @@
+package conformance_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
+)
+
+// runCases plans the selection against target and runs it.
+func runCases(t *testing.T, target conformance.Target, sel conformance.Selection, o conformance.Options) []results.Result {
+	t.Helper()
+	suite := loadSuite(t)
+	calls, err := conformance.Plan(suite.Catalog, target, sel)
+	require.NoError(t, err)
+	require.NotEmpty(t, calls)
+	var rs []results.Result
+	runner := &conformance.Runner{Suite: suite, Target: target, Options: o}
+	runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
+	return rs
+}
+
+// The model lists a differs_from check compares are requests of the
+// execute stage, paced as the case's own: a list answered 429 once is
+// waited on and asked again, and the case passes, not flaky; a list that
+// cannot be had is no failure of the gateway's contract.
+func TestDiffersFromListsArePaced(t *testing.T) {
+	t.Parallel()
+	loc := startLocal(t, refgateway.Config{})
+	for _, tc := range []struct {
+		name   string
+		answer func(n int32, w http.ResponseWriter) bool // true: answered instead of the gateway
+		status results.Status
+	}{
+		{"429 once, then the list", func(n int32, w http.ResponseWriter) bool {
+			if n > 1 {
+				return false
+			}
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
+			return true
+		}, results.StatusPass},
+		{"the list answered 500", func(_ int32, w http.ResponseWriter) bool {
+			http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
+			return true
+		}, results.StatusError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var lists atomic.Int32
+			messagesKey := "Bearer " + loc.target.Keys["messages"]
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/models" && r.Header.Get("Authorization") == messagesKey && tc.answer(lists.Add(1), w) {
+					return
+				}
+				loc.srv.Gateway.ServeHTTP(w, r)
+			}))
+			t.Cleanup(front.Close)
+			target := loc.target
+			target.BaseURL = front.URL
+			rs := runCases(t, target, conformance.Selection{Cases: []string{"models-lists-differ-text"}}, conformance.Options{MaxRetries: -1})
+			require.Len(t, rs, 1)
+			r := rs[0]
+			assert.Equal(t, tc.status, r.Status, "%v", r.Reasons)
+			assert.False(t, r.Flaky)
+			if tc.status == results.StatusPass {
+				assert.Equal(t, 1, r.Waits, "waited once on the list's 429")
+				assert.GreaterOrEqual(t, r.WaitMS, int64(900))
+				assert.Equal(t, 1, r.Refused, "the 429 costs nothing")
+			} else {
+				require.NotEmpty(t, r.Reasons)
+				assert.Equal(t, "differs_from", r.Reasons[0].Check)
+				assert.Contains(t, r.Reasons[0].Message, "nothing to compare")
+			}
+		})
+	}
+}
+
+// A run against a rate-limited gateway waits as asked and ends with no
+// throttled result: every case of the slice passes.
+func TestRunWithinARateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a paced run takes seconds")
+	}
+	t.Parallel()
+	limit, err := refgateway.ParseRateLimit("10/s,burst=2")
+	require.NoError(t, err)
+	loc := startLocal(t, refgateway.Config{RateLimit: limit})
+	rs := runCases(t, loc.target, conformance.Selection{Features: []string{"models.list", "chat.*", "messages.basic"}},
+		conformance.Options{Concurrency: 8})
+	require.NotEmpty(t, rs)
+	waited := 0
+	for _, r := range rs {
+		assert.NotEqual(t, results.StatusThrottled, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
+		if r.Tier == results.TierVerified || r.Tier == results.TierNegative {
+			assert.Equal(t, results.StatusPass, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
+		}
+		assert.False(t, r.Flaky, "%s %s: waiting is no flakiness", r.Case, r.Model)
+		waited += r.Waits
+	}
+	assert.Positive(t, waited, "a burst of 2 at 8 calls in flight makes the run wait")
+}
