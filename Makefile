@@ -24,16 +24,17 @@ run:
 # -short, which skips only them; the concurrent runner,
 # the gateway and every other test stay under -race. A second pass runs the
 # whole-catalog tests without it.
-E2E = TestConformance|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
+E2E = TestConformance|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:
 	$(GO) tool gotestsum --format pkgname-and-test-fails -- -race -short -timeout 15m $(PKGS)
 	$(GO) tool gotestsum --format pkgname-and-test-fails -- -timeout 15m -run '^($(E2E))$$' ./conformance/ ./cmd/gwconform/ ./fixtures/
 
-## bench: Go benchmarks (image encoding, SSE reader, pairwise) and a whole-run benchmark
+## bench: Go benchmarks (image encoding, SSE reader, pairwise), a whole-run benchmark, and whole-catalog runs with live latency, with and without a rate limit (minutes each)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
+	$(GO) test -run '^$$' -bench . -skip BenchmarkPacedRun -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
+	$(GO) test -run '^$$' -bench BenchmarkPacedRun -benchtime 1x -timeout 60m ./conformance/
 
 ## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows and action.yml), and the case files and schemas
 lint:

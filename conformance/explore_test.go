@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,7 +66,9 @@ func TestExploreVerdicts(t *testing.T) {
 			target := hostileTarget(srv.URL)
 			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{})
 			require.NoError(t, err)
-			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
+			// A 429 is waited on (1 s, then 2 s) until the wait would pass
+			// --max-wait: then it is the answer.
+			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1, MaxWait: time.Second}}
 			var rs []results.Result
 			runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 			require.Len(t, rs, 1)

@@ -209,6 +209,9 @@ func junitOut(res results.Result) string {
 	if res.Flaky {
 		b.WriteString(" (flaky)")
 	}
+	if res.Waits > 0 {
+		fmt.Fprintf(&b, "\nwaited on the rate limit: %d× %dms (not in the total)", res.Waits, res.WaitMS)
+	}
 	if res.Events > 0 {
 		fmt.Fprintf(&b, "\nstream: first event %dms, %d events", res.FirstEventMS, res.Events)
 	}

@@ -243,7 +243,8 @@ func TestRerunFailedAcceptance(t *testing.T) {
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "failed first and passed when re-run (flaky)")
 	require.NotNil(t, rep.Cost.Planned)
 	assert.Equal(t, *firstReport.Cost.Planned, *rep.Cost.Planned, "the plan is the recorded run's")
-	assert.InDelta(t, firstReport.Cost.Actual+float64(sent), rep.Cost.Actual, 0.01, "re-runs are spent too (a text call is 1 unit)")
+	assert.InDelta(t, firstReport.Cost.Actual+float64(sent-(rep.Cost.Refused-firstReport.Cost.Refused)), rep.Cost.Actual, 0.01,
+		"re-runs are spent too (a text call is 1 unit; a refused request 0)")
 	t.Logf("first run: %d results, %d failed; re-run sent %d calls; now: %s", len(first), len(failed), rerunCalls, rep.Headline)
 
 	t.Run("nothing left to re-run", func(t *testing.T) {
@@ -320,7 +321,8 @@ func TestRunRecordsCostAndManifest(t *testing.T) {
 	}
 	assert.Positive(t, budgetSkips, "the budget cut the plan")
 	assert.InDelta(t, spent, rep.Cost.Actual, 0.01)
-	assert.InDelta(t, *rep.Cost.Planned, rep.Cost.Actual, 0.01, "no retries against the reference gateway: spent as planned")
+	assert.Less(t, rep.Cost.Actual, *rep.Cost.Planned, "the refusals the negative cases ask for cost nothing")
+	assert.Positive(t, rep.Cost.Refused)
 
 	m, err := conformance.ReadManifest(out)
 	require.NoError(t, err)
@@ -333,8 +335,9 @@ func TestRunRecordsCostAndManifest(t *testing.T) {
 	t.Logf("planned %.2f units, spent %.2f, budget %.0f; %d calls over the budget skipped", *rep.Cost.Planned, rep.Cost.Actual, rep.Cost.Budget, budgetSkips)
 }
 
-// The actual cost counts every attempt: a call retried after a 503 costs
-// twice, so a run spends more than it planned.
+// The actual cost counts every attempt with an answer that may hold output;
+// a request answered 4xx or 5xx (the 503 retried, the 400s the negative
+// cases ask for) costs nothing and is counted apart.
 func TestRunCostCountsRetries(t *testing.T) {
 	clearEnv(t)
 	gwy := startSwitchable(t)
@@ -342,17 +345,20 @@ func TestRunCostCountsRetries(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := gw(t, append([]string{"run", "--out", out, "--feature", "chat.errors", "--concurrency", "1"}, gwy.args()...)...)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
-	retried := 0
+	retried, refused := 0, 0
 	for _, r := range readResultsFile(t, out) {
+		refused += r.Refused
+		assert.Equal(t, float64(r.Attempts-r.Refused), r.CostUnits, "%s: a text call is 1 unit per answer that is no 4xx or 5xx", r.Case)
 		if r.Attempts == 2 {
 			retried++
-			assert.Equal(t, 2.0, r.CostUnits, "a text call retried once: two units")
+			assert.GreaterOrEqual(t, r.Refused, 1, "%s: the 503 is refused", r.Case)
 		}
 	}
 	assert.Equal(t, 1, retried)
 	rep := readJSONReport(t, out)
 	require.NotNil(t, rep.Cost.Planned)
-	assert.InDelta(t, *rep.Cost.Planned+1, rep.Cost.Actual, 0.01, "the retry is spent too")
+	assert.Equal(t, refused, rep.Cost.Refused)
+	assert.InDelta(t, *rep.Cost.Planned+1-float64(refused), rep.Cost.Actual, 0.01, "planned, plus the retry, less the refused requests")
 }
 
 // Coverage drift: a model the gateway lists and no case covers is named

@@ -374,6 +374,9 @@
     if (res.events) { t2('first event', ms(res.first_event_ms)); t2('events', res.events); }
     t2('attempts', res.attempts || 0);
     if (res.requests && res.requests !== res.attempts) t2('requests', res.requests);
+    if (res.refused) t2('refused (4xx/5xx, no cost)', res.refused);
+    // Waiting on the gateway's rate limit is not part of the duration.
+    if (res.waits) t2('waited on the rate limit', res.waits + '× ' + ms(res.wait_ms || 0));
     // A case with variants tries shapes the spec does not show: which one the
     // gateway accepted is worth knowing for every client developer.
     if (res.variant) t2('shape accepted', res.variant);
