@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -98,6 +100,7 @@ type exchange struct {
 	ttfb     time.Duration
 	attempts int                // requests sent: retries and the 429s waited on included
 	retries  int                // attempts made again after a 5xx or a lost connection
+	retried  []string           // what ended each of them: "HTTP 503", "stalled in the first byte phase"
 	refused  int                // attempts answered 4xx or 5xx: no output, no cost
 	waits    int                // waits on the rate limit before a send
 	waited   time.Duration      // their sum: not part of any request's duration
@@ -179,6 +182,7 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 				return ex, err
 			}
 			wait = o.RetryWait
+			ex.retried = append(ex.retried, attemptEnd(err))
 		case resp.StatusCode == http.StatusTooManyRequests:
 			retryIn := ticket.Observe(resp.StatusCode, resp.Header)
 			if p == nil {
@@ -203,6 +207,7 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 		case retryable(resp.StatusCode) && ex.retries < o.MaxRetries:
 			ticket.Observe(resp.StatusCode, resp.Header)
 			wait = retryWait(resp, o)
+			ex.retried = append(ex.retried, fmt.Sprintf("HTTP %d", resp.StatusCode))
 			if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
 				// The wait asked for outlasts the run's deadline: this
 				// answer is the verdict, not a timeout of our making.
@@ -221,6 +226,35 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 			return ex, err
 		}
 	}
+}
+
+// attemptEnd says in a few words what ended an attempt without a response.
+func attemptEnd(err error) string {
+	var stall *StallError
+	if errors.As(err, &stall) {
+		return fmt.Sprintf("stalled in the %s phase", stall.Phase)
+	}
+	return "no response (" + err.Error() + ")"
+}
+
+// retriesReason says what the attempts before the last met, for a result
+// that is no pass: "3 attempts; the 2 before the last: stalled in the first
+// byte phase each time", "2 attempts; the first: HTTP 503". None when the
+// call was not retried.
+func (ex *exchange) retriesReason() (results.Reason, bool) {
+	if len(ex.retried) == 0 {
+		return results.Reason{}, false
+	}
+	n := len(ex.retried) + 1
+	before, what := "the first", ex.retried[0]
+	if n > 2 {
+		before, what = fmt.Sprintf("the %d before the last", n-1), strings.Join(ex.retried, ", then ")
+		if len(slices.Compact(slices.Clone(ex.retried))) == 1 {
+			what = ex.retried[0] + " each time"
+		}
+	}
+	return results.Reason{Check: "transport", Where: "attempts", Expected: "an answer on the first attempt",
+		Actual: fmt.Sprintf("%d attempts", n), Message: fmt.Sprintf("%d attempts; %s: %s", n, before, what)}, true
 }
 
 // retryWait is the wait an answer asks for before the next attempt: its

@@ -280,6 +280,22 @@ func hostileRows() []hostileRow {
 			status: results.StatusError, check: "transport", says: "stalled in the first byte phase",
 		},
 		{
+			name: "header phase: a stall on every attempt, retried", caseID: "h-json",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					select {
+					case <-r.Context().Done():
+					case <-done:
+					}
+				}
+			},
+			opts: func(o *conformance.Options) {
+				o.Timeout, o.HeaderTimeout, o.MaxRetries = 30*time.Second, 200*time.Millisecond, 2
+			},
+			guard: 30 * time.Second, atLeast: 3 * 150 * time.Millisecond,
+			status: results.StatusError, check: "transport", says: "3 attempts; the 2 before the last: stalled in the first byte phase each time",
+		},
+		{
 			name: "idle phase: headers and one event, then silence", caseID: "h-stream",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) {
@@ -560,6 +576,14 @@ func hostileRows() []hostileRow {
 				assert.Equal(t, 1, r.Attempts, "an hour is past the 15 minutes a call may wait")
 				assert.Zero(t, r.Waits)
 			},
+		},
+		{
+			name: "503 forever, retried", caseID: "h-status",
+			handler: func(done <-chan struct{}) http.HandlerFunc {
+				return status(http.StatusServiceUnavailable)
+			},
+			opts:  func(o *conformance.Options) { o.MaxRetries = 1 },
+			guard: 10 * time.Second, status: results.StatusFail, check: "transport", says: "2 attempts; the first: HTTP 503",
 		},
 		{
 			name: "503 then 200", caseID: "h-status",

@@ -50,36 +50,54 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	var emitMu sync.Mutex
 	report := func(res results.Result) {
 		redact.Result(&res, r.Target.Secrets())
+		res.ShortenReasons()
 		emitMu.Lock()
 		defer emitMu.Unlock()
 		emit(res)
 	}
 	book := newControlBook(calls, r.Settled)
-	var wg sync.WaitGroup
-	for i, call := range calls {
+	// Skips first, then each key's calls in plan order from a queue of its
+	// own: a key whose slots are all taken (a slow or rate-limited
+	// family) holds up none of the others.
+	queues := map[catalog.KeyKind][]Call{}
+	var keys []catalog.KeyKind
+	for _, call := range calls {
 		if call.Skip != nil {
 			res := skipped(call)
 			report(res)
 			book.fill(call.key(), res)
 			continue
 		}
-		sem := g.slots(call.Case.Key)
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			book.abandon(calls[i:])
-			wg.Wait()
-			return
+		k := call.Case.Key
+		if queues[k] == nil {
+			keys = append(keys, k)
 		}
+		queues[k] = append(queues[k], call)
+	}
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		queue, sem := queues[k], g.slots(k)
 		wg.Add(1)
-		go func(call Call) {
+		go func() {
 			defer wg.Done()
-			res := r.runLogged(ctx, client, o, g.pacer, call)
-			<-sem
-			res = book.settle(call, res)
-			report(res)
-			book.fill(call.key(), res) // after its line: a control's precedes its negatives'
-		}(call)
+			for i, call := range queue {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					book.abandon(queue[i:])
+					return
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res := r.runLogged(ctx, client, o, g.pacer, call)
+					<-sem
+					res = book.settle(call, res)
+					report(res)
+					book.fill(call.key(), res) // after its line: a control's precedes its negatives'
+				}()
+			}
+		}()
 	}
 	wg.Wait()
 }
@@ -104,6 +122,7 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	res := r.runLogged(ctx, r.Target.client(), o, g.pacer, call)
 	<-sem
 	redact.Result(&res, r.Target.Secrets())
+	res.ShortenReasons()
 	return res
 }
 
@@ -156,6 +175,9 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		if err != nil {
 			res.Status, res.Reasons = transportFailure(attemptContext(ctx, ex), err, o)
 			res.Reasons = append(declined, res.Reasons...)
+			if r, ok := ex.retriesReason(); ok {
+				res.Reasons = append(res.Reasons, r)
+			}
 			return res
 		}
 		code := ex.resp.StatusCode
@@ -220,6 +242,9 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 	// Passed only when asked again after a 5xx or a lost connection;
 	// waiting on the rate limit is no flakiness.
 	res.Flaky = res.Status == results.StatusPass && ex.retries > 0
+	if r, ok := ex.retriesReason(); ok && res.Status != results.StatusPass {
+		res.Reasons = append(res.Reasons, r)
+	}
 	if res.Status != results.StatusPass {
 		res.RequestID = requestID(ex.resp.Header)
 	}

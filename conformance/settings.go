@@ -106,6 +106,7 @@ func buildSettingsTable() []Setting {
 		{Name: "connect-timeout", Kind: KindDuration, File: "connect_timeout", Default: "0", Usage: "limit on connecting, TLS included (0: --timeout)"},
 		{Name: "header-timeout", Kind: KindDuration, File: "header_timeout", Default: "0", Usage: "limit until the first response byte (0: --timeout; a non-streaming image call may rightly take minutes)"},
 		{Name: "idle-timeout", Kind: KindDuration, File: "idle_timeout", Default: "0", Usage: "limit on a gap between two body bytes, SSE comments included (0: --timeout)"},
+		{Name: "verbose", Kind: KindBool, Default: "false", Usage: "print every result with all its reasons (a log otherwise gets a line per failure that decides the verdict, and the recap)"},
 		{Name: "strict", Kind: KindBool, Env: "GWCONFORM_STRICT", Default: "false", Usage: "strict-tier failures count toward the exit code",
 			Recorded: func(m Manifest) string { return strconv.FormatBool(m.Strict) }},
 		{Name: "header", Kind: KindRepeat, Env: HeaderVariables[""], File: "headers.all",

@@ -13,35 +13,40 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
-// console shows a run's progress: a one-line bar on a terminal, otherwise a
-// line per finished case (CI logs). Failures are always printed in full.
+// console shows a run's progress. On a terminal: a one-line bar, with each
+// failure printed in full above it. Elsewhere (a CI log): one line per
+// result that decides the verdict and did not pass, and a progress line now
+// and then; verbose prints every result with all its reasons. Every run
+// ends with the failures grouped by cause (recap).
 type console struct {
-	mu      sync.Mutex
-	w       io.Writer
-	tty     bool
-	color   bool
-	total   int
-	done    int
-	failed  int
-	started time.Time
-	stop    chan struct{} // ends the ticker
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	color    bool
+	strict   bool // strict-tier results decide the verdict
+	verbose  bool
+	total    int
+	done     int
+	failed   int // failures that decide the verdict
+	started  time.Time
+	lastLine time.Time     // when a log line last said how far the run is
+	stop     chan struct{} // ends the ticker
 	// waiting names the keys and families that wait on the gateway's rate
 	// limit now (nil: none can).
-	waiting   func() []string
-	lastWaits time.Time // when a log line last said so
+	waiting func() []string
 }
 
-// waitLogEvery spaces the lines a log (not a terminal) gets while the run
-// waits on the rate limit.
-const waitLogEvery = 10 * time.Second
+// progressEvery spaces the progress lines a log (not a terminal) gets.
+const progressEvery = 30 * time.Second
 
-func newConsole(w io.Writer, total int, waiting func() []string) *console {
+func newConsole(w io.Writer, total int, strict, verbose bool, waiting func() []string) *console {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	c := &console{w: w, tty: tty, color: tty && !noColor, total: total, started: time.Now(), stop: make(chan struct{}), waiting: waiting}
+	c := &console{w: w, tty: tty, color: tty && !noColor, strict: strict, verbose: verbose, total: total,
+		started: time.Now(), lastLine: time.Now(), stop: make(chan struct{}), waiting: waiting}
 	// Image calls can take minutes, and a rate limit can hold the run
 	// longer: keep the elapsed time moving, and say what the run waits on.
 	go c.tick()
@@ -60,9 +65,13 @@ func (c *console) tick() {
 			if c.tty {
 				fmt.Fprint(c.w, "\r\x1b[2K")
 				c.bar()
-			} else if w := c.waits(); w != "" && time.Since(c.lastWaits) >= waitLogEvery {
-				c.lastWaits = time.Now()
-				fmt.Fprintf(c.w, "... %d/%d done, %s; %s\n", c.done, c.total, time.Since(c.started).Round(time.Second), w)
+			} else if time.Since(c.lastLine) >= progressEvery {
+				c.lastLine = time.Now()
+				line := fmt.Sprintf("... %d/%d done, %d failing, %s", c.done, c.total, c.failed, time.Since(c.started).Round(time.Second))
+				if w := c.waits(); w != "" {
+					line += "; " + w
+				}
+				fmt.Fprintln(c.w, line)
 			}
 			c.mu.Unlock()
 		}
@@ -109,34 +118,55 @@ func (c *console) add(r results.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.done++
-	if r.Failed() {
+	deciding := r.Failed() && r.Counts(c.strict) && !r.Cancelled
+	if deciding {
 		c.failed++
 	}
-	show := !c.tty || r.Failed()
 	if c.tty {
 		fmt.Fprint(c.w, "\r\x1b[2K") // clear the bar before printing above it
 	}
-	if show {
-		waited := ""
-		if r.Waits > 0 {
-			waited = fmt.Sprintf(", waited %d× %s on the rate limit", r.Waits, (time.Duration(r.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
-		}
-		fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms%s)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
-			r.Feature, r.Model, r.Case, r.Tier, r.DurationMS, waited)
-		if r.Status != results.StatusPass && r.Status != results.StatusSkip {
-			for _, reason := range r.Reasons {
-				fmt.Fprintf(c.w, "    %s\n", reason)
-			}
-			if r.RequestID != "" {
-				fmt.Fprintf(c.w, "    request id: %s\n", r.RequestID)
-			}
-		}
-		if w := r.Waiver; w != nil {
-			fmt.Fprintf(c.w, "    waiver %s %s: %s\n", w.Source, w.State, w.Describe())
-		}
+	switch {
+	case c.verbose || (c.tty && r.Failed()):
+		c.full(r)
+	case deciding:
+		c.line(r)
 	}
 	if c.tty {
 		c.bar()
+	}
+}
+
+// line prints a result on one line: status, case × model, tier, its first
+// reason and how many more.
+func (c *console) line(r results.Result) {
+	first := ""
+	if len(r.Reasons) > 0 {
+		first = ": " + r.Reasons[0].String()
+		if n := len(r.Reasons) - 1; n > 0 {
+			first += fmt.Sprintf(" (+%d more)", n)
+		}
+	}
+	fmt.Fprintf(c.w, "%s %s × %s (%s)%s\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))), r.Case, r.Model, r.Tier, first)
+}
+
+// full prints a result with every reason.
+func (c *console) full(r results.Result) {
+	waited := ""
+	if r.Waits > 0 {
+		waited = fmt.Sprintf(", waited %d× %s on the rate limit", r.Waits, (time.Duration(r.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms%s)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
+		r.Feature, r.Model, r.Case, r.Tier, r.DurationMS, waited)
+	if r.Status != results.StatusPass && r.Status != results.StatusSkip {
+		for _, reason := range r.Reasons {
+			fmt.Fprintf(c.w, "    %s\n", reason)
+		}
+		if r.RequestID != "" {
+			fmt.Fprintf(c.w, "    request id: %s\n", r.RequestID)
+		}
+	}
+	if w := r.Waiver; w != nil {
+		fmt.Fprintf(c.w, "    waiver %s %s: %s\n", w.Source, w.State, w.Describe())
 	}
 }
 
@@ -181,8 +211,54 @@ func (c *console) summary(rs []results.Result, v results.Verdict) {
 		fmt.Fprintln(c.w)
 	}
 	fmt.Fprintf(c.w, "%d results in %s\n", len(rs), time.Since(c.started).Round(time.Millisecond))
+	c.recap(rs)
 	fmt.Fprintf(c.w, "\n%s\n", c.paint(outcomeColor[v.Outcome], strings.ToUpper(string(v.Outcome))+": "+v.Headline))
 	for _, n := range v.Notes {
 		fmt.Fprintf(c.w, "  - %s\n", n)
 	}
+}
+
+// recapCases is how many case ids a recap group names before "and N more".
+const recapCases = 5
+
+// recap prints the failures grouped by cause, those deciding the verdict
+// first: how many results and cells each covers, its first cases, and one
+// example with expected and actual. Cancelled calls are noted, not listed.
+func (c *console) recap(rs []results.Result) {
+	groups := results.GroupByCause(rs, c.strict)
+	cancelled := 0
+	for _, r := range rs {
+		if r.Cancelled {
+			cancelled++
+		}
+	}
+	if len(groups) == 0 && cancelled == 0 {
+		return
+	}
+	fmt.Fprintln(c.w, "\nFAILURES by cause")
+	heading := ""
+	for i, g := range groups {
+		h := "reported only (strict, explore: not the verdict)"
+		if g.Deciding {
+			h = "decide the verdict"
+		}
+		if h != heading {
+			heading = h
+			fmt.Fprintf(c.w, "\n%s:\n", h)
+		}
+		fmt.Fprintf(c.w, "%2d. %s\n", i+1, g.Cause)
+		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, nameSome(g.Cases, recapCases))
+		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
+	}
+	if cancelled > 0 {
+		fmt.Fprintf(c.w, "\nnot failures: %d calls cut short by the interrupt (run --resume makes them again)\n", cancelled)
+	}
+}
+
+// nameSome lists the first n names and says how many more there are.
+func nameSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -16,7 +16,10 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: gwconform diff OLD/report.json NEW/report.json")
 		fmt.Fprintln(stderr, "exit 1: regressions; 3: no regression, but NEW was incomplete; 0: neither")
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 2 {
 		fs.Usage()
 		return exitNotStart
 	}

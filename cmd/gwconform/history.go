@@ -20,7 +20,10 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
 		fs.Usage()
 		return exitNotStart
 	}

@@ -12,8 +12,12 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform lint", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("cases", "", "case directory (default: the embedded catalog)")
-	if err := fs.Parse(args); err != nil {
-		return exitNotStart
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gwconform lint [--cases DIR | DIR]")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 1 && *dir == "" {
 		*dir = fs.Arg(0)

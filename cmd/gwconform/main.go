@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -70,4 +72,18 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'gwconform <command> -h' for a command's flags.")
+}
+
+// parseFlags parses a command's flags. -h prints the usage once (the flag
+// package does) and ends the command with exit 0; a bad flag has printed
+// its error and the usage, and ends it with exit 2. ok is false when the
+// command ends here.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitNotStart, false
+	}
+	return 0, true
 }

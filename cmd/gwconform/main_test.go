@@ -244,3 +244,15 @@ func TestPlanPrintsCallsAndCost(t *testing.T) {
 	assert.Contains(t, out, "gen-image-2.5-flare")
 	assert.Regexp(t, `total: \d+ calls, 0 skipped, \d+ final images, [\d.]+ cost units`, out)
 }
+
+// Every command's -h prints its usage once and exits 0.
+func TestEveryCommandsHelp(t *testing.T) {
+	for _, c := range commands() {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := gw(t, c.name, "-h")
+			assert.Equal(t, exitOK, code, stderr)
+			assert.Equal(t, 1, strings.Count(stdout+stderr, "usage: gwconform "+c.name), "the usage once:\n%s", stderr)
+			assert.NotContains(t, stderr, "Usage of")
+		})
+	}
+}

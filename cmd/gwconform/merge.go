@@ -22,9 +22,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "strict-tier failures count in the report's verdict")
 	casesDir := fs.String("cases", "", "case directory the results came from (default: the embedded catalog)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform merge OUT IN...   (IN: results.jsonl, report.json or a directory)")
+		fmt.Fprintln(stderr, "usage: gwconform merge [flags] OUT IN...   (IN: results.jsonl, report.json or a directory)")
+		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() < 2 {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() < 2 {
 		fs.Usage()
 		return exitNotStart
 	}

@@ -18,7 +18,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	f := newEngineFlags("plan", stderr)
 	s, err := f.parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitNotStart // the usage is printed
+		return exitOK // the usage is printed
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform plan:", err)

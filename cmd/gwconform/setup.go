@@ -26,7 +26,7 @@ var engineSettings = func() []string {
 		names = append(names, string(k)+"-key")
 	}
 	names = append(names, "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
-		"concurrency", "retries", "max-wait", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "header")
+		"concurrency", "retries", "max-wait", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "verbose", "header")
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-header")
 	}
@@ -42,6 +42,10 @@ type engineFlags struct {
 func newEngineFlags(name string, stderr io.Writer, own ...string) *engineFlags {
 	fs := flag.NewFlagSet("gwconform "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: gwconform %s [flags]\n", name)
+		fs.PrintDefaults()
+	}
 	return &engineFlags{fs: fs, set: conformance.NewSettings(fs, append(slices.Clone(engineSettings), own...)...)}
 }
 
@@ -54,6 +58,7 @@ type settings struct {
 	out       string
 	casesDir  string
 	strict    bool
+	verbose   bool // the console prints every result (console.full)
 	tls       conformance.TLSOptions
 	// waivers is the --waivers file of a run (nil: none), and waiversRef
 	// names it in the manifest.
@@ -78,7 +83,7 @@ func (f *engineFlags) parse(args []string) (*settings, error) {
 // resolve turns the settings' values into the engine's types.
 func (f *engineFlags) resolve() (*settings, error) {
 	v := f.set
-	s := &settings{strict: v.Bool("strict"), out: v.String("out"), casesDir: v.String("cases")}
+	s := &settings{strict: v.Bool("strict"), verbose: v.Bool("verbose"), out: v.String("out"), casesDir: v.String("cases")}
 	var err error
 	if s.target, err = v.Target(); err != nil {
 		return nil, err
@@ -118,7 +123,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 	name := f.fs.Name()
 	s, err := f.parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		return nil, exitNotStart // the usage is printed
+		return nil, exitOK // the usage is printed
 	}
 	if err == nil && adjust != nil {
 		err = adjust(s)

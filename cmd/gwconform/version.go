@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -41,10 +42,16 @@ func suiteVersion() string {
 // runVersion prints the version; it takes no argument, and refuses one
 // like every command that takes none.
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("gwconform version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gwconform version   (the suite's version and commit)") }
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if args = fs.Args(); len(args) > 0 {
 		fmt.Fprintf(stderr, "gwconform version: unexpected argument %q\n", args[0])
 		return exitNotStart
 	}
-	fmt.Fprintln(stdout, suiteVersion())
+	fmt.Fprintf(stdout, "gwconform %s (commit %s)\n", suiteVersion(), buildCommit())
 	return exitOK
 }

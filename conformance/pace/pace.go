@@ -88,15 +88,26 @@ type laneKey struct {
 
 // lane is the pacing state of one key × family.
 type lane struct {
-	window    float64       // calls let into flight (AIMD), 1..Concurrency
-	inflight  int           // calls sent and not yet done
-	notBefore time.Time     // no send before: Retry-After, a spent quota, a bare 429's wait
-	spacing   time.Duration // while the quota runs low: one send per spacing (0: none)
-	floor     time.Duration // the least spacing a 429 has shown to be needed
-	nextSend  time.Time     // the next send's slot while spacing
-	bareWait  time.Duration // the next 429's least wait: 0 after an answer, then BareWait doubling
-	changed   chan struct{} // closed when a send slot may have opened
-	reason    string        // why the lane last waited, for the progress line
+	window    float64   // calls let into flight (AIMD), 1..Concurrency
+	inflight  int       // calls sent and not yet done
+	notBefore time.Time // no send before: Retry-After, a spent quota, a bare 429's wait
+	// While the quota runs low the lane keeps a copy of the gateway's
+	// bucket: tokens, refilled one per interval() up to quotaLimit, one
+	// taken by each send, none left after a 429.
+	metered  bool
+	tokens   float64
+	tokensAt time.Time     // when tokens was last brought up to date
+	floor    time.Duration // the least interval a 429 has shown to be needed
+	bareWait time.Duration // the next 429's least wait: 0 after an answer, then BareWait doubling
+	// lastRefusal is when the lane's last 429 came: a 429 to a send made
+	// before it is the same refusal seen again.
+	lastRefusal time.Time
+	// refill is the quota's refill interval per request, learnt from its
+	// headers (meter; 0: not known yet), for a quota of quotaLimit.
+	quotaLimit int
+	refill     time.Duration
+	changed    chan struct{} // closed when a send slot may have opened
+	reason     string        // why the lane last waited, for the progress line
 }
 
 // New makes a pacer.
@@ -138,6 +149,7 @@ func (l *lane) wake() {
 type Ticket struct {
 	p        *Pacer
 	l        *lane
+	sent     time.Time     // when Acquire let it through
 	Waited   time.Duration // how long Acquire waited before letting it through
 	released bool
 }
@@ -152,16 +164,19 @@ func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.D
 		l := p.lane(key, f)
 		now := p.o.Now()
 		at := l.notBefore
-		if l.spacing > 0 && l.nextSend.After(at) {
-			at = l.nextSend
+		if l.metered {
+			l.refillTokens(now)
+			if l.tokens < 1 {
+				at = laterOf(at, now.Add(time.Duration((1-l.tokens)*float64(l.interval()))))
+			}
 		}
 		if !now.Before(at) && l.inflight < int(l.window) {
 			l.inflight++
-			if l.spacing > 0 {
-				l.nextSend = laterOf(now, l.nextSend).Add(l.spacing)
+			if l.metered {
+				l.tokens--
 			}
 			p.mu.Unlock()
-			tk := &Ticket{p: p, l: l}
+			tk := &Ticket{p: p, l: l, sent: now}
 			if slept {
 				tk.Waited = now.Sub(start)
 			}
@@ -213,7 +228,7 @@ func (t *Ticket) Observe(status int, h http.Header) (retryIn time.Duration) {
 	now := p.o.Now()
 	q, hasQuota := readQuota(h, now)
 	if status == http.StatusTooManyRequests {
-		return l.refused(p.o, h, q, hasQuota, now)
+		return l.refused(p.o, h, q, hasQuota, t.sent, now)
 	}
 	// An answer that is no refusal: open the window again, additively.
 	l.window = math.Min(float64(p.o.Concurrency), l.window+1/l.window)
@@ -239,21 +254,27 @@ func (t *Ticket) Release() {
 	}
 }
 
-// refused handles a 429: wait as asked, and learn.
-func (l *lane) refused(o Options, h http.Header, q quota, hasQuota bool, now time.Time) time.Duration {
+// refused handles a 429 to a send made at sent: wait as asked, and learn.
+// A 429 to a send that was in flight when the lane's last 429 came is the
+// same refusal seen again: it is waited on, but teaches nothing more.
+func (l *lane) refused(o Options, h http.Header, q quota, hasQuota bool, sent, now time.Time) time.Duration {
+	again := sent.Before(l.lastRefusal)
+	l.lastRefusal = now
 	wait, asked := RetryAfter(h.Get("Retry-After"), now)
 	if hasQuota {
 		l.meter(q, now)
-		// A 429 while the lane kept to the spacing the headers gave: that
-		// spacing is too short for this gateway; keep 5% more from now on.
-		l.floor = max(l.floor, l.spacing+l.spacing/20)
-		l.spacing = max(l.spacing, l.floor)
+		if !again && l.metered {
+			// A 429 while the lane kept to the interval the headers gave:
+			// that interval is too short for this gateway; 5% more.
+			l.floor = max(l.floor, l.interval()+l.interval()/20)
+		}
+		l.tokens = 0
 		if !asked && q.remaining <= 0 {
-			wait, asked = q.reset/time.Duration(max(q.limit, 1)), true
+			wait, asked = l.interval(), true
 		}
 	}
 	bare := !asked && !hasQuota
-	if bare {
+	if bare && !again {
 		// A bare 429: fewer calls at once.
 		l.window = math.Max(1, l.window/2)
 	}
@@ -264,36 +285,72 @@ func (l *lane) refused(o Options, h http.Header, q quota, hasQuota bool, now tim
 	if bare {
 		least = max(least, o.BareWait)
 	}
+	if again {
+		least = 0 // the lane is closed for the refusal already
+	}
 	wait = max(wait, least)
-	l.bareWait = min(max(2*wait, o.BareWait), o.MaxBareWait)
+	if !again {
+		l.bareWait = min(max(2*wait, o.BareWait), o.MaxBareWait)
+	}
 	if bare {
 		l.reason = fmt.Sprintf("429 without Retry-After: %d in flight at most, waiting %s", int(l.window), wait)
 	} else {
 		l.reason = fmt.Sprintf("429, waiting %s", wait)
 	}
 	l.notBefore = laterOf(l.notBefore, now.Add(wait))
-	return wait
+	return max(wait, l.notBefore.Sub(now))
 }
 
-// meter spaces the lane's sends while its quota runs low: with fewer
-// requests left than the lane may have in flight, one send per refill
-// interval (the time to refill what is spent, per request spent), never
-// less than a 429 has shown to be needed. A spent quota closes the lane
-// for one interval.
+// meter learns the quota's refill interval, and while the quota runs low
+// (fewer requests left than the lane may have in flight) keeps the lane to
+// it: a copy of the gateway's bucket lets a send through per token, so the
+// lane slows down before a 429 and still spends at once what a pause saved.
+// The copy is set from the gateway's count when metering starts and
+// emptied by a 429; an answer's count is as old as the answer is slow, so
+// it corrects nothing else.
+//
+// With limit L, remaining R and reset (the time until the quota is whole
+// again), the quota holds between R and R+1 requests' worth, so one
+// request's refill takes at least reset/(L-R), and exactly that when the
+// quota was whole before the request: the largest such value seen is the
+// interval learnt. A lane that keeps to it leaves the quota filling up, so
+// it keeps seeing that exact case; one that went too fast meets a 429.
 func (l *lane) meter(q quota, now time.Time) {
-	if q.limit <= 0 || q.remaining > int(l.window) {
-		l.spacing = 0
+	if q.limit <= 0 {
+		l.metered = false
 		return
 	}
-	spent := max(q.limit-q.remaining, 1)
-	l.spacing = max(q.reset/time.Duration(spent), l.floor)
-	if l.nextSend.Before(now) {
-		l.nextSend = now
+	if q.limit != l.quotaLimit { // another quota: learn it afresh
+		l.quotaLimit, l.refill = q.limit, 0
+	}
+	if spent := time.Duration(q.limit - q.remaining); spent >= 1 {
+		l.refill = max(l.refill, q.reset/spent)
+	}
+	if q.remaining > int(l.window) {
+		l.metered = false
+		return
+	}
+	if !l.metered {
+		l.metered, l.tokens, l.tokensAt = true, float64(q.remaining), now
 	}
 	if q.remaining <= 0 {
-		l.notBefore = laterOf(l.notBefore, now.Add(l.spacing))
-		l.reason = fmt.Sprintf("quota spent: one request per %s", l.spacing.Round(time.Millisecond))
+		l.reason = fmt.Sprintf("quota spent: one request per %s", l.interval().Round(time.Millisecond))
 	}
+}
+
+// interval is the time the lane lets pass per request while metered: the
+// refill learnt with 2% to spare (a network spaces requests less evenly
+// than they left), never less than a 429 has shown to be needed.
+func (l *lane) interval() time.Duration {
+	return max(l.refill+l.refill/50, l.floor)
+}
+
+// refillTokens brings the lane's copy of the bucket up to now.
+func (l *lane) refillTokens(now time.Time) {
+	if iv := l.interval(); iv > 0 && now.After(l.tokensAt) {
+		l.tokens = min(l.tokens+float64(now.Sub(l.tokensAt))/float64(iv), float64(l.quotaLimit))
+	}
+	l.tokensAt = now
 }
 
 // quota is what rate-limit headers say of the request limit.

@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -69,19 +70,23 @@ func TestPacerLearns(t *testing.T) {
 		{"Retry-After HTTP date", 429, func(now time.Time) http.Header {
 			return header("Retry-After", now.Add(3*time.Second).Format(http.TimeFormat))
 		}, 3 * time.Second, 3 * time.Second},
+		// 2 of 2 spent, whole again in 1 s: one request's refill takes at
+		// least 500 ms; the lane keeps to it, 2% to spare.
 		{"OpenAI headers: quota spent on a 200", 200, func(time.Time) http.Header {
 			return header("x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1s")
-		}, 0, 500 * time.Millisecond},
+		}, 0, 510 * time.Millisecond},
 		{"Anthropic headers: quota spent on a 200", 200, func(now time.Time) http.Header {
 			return header("anthropic-ratelimit-requests-limit", "2", "anthropic-ratelimit-requests-remaining", "0",
 				"anthropic-ratelimit-requests-reset", now.Add(time.Second).Format(time.RFC3339Nano))
-		}, 0, 500 * time.Millisecond},
+		}, 0, 510 * time.Millisecond},
 		{"OpenAI headers: quota left", 200, func(time.Time) http.Header {
 			return header("x-ratelimit-limit-requests", "500", "x-ratelimit-remaining-requests", "499", "x-ratelimit-reset-requests", "120ms")
 		}, 0, 0},
+		// 4 of 4 spent, whole in 6 min: at least 90 s per request, 2% to
+		// spare, and 5% more for the 429 that came at that spacing.
 		{"429 with spent quota headers and no Retry-After", 429, func(time.Time) http.Header {
 			return header("x-ratelimit-limit-requests", "4", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "6m0s")
-		}, 90 * time.Second, 90 * time.Second},
+		}, 96390 * time.Millisecond, 96390 * time.Millisecond},
 		{"bare 429", 429, func(time.Time) http.Header { return http.Header{} }, time.Second, time.Second},
 		{"a 500 is no limit", 500, func(time.Time) http.Header { return http.Header{} }, 0, 0},
 	} {
@@ -107,35 +112,94 @@ func TestPacerLearns(t *testing.T) {
 	}
 }
 
-func TestPacerSpacesSendsWhileTheQuotaRunsLow(t *testing.T) {
+func TestPacerKeepsToTheQuotaWhileItRunsLow(t *testing.T) {
 	t.Parallel()
 	p, c := newTestPacer(4)
-	low := header("x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", "1", "x-ratelimit-reset-requests", "500ms")
-	tk, err := p.Acquire(context.Background(), "text", Chat, time.Minute)
-	require.NoError(t, err)
-	tk.Observe(200, low)
-	tk.Release()
-	// One request left of 2, half a second to refill the one spent: one
-	// send per 500 ms, never all at once.
-	assert.True(t, open(t, p, "text", Chat))
+	send := func(status int, h http.Header) time.Duration {
+		tk, err := p.Acquire(context.Background(), "text", Chat, 0)
+		require.NoError(t, err)
+		defer tk.Release()
+		return tk.Observe(status, h)
+	}
+	quota := func(remaining int, reset string) http.Header {
+		return header("x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", fmt.Sprint(remaining), "x-ratelimit-reset-requests", reset)
+	}
+	// 2 of 2 spent, whole in 1 s: a refill takes at least 500 ms; the lane
+	// lets one send through per 510 ms (2% to spare), never two at once.
+	send(200, quota(0, "1s"))
+	c.advance(509 * time.Millisecond)
 	assert.False(t, open(t, p, "text", Chat))
-	c.advance(500 * time.Millisecond)
+	c.advance(time.Millisecond)
 	assert.True(t, open(t, p, "text", Chat))
 	assert.False(t, open(t, p, "text", Chat))
 
-	// A 429 while keeping to that spacing: it was too short, 5% more.
-	c.advance(500 * time.Millisecond)
-	tk, err = p.Acquire(context.Background(), "text", Chat, 0)
-	require.NoError(t, err)
-	assert.Equal(t, time.Second, tk.Observe(429, header("Retry-After", "1",
-		"x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1s")))
-	tk.Release()
-	c.advance(time.Second)
+	// A pause fills the lane's copy of the bucket up to the quota: two at
+	// once, then one per interval.
+	c.advance(time.Hour)
 	assert.True(t, open(t, p, "text", Chat))
-	c.advance(524 * time.Millisecond)
-	assert.False(t, open(t, p, "text", Chat), "the spacing is now 525 ms")
+	assert.True(t, open(t, p, "text", Chat))
+	assert.False(t, open(t, p, "text", Chat))
+	c.advance(510 * time.Millisecond)
+	assert.True(t, open(t, p, "text", Chat))
+
+	// The largest refill seen is the one learnt: 0.9 left and 550 ms to
+	// whole says at least 275 ms, nothing new.
+	c.advance(time.Hour)
+	send(200, quota(0, "550ms"))
+	send(200, quota(0, "550ms"))
+	assert.False(t, open(t, p, "text", Chat), "2 sent, none left")
+	c.advance(509 * time.Millisecond)
+	assert.False(t, open(t, p, "text", Chat))
 	c.advance(time.Millisecond)
 	assert.True(t, open(t, p, "text", Chat))
+
+	// A 429 while keeping to that interval: it was too short, 5% more
+	// (535.5 ms); and it empties the copy of the bucket.
+	c.advance(time.Hour)
+	assert.Equal(t, time.Second, send(429, header("Retry-After", "1",
+		"x-ratelimit-limit-requests", "2", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "990ms")))
+	c.advance(999 * time.Millisecond)
+	assert.False(t, open(t, p, "text", Chat), "Retry-After holds")
+	c.advance(time.Millisecond)
+	assert.True(t, open(t, p, "text", Chat), "1.87 requests refilled in the second waited")
+	assert.False(t, open(t, p, "text", Chat))
+	c.advance(70 * time.Millisecond)
+	assert.False(t, open(t, p, "text", Chat))
+	c.advance(2 * time.Millisecond)
+	assert.True(t, open(t, p, "text", Chat))
+
+	// Plenty left: no metering at all.
+	c.advance(time.Hour)
+	send(200, header("x-ratelimit-limit-requests", "500", "x-ratelimit-remaining-requests", "400", "x-ratelimit-reset-requests", "12s"))
+	for range 4 {
+		assert.True(t, open(t, p, "text", Chat))
+	}
+}
+
+// A 429 to a send already in flight when the lane's last 429 came is the
+// same refusal seen again: it neither doubles the wait nor halves the
+// window once more.
+func TestPacerConcurrent429sCountOnce(t *testing.T) {
+	t.Parallel()
+	p, c := newTestPacer(4)
+	var held []*Ticket
+	for range 4 {
+		tk, err := p.Acquire(context.Background(), "image", Images, 0)
+		require.NoError(t, err)
+		held = append(held, tk)
+	}
+	c.advance(10 * time.Millisecond)
+	for _, tk := range held {
+		assert.Equal(t, time.Second, tk.Observe(429, header("Retry-After", "1")), "each waits what it asked, no more")
+		tk.Release()
+	}
+	c.advance(time.Second)
+	// The window is whole: 4 sends at once.
+	for range 4 {
+		tk, err := p.Acquire(context.Background(), "image", Images, 0)
+		require.NoError(t, err)
+		defer tk.Release()
+	}
 }
 
 func TestPacerBare429sHalveTheCallsInFlight(t *testing.T) {

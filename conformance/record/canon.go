@@ -11,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -287,10 +286,6 @@ var droppedResponseHeaders = map[string]bool{
 	"Set-Cookie": true, "Alt-Svc": true, "Server-Timing": true,
 }
 
-// secretHeaderRE names headers whose value is a secret whatever it looks
-// like: a relay's token, a signature.
-var secretHeaderRE = regexp.MustCompile(`(?i)(token|secret|key|auth|cookie|signature|password|credential)`)
-
 // keepHeaders copies a header without the dropped names, redacted: exact
 // secrets, credential patterns, and the whole value of a header whose name
 // says it is secret.
@@ -302,7 +297,7 @@ func keepHeaders(h http.Header, drop map[string]bool, red redactor) map[string][
 			continue
 		}
 		for _, v := range vs {
-			if secretHeaderRE.MatchString(name) {
+			if redact.SecretHeader(name) {
 				v = redact.Marker
 			}
 			out[name] = append(out[name], redact.Credentials(red.text(v)))

@@ -170,11 +170,17 @@ func TestKeepHeaders(t *testing.T) {
 		"Date":            {"Mon, 01 Jan 2026 00:00:00 GMT"},
 		"Set-Cookie":      {"session=abc"},
 		"X-Forwarded-For": {"10.0.0.1"},
+		// A relay's diagnostics: names holding "key" that carry no secret,
+		// beside one that does.
+		"X-Portkey-Provider":          {"openai"},
+		"X-Portkey-Gateway-Exception": {"true"},
+		"X-Portkey-Api-Key":           {"pk-relay-secret-9876"},
 	}
 	req := keepHeaders(h, droppedRequestHeaders, redactor{"sk-secret-123456"})
 	assert.Equal(t, map[string][]string{
 		"Content-Type": {"application/json"}, "X-Relay-Token": {"[REDACTED]"}, "X-Request-Id": {"req_1"},
 		"X-Echo": {"you sent [REDACTED]"}, "Date": {"Mon, 01 Jan 2026 00:00:00 GMT"}, "Set-Cookie": {"[REDACTED]"},
+		"X-Portkey-Provider": {"openai"}, "X-Portkey-Gateway-Exception": {"true"}, "X-Portkey-Api-Key": {"[REDACTED]"},
 	}, req)
 	resp := keepHeaders(h, droppedResponseHeaders, redactor{"sk-secret-123456"})
 	assert.NotContains(t, resp, "Date")

@@ -19,6 +19,29 @@ const Marker = "[REDACTED]"
 // every word of every output ("ma[REDACTED]_tokens").
 const MinSecretLen = 8
 
+// SecretHeader reports whether a header's name says its value is a secret,
+// whatever the value looks like: the credential headers (Authorization,
+// Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key, Api-Key, X-Auth-*)
+// and names ending in -Token, -Secret, -Key, -Password, -Signature or
+// -Credential(s). A name that merely holds such a word, such as a relay's
+// X-Portkey-Provider, is not: its value is the diagnostic an operator needs.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key":
+		return true
+	}
+	if strings.HasPrefix(n, "x-auth-") {
+		return true
+	}
+	for _, suffix := range []string{"-token", "-secret", "-key", "-password", "-signature", "-credential", "-credentials"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Secrets replaces every exact secret value in s. A value cut short by
 // results.Truncate leaves its first bytes before the truncation mark: those
 // are replaced too, down to 4 bytes.

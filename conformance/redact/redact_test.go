@@ -63,3 +63,19 @@ func TestResultRedactsEveryText(t *testing.T) {
 	assert.NotContains(t, res.Model+res.Reasons[0].String()+res.EventTypes[0]+res.Request.Path+res.Request.Body, key)
 	assert.Equal(t, "m-[REDACTED]", res.Model)
 }
+
+// Headers are redacted by name where the name says the value is a secret,
+// never for merely holding a word such as "key": a relay's diagnostics stay
+// readable.
+func TestSecretHeader(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key",
+		"X-Auth-Token", "X-Auth-User", "X-Portkey-Api-Key", "X-Goog-Api-Key", "Cf-Access-Token", "X-Client-Secret",
+		"X-Db-Password", "X-Amz-Signature", "X-Upstream-Credential", "X-Upstream-Credentials"} {
+		assert.True(t, SecretHeader(name), name)
+	}
+	for _, name := range []string{"X-Portkey-Provider", "X-Portkey-Gateway-Exception", "X-Portkey-Trace-Id", "Keep-Alive",
+		"X-Request-Id", "Content-Type", "X-Token-Count", "X-Keyring-Region", "X-Ratelimit-Remaining-Tokens", "Authorization-Hint"} {
+		assert.False(t, SecretHeader(name), name)
+	}
+}
