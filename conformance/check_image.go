@@ -32,7 +32,7 @@ func (c *checker) checkImageResult(body []byte, exp *catalog.ImageExpect, thumbs
 	items := data.Array()
 	if exp != nil && exp.Count > 0 && len(items) != exp.Count {
 		c.fail("image", "data", fmt.Sprintf("%d images (n)", exp.Count), fmt.Sprintf("%d", len(items)),
-			"the number of images differs from n")
+			"the number of images differs from n (spec 2.2: one data entry per image, n of them)")
 	}
 	want := imageWant{
 		expect:          exp,
@@ -87,19 +87,19 @@ func (c *checker) checkUsage(body []byte) {
 // could not be decoded at all.
 func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thumbs bool) (results.ImageInfo, bool) {
 	if b64.Type != gjson.String || b64.Str == "" {
-		c.fail("image", where+".b64_json", "base64 image", show(b64), "no base64 image")
+		c.fail("image", where+".b64_json", "base64 image", show(b64), "no base64 image (spec 2.2: data[].b64_json is the base64 of the encoded image)")
 		return results.ImageInfo{}, false
 	}
 	raw, err := imagecheck.DecodeBase64(b64.Str)
 	if err != nil {
-		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64: %v", err)
+		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64 (spec 2.2): %v", err)
 		return results.ImageInfo{}, false
 	}
 	info, img, err := imagecheck.Inspect(raw)
 	res := results.ImageInfo{Where: where, Format: info.Format, Width: info.Width, Height: info.Height,
 		Alpha: info.Alpha, SHA256: info.SHA256, Bytes: info.Bytes}
 	if err != nil {
-		c.fail("image", where, "a decodable image", fmt.Sprintf("%s bytes (%d)", info.Format, len(raw)), "image does not decode: %v", err)
+		c.fail("image", where, "a decodable image", fmt.Sprintf("%s bytes (%d)", info.Format, len(raw)), "image does not decode (spec 2.2, 6.1: a decodable image confirms completion): %v", err)
 		return res, false
 	}
 	if thumbs {
@@ -108,17 +108,17 @@ func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thu
 	exp := want.expect
 	for _, f := range []struct{ name, value string }{{"requested output_format", expFormat(exp)}, {"output_format field", want.formatField}} {
 		if f.value != "" && info.Format != f.value {
-			c.fail("image", where, f.value+" ("+f.name+")", info.Format, "decoded image format differs from the %s", f.name)
+			c.fail("image", where, f.value+" ("+f.name+")", info.Format, "decoded image format differs from the %s (spec 2.2: decoded content matches output_format)", f.name)
 		}
 	}
 	got := fmt.Sprintf("%dx%d", info.Width, info.Height)
 	for _, s := range []struct{ name, value string }{{"requested size", expSize(exp)}, {"size field", want.sizeField}} {
 		if s.value != "" && s.value != "auto" && got != s.value {
-			c.fail("image", where, s.value+" ("+s.name+")", got, "decoded image size differs from the %s", s.name)
+			c.fail("image", where, s.value+" ("+s.name+")", got, "decoded image size differs from the %s (spec 2.2: size is <width>x<height> of the result)", s.name)
 		}
 	}
 	if exp != nil && exp.Alpha != nil && !*exp.Alpha && info.Alpha {
-		c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency")
+		c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency (spec 4.5: opaque with jpeg)")
 	}
 	if exp != nil && exp.Transparent != nil {
 		c.checkTransparent(where, img, *exp.Transparent, "transparent output carries no real alpha channel (spec 4.5)")

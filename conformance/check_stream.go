@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -140,9 +141,54 @@ func (c *checker) checkSchema(set *schemas.Set, name string, doc []byte, where s
 		if where != "" {
 			at = where + " " + v.Path
 		}
-		c.fail("schema", strings.TrimSpace(at), "schema "+name, "", "%s", v.Message)
+		actual := "absent"
+		if !strings.HasPrefix(v.Message, "missing required property") {
+			actual = show(gjson.GetBytes(doc, pointerToPath(v.Path)))
+		}
+		c.fail("schema", strings.TrimSpace(at), "schema "+name, actual, "%s", v.Message)
 	}
 }
+
+// pointerToPath turns a JSON pointer (/choices/0/message) into a gjson
+// path (choices.0.message).
+func pointerToPath(p string) string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, part := range parts {
+		part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+		parts[i] = strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`).Replace(part)
+	}
+	return strings.Join(parts, ".")
+}
+
+// mergeReasons drops a matcher's reason where a schema reason already
+// names the same problem of the same field (a missing or mistyped field
+// is one problem, however many checks see it).
+func mergeReasons(rs []results.Reason) []results.Reason {
+	schema := map[string]bool{} // gjson paths the schema found missing or wrong
+	for _, r := range rs {
+		if r.Check != "schema" || strings.Contains(r.Where, " ") {
+			continue // a stream event's schema reason names its event first
+		}
+		path := pointerToPath(r.Where)
+		if m := missingProperty.FindStringSubmatch(r.Message); m != nil {
+			if path != "" {
+				path += "."
+			}
+			path += m[1]
+		}
+		schema[path] = true
+	}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.Check == "json" && schema[r.Where] && (strings.HasPrefix(r.Message, "field is missing") || strings.HasPrefix(r.Message, "value has the wrong type")) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+var missingProperty = regexp.MustCompile(`^missing required property "([^"]+)"`)
 
 // stopValue presents a stream's stop reason to the JSON matchers: a string,
 // or absent when the stream carried none.

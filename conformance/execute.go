@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -156,6 +157,7 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 	for {
 		ticket := &pace.Ticket{}
 		if p != nil {
+			flightOf(ctx).set("waiting on the rate limit")
 			var err error
 			if ticket, err = p.Acquire(ctx, string(cs.Key), family, o.MaxWait-ex.waited); err != nil {
 				return ex, err
@@ -166,6 +168,7 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 			}
 		}
 		ex.attempts++
+		flightOf(ctx).set(string(phaseConnect))
 		actx, cancel := context.WithTimeout(ctx, o.Timeout)
 		end := func() { ticket.Release(); cancel() }
 		resp, ttfb, started, watch, err := sendOnce(actx, client, o, t, cs, r)
@@ -309,8 +312,12 @@ func sendOnce(ctx context.Context, client *http.Client, o Options, t Target, cs 
 	started := time.Now()
 	var ttfb time.Duration
 	trace := &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { watch.enter(phaseHeader) },
+		GotConn: func(httptrace.GotConnInfo) {
+			watch.enter(phaseHeader)
+			flightOf(ctx).set(string(phaseHeader))
+		},
 		GotFirstResponseByte: func() {
+			flightOf(ctx).set(string(phaseBody))
 			gotByte = true
 			ttfb = time.Since(started)
 			watch.enter(phaseBody)
@@ -428,4 +435,74 @@ func tally(res *results.Result, ex *exchange, unit float64) {
 	res.Waits += ex.waits
 	res.WaitMS += ex.waited.Milliseconds()
 	res.CostUnits += unit * float64(ex.attempts-ex.refused)
+}
+
+// flight is a call in flight, for the progress line: what it is, since
+// when, and in which phase it is now.
+type flight struct {
+	call    string // case × model
+	started time.Time
+	mu      sync.Mutex
+	phase   string
+}
+
+func (f *flight) set(phase string) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.phase = phase
+	f.mu.Unlock()
+}
+
+type flightKey struct{}
+
+// flightOf is the flight a call's context carries, or nil.
+func flightOf(ctx context.Context) *flight {
+	f, _ := ctx.Value(flightKey{}).(*flight)
+	return f
+}
+
+// flights are the calls of a runner in flight.
+type flights struct {
+	mu  sync.Mutex
+	all map[*flight]bool
+}
+
+// begin registers a call in flight; the returned context carries it, and
+// end removes it.
+func (fs *flights) begin(ctx context.Context, c Call) (context.Context, func()) {
+	f := &flight{call: c.Case.ID + " × " + c.Model, started: time.Now()}
+	fs.mu.Lock()
+	if fs.all == nil {
+		fs.all = map[*flight]bool{}
+	}
+	fs.all[f] = true
+	fs.mu.Unlock()
+	return context.WithValue(ctx, flightKey{}, f), func() {
+		fs.mu.Lock()
+		delete(fs.all, f)
+		fs.mu.Unlock()
+	}
+}
+
+// longer describes the calls in flight for longer than d, longest first:
+// "gen-basic × gen-image-2 (first byte, 45s)".
+func (fs *flights) longer(d time.Duration) []string {
+	fs.mu.Lock()
+	var fl []*flight
+	for f := range fs.all {
+		if time.Since(f.started) > d {
+			fl = append(fl, f)
+		}
+	}
+	fs.mu.Unlock()
+	slices.SortFunc(fl, func(a, b *flight) int { return a.started.Compare(b.started) })
+	out := make([]string, len(fl))
+	for i, f := range fl {
+		f.mu.Lock()
+		out[i] = fmt.Sprintf("%s (%s, %s)", f.call, f.phase, time.Since(f.started).Round(time.Second))
+		f.mu.Unlock()
+	}
+	return out
 }

@@ -90,7 +90,9 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					res := r.runLogged(ctx, client, o, g.pacer, call)
+					fctx, landed := g.flights.begin(ctx, call)
+					res := r.runLogged(fctx, client, o, g.pacer, call)
+					landed()
 					<-sem
 					res = book.settle(call, res)
 					report(res)
@@ -119,7 +121,9 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	case <-ctx.Done():
 		return newResult(call, results.StatusError, results.Reason{Check: "transport", Message: ctx.Err().Error()})
 	}
-	res := r.runLogged(ctx, r.Target.client(), o, g.pacer, call)
+	fctx, landed := g.flights.begin(ctx, call)
+	res := r.runLogged(fctx, r.Target.client(), o, g.pacer, call)
+	landed()
 	<-sem
 	redact.Result(&res, r.Target.Secrets())
 	res.ShortenReasons()
@@ -222,7 +226,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
 	}
-	res.Reasons = c.reasons
+	res.Reasons = mergeReasons(c.reasons)
 	res.Status = r.verdict(cs, ex, c)
 	var cut error
 	if s := ex.stalled(); s != nil {
@@ -263,10 +267,11 @@ func attemptContext(ctx context.Context, ex *exchange) context.Context {
 // gate is what the calls of one runner share: a slot per call in flight
 // per key (Options.Concurrency) and the pacer of the gateway's limit.
 type gate struct {
-	pacer *pace.Pacer // nil for a replay: nothing is sent
-	mu    sync.Mutex
-	sems  map[catalog.KeyKind]chan struct{}
-	n     int
+	pacer   *pace.Pacer // nil for a replay: nothing is sent
+	flights flights
+	mu      sync.Mutex
+	sems    map[catalog.KeyKind]chan struct{}
+	n       int
 }
 
 // slots is the key's semaphore.
@@ -292,6 +297,18 @@ func (r *Runner) gate(o Options) *gate {
 		}
 	}
 	return r.shared
+}
+
+// InFlight describes the calls in flight for longer than d, longest
+// first, with their phase, for the progress line.
+func (r *Runner) InFlight(d time.Duration) []string {
+	gateMu.Lock()
+	g := r.shared
+	gateMu.Unlock()
+	if g == nil {
+		return nil
+	}
+	return g.flights.longer(d)
 }
 
 // Waiting describes the keys and families that wait on the gateway's rate

@@ -458,7 +458,26 @@ func TestBrowser(t *testing.T) {
 	run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "sunburst"))
 	rowsAfterModel := eval(visibleRows)
 
+	// The failure list: those that decide the verdict apart from those
+	// reported only, each line with its tier and every reason, above the
+	// capability map.
+	decidingLines := eval(`document.querySelectorAll('#problems-deciding > li').length`)
+	reportedLines := eval(`document.querySelectorAll('#problems-reported > li').length`)
+	listAbove := eval(`document.getElementById('problems').getBoundingClientRect().top < document.getElementById('capabilities').getBoundingClientRect().top ? 1 : 0`)
+	decidingText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#problems-deciding`)))
+	require.NoError(t, err)
+	reportedText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#problems-reported`)))
+	require.NoError(t, err)
+
 	problems := b.consoleProblems()
+
+	assert.Positive(t, decidingLines, "the failing cells' results decide the verdict")
+	assert.Positive(t, reportedLines, "flare's explore edits are reported only")
+	assert.Equal(t, 1, listAbove, "in a failing run the failure list stands above the capability map")
+	assert.Contains(t, decidingText, "verified")
+	assert.Contains(t, decidingText, "more previews than partial_images asked for", "every reason, not only the first")
+	assert.NotContains(t, reportedText, "verified")
+	t.Logf("failure list: %d deciding, %d reported only", decidingLines, reportedLines)
 
 	assert.Equal(t, len(r.Models)*len(r.Features), cells, "one cell per model × feature")
 	assert.Equal(t, 3, cellsFail, "two failing cells and flare's explore edits (reported)")

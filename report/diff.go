@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/results"
@@ -21,6 +22,9 @@ type Change struct {
 	Old     string       `json:"old"` // result or cell status
 	New     string       `json:"new"`
 	Reason  string       `json:"reason,omitempty"` // first reason of the new result, for regressions
+	// Cause is that reason's cause (results.Reason.Cause): regressions
+	// are read grouped by it, as the run's recap groups failures.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Snapshot names one side of a diff.
@@ -29,6 +33,7 @@ type Snapshot struct {
 	Commit       string    `json:"commit,omitempty"`
 	Started      time.Time `json:"started"`
 	Verdict      string    `json:"verdict"`
+	Gateway      string    `json:"gateway"` // the base URL judged, or ReferenceGateway
 	Headline     string    `json:"headline,omitempty"`
 	Notes        []string  `json:"notes,omitempty"`
 }
@@ -146,6 +151,9 @@ func Compare(old, new *Report) Diff {
 		switch {
 		case or.Status == results.StatusPass && nr.Failed():
 			ch.Reason = firstReason(nr)
+			if len(nr.Reasons) > 0 {
+				ch.Cause = nr.Reasons[0].Cause()
+			}
 			if nr.Counts(strict) {
 				d.Regressions = append(d.Regressions, ch)
 			} else {
@@ -181,7 +189,7 @@ func Compare(old, new *Report) Diff {
 		ch := Change{Model: nc.Model, Feature: nc.Feature, Old: oc.Label, New: nc.Label}
 		switch {
 		case oc.Status == CellPass && isBad(string(nc.Status)) && !coveredReg[k]:
-			ch.Reason = firstBadReason(new, nc.Model, nc.Feature, strict)
+			ch.Reason, ch.Cause = firstBadReason(new, nc.Model, nc.Feature, strict)
 			if nc.Blocking {
 				d.Regressions = append(d.Regressions, ch)
 			} else {
@@ -203,8 +211,12 @@ func Compare(old, new *Report) Diff {
 }
 
 func snapshot(r *Report) Snapshot {
+	gateway := r.Metadata.BaseURL
+	if gateway == "" {
+		gateway = ReferenceGateway
+	}
 	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict,
-		Headline: r.Headline, Notes: r.Notes}
+		Gateway: gateway, Headline: r.Headline, Notes: r.Notes}
 }
 
 func firstReason(r results.Result) string {
@@ -215,22 +227,25 @@ func firstReason(r results.Result) string {
 }
 
 // firstBadReason explains a cell regression by its first failing result,
-// preferring one that decides the exit code.
-func firstBadReason(r *Report, model, feature string, strict bool) string {
-	var soft string
+// preferring one that decides the exit code, and names its cause.
+func firstBadReason(r *Report, model, feature string, strict bool) (why, cause string) {
+	var softWhy, softCause string
 	for _, res := range r.ResultsOf(model, feature) {
 		if !res.Failed() {
 			continue
 		}
-		why := res.Case + ": " + firstReason(res)
-		if res.Counts(strict) {
-			return why
+		w, c := res.Case+": "+firstReason(res), ""
+		if len(res.Reasons) > 0 {
+			c = res.Reasons[0].Cause()
 		}
-		if soft == "" {
-			soft = why
+		if res.Counts(strict) {
+			return w, c
+		}
+		if softWhy == "" {
+			softWhy, softCause = w, c
 		}
 	}
-	return soft
+	return softWhy, softCause
 }
 
 // minus returns the elements of a not in b, in a's order, never nil.
@@ -255,6 +270,10 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 		p("## ⚠️ gwconform diff: no regressions, but the night was incomplete\n\n")
 	default:
 		p("## ✅ gwconform diff: no regressions\n\n")
+	}
+	if d.Old.Gateway != d.New.Gateway {
+		p("**The two runs judged different gateways:** `%s` before, `%s` now. A change may be the gateway's, not a regression.\n\n",
+			mdCode(d.Old.Gateway), mdCode(d.New.Gateway))
 	}
 	p("%s → %s\n\n", d.Old.describe(), d.New.describe())
 	// An incomplete night is neither a regression nor green: say what it
@@ -299,8 +318,23 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 	}
-	table("❌ Regressions", d.Regressions, true)
-	table("🟠 Regressions in strict/explore cases (reported only)", d.SoftRegressions, true)
+	byCause := func(title string, l []Change) {
+		if len(l) == 0 {
+			return
+		}
+		groups := groupChanges(l)
+		p("### %s (%d, %d %s)\n\n", title, len(l), len(groups), plural(len(groups), "cause", "causes"))
+		for _, g := range groups {
+			p("- **%s**: %d %s in %d %s: %s\n  e.g. %s × %s: %s\n", mdEscape(g.cause), len(g.changes), plural(len(g.changes), "result", "results"),
+				g.cells, plural(g.cells, "cell", "cells"), mdEscape(NameSome(g.cases, 5)),
+				mdEscape(g.changes[0].Model), "`"+mdCode(cmp.Or(g.changes[0].Case, g.changes[0].Feature))+"`", mdEscape(results.Truncate(g.changes[0].Reason, 200)))
+		}
+		p("\n<details><summary>every %s</summary>\n\n", title)
+		table(title, l, true)
+		p("</details>\n\n")
+	}
+	byCause("❌ Regressions", d.Regressions)
+	byCause("🟠 Regressions in strict/explore cases (reported only)", d.SoftRegressions)
 	table("✅ Fixes", d.Fixes, false)
 	table("🕳️ Lost coverage: passed, now skipped, throttled, inconclusive, key-rejected or waived", d.LostCoverage, true)
 	table("Other status changes", d.Changed, true)
@@ -328,10 +362,57 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 	return b.Flush()
 }
 
+// changeGroup is the changes of one cause.
+type changeGroup struct {
+	cause   string
+	changes []Change
+	cases   []string // case ids (cell-level changes: their feature), sorted
+	cells   int
+}
+
+// groupChanges groups changes by cause, the largest group first.
+func groupChanges(l []Change) []changeGroup {
+	var out []changeGroup
+	at := map[string]int{}
+	for _, c := range l {
+		cause := cmp.Or(c.Cause, c.Reason, "no reason recorded")
+		i, ok := at[cause]
+		if !ok {
+			i = len(out)
+			at[cause] = i
+			out = append(out, changeGroup{cause: cause})
+		}
+		out[i].changes = append(out[i].changes, c)
+	}
+	for i := range out {
+		g := &out[i]
+		cells := map[cellKey]bool{}
+		for _, c := range g.changes {
+			cells[cellKey{c.Model, c.Feature}] = true
+			if name := cmp.Or(c.Case, c.Feature+" (cell)"); !slices.Contains(g.cases, name) {
+				g.cases = append(g.cases, name)
+			}
+		}
+		g.cells = len(cells)
+		slices.Sort(g.cases)
+	}
+	slices.SortStableFunc(out, func(a, b changeGroup) int { return cmp.Compare(len(b.changes), len(a.changes)) })
+	return out
+}
+
+// NameSome lists the first n names and says how many more there are:
+// "a, b, c and 4 more".
+func NameSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
 func (s Snapshot) describe() string {
-	out := "run"
+	out := "run of " + s.Gateway
 	if !s.Started.IsZero() {
-		out += " of " + s.Started.UTC().Format("2006-01-02 15:04 UTC")
+		out += " at " + s.Started.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	if s.Commit != "" {
 		out += " (`" + mdCode(short(s.Commit, 12)) + "`)"

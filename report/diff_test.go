@@ -69,7 +69,7 @@ func TestCompare(t *testing.T) {
 				require.Len(t, d.Regressions, 1, "the case only, not its cell too")
 				c := d.Regressions[0]
 				assert.Equal(t, Change{Model: "a", Feature: "chat.basic", Case: "chat-basic", Tier: TV, Old: "pass", New: "fail",
-					Reason: "status: unexpected status (expected 200, got 500)"}, c)
+					Reason: "status: unexpected status (expected 200, got 500)", Cause: "status: unexpected status"}, c)
 				assert.Empty(t, d.Fixes)
 			},
 		},
@@ -249,7 +249,7 @@ func TestDiffMarkdown(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"## ❌ gwconform diff: 1 regression\n",
-		"run of 2026-03-14 02:00 UTC (`0123456789ab`) fail → run of 2026-03-14 02:00 UTC (`0123456789ab`) fail",
+		"run of http://127.0.0.1:8080 at 2026-03-14 02:00 UTC (`0123456789ab`) fail → run of http://127.0.0.1:8080 at 2026-03-14 02:00 UTC (`0123456789ab`) fail",
 		"### ❌ Regressions (1)\n\n| model | feature | case | tier | was | now | reason |",
 		"| a | `chat.basic` | `chat-basic` | verified | pass | fail | json: \\| &lt;b&gt;pipe&lt;/b&gt; \\@team |",
 		"### ✅ Fixes (1)",
@@ -353,4 +353,29 @@ func TestMerge(t *testing.T) {
 			assert.NotNil(t, got)
 		})
 	}
+}
+
+// Regressions read by cause: one line per cause with its results, cells and
+// first cases; and a diff of two gateways says so first.
+func TestDiffGroupsRegressionsByCause(t *testing.T) {
+	newRS := base()
+	for _, c := range []struct{ cs, model, size string }{{"chat-basic", "a", "512x512"}, {"chat-stream", "a", "742x742"}, {"edit-json", "b", "1x1"}} {
+		newRS = set(newRS, c.cs, c.model, F)
+		for i := range newRS {
+			if newRS[i].Case == c.cs && newRS[i].Model == c.model {
+				newRS[i].Reasons = []results.Reason{{Check: "image", Message: "decoded size " + c.size + " differs from the requested size 1024x1024 (spec 2.2)"}}
+			}
+		}
+	}
+	other := meta()
+	other.BaseURL = "https://gateway.example.test"
+	d := Compare(Build(meta(), base()), Build(other, newRS))
+	var b bytes.Buffer
+	require.NoError(t, d.WriteMarkdown(&b))
+	md := b.String()
+	require.Len(t, d.Regressions, 3)
+	assert.Contains(t, md, "**The two runs judged different gateways:** `http://127.0.0.1:8080` before, `https://gateway.example.test` now.")
+	assert.Contains(t, md, "### ❌ Regressions (3, 1 cause)")
+	assert.Contains(t, md, "- **image: decoded size NxN differs from the requested size NxN (spec 2.2)**: 3 results in 3 cells: chat-basic, chat-stream, edit-json")
+	assert.Contains(t, md, "<details><summary>every ❌ Regressions</summary>", "each regression still listed, beneath")
 }

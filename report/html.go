@@ -19,8 +19,8 @@ var reportPage = newPage(reportCSS, reportJS, "report-data", `<div id="headline"
 <section id="controls" class="controls" aria-label="Filters"></section>
 <section id="matrix-wrap" class="matrix-wrap" aria-label="Capability matrix"></section>
 <section id="detail" class="detail" aria-live="polite" hidden></section>
-<section id="capabilities" class="capabilities" aria-label="Capability map (explore)" hidden></section>
 <section id="problems" class="problems" aria-label="Failures"></section>
+<section id="capabilities" class="capabilities" aria-label="Capability map (explore)" hidden></section>
 <section id="nightly" class="nightly" aria-label="Known deviations, re-runs and models no case covers" hidden></section>`)
 
 // htmlData is the JSON the page script reads.

@@ -33,17 +33,15 @@ const softFailGlyph = "🟠"
 // to read at a glance, report.html has everything.
 const maxMDProblems = 40
 
-// glyph renders a cell for matrix.md: a glyph, "k/n" when some but not all of
-// its cases are of that status, "*" when a pass needed a retry.
+// glyph renders a cell for matrix.md: a glyph, "k/n" (k of the n cases
+// that ran passed, the same count in every cell) when not all passed, "*"
+// when a pass needed a retry.
 func (c Cell) glyph() string {
 	g := cellGlyph[c.Status]
 	if c.Status == CellFail && !c.Blocking {
 		g = softFailGlyph
 	}
-	switch {
-	case c.Bad > 0:
-		g += fmt.Sprintf(" %d/%d", c.Bad, c.Run)
-	case c.Status == CellPass && c.Counts.Pass < c.Run:
+	if c.Run > 0 && c.Counts.Pass < c.Run && c.Status != CellUnsupported && c.Status != CellSkip {
 		g += fmt.Sprintf(" %d/%d", c.Counts.Pass, c.Run)
 	}
 	if c.Counts.Flaky > 0 && c.Status == CellPass {
@@ -78,7 +76,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	p("%s\n\n", r.factsLine())
 
-	p("**Legend:** ✅ pass · ❌ fail k/n (k of n cases failed; fails the run) · %s fail in strict/explore cases only (reported) · "+
+	p("**Legend:** k/n: k of the n cases that ran passed (the same count in every cell) · ✅ pass · ❌ fail (fails the run) · %s fail in strict/explore cases only (reported) · "+
 		"💥 error (the run broke, not the gateway) · ⏳ throttled · ❔ inconclusive (a refusal whose control was not served: not checked) · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
 		"`*` passed after a retry\n\n", softFailGlyph)
 
@@ -116,7 +114,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n|---|%s\n", strings.Repeat(":---:|", len(models)))
 		for _, f := range g.Features {
-			p("| `%s` |", mdCode(f))
+			p("| `%s`%s |", mdCode(f), exploreMark(r.exploreOnly(f)))
 			for _, m := range models {
 				cell, _ := r.Cell(m, f)
 				p(" %s |", cell.glyph())
@@ -268,4 +266,13 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// exploreMark marks a feature whose cases are all explore: it discovers,
+// and cannot fail a run.
+func exploreMark(explore bool) string {
+	if explore {
+		return " _(explore: never fails the run)_"
+	}
+	return ""
 }

@@ -236,7 +236,8 @@ type Cell struct {
 	Model   string     `json:"model"`
 	Feature string     `json:"feature"`
 	Status  CellStatus `json:"status"`
-	// Label is the short text of the cell: "pass", "fail 2/5", "skip", "—".
+	// Label is the short text of the cell: "pass", "fail 3/5" (3 of the 5
+	// cases run passed: the count means the same in every cell), "skip", "—".
 	Label string `json:"label"`
 	// Bad and Run give the "k/n" of the label: k results of the worst status
 	// (fail counts fail+error) out of n results that ran (everything but skip).
@@ -511,10 +512,27 @@ func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
 	if c.Label == "" {
 		c.Label = string(c.Status)
 		if c.Bad > 0 {
-			c.Label = fmt.Sprintf("%s %d/%d", c.Status, c.Bad, c.Run)
+			// The count is the same in every cell: passed of those run.
+			c.Label = fmt.Sprintf("%s %d/%d", c.Status, n.Pass, c.Run)
 		}
 	}
 	return c
+}
+
+// exploreOnly reports whether every result of a feature is of the explore
+// tier: a feature that discovers and cannot fail a run.
+func (r *Report) exploreOnly(feature string) bool {
+	seen := false
+	for _, res := range r.Results {
+		if res.Feature != feature {
+			continue
+		}
+		if res.Tier != results.TierExplore {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }
 
 // Cell returns the cell of model × feature, and false when the report has no

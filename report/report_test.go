@@ -137,8 +137,9 @@ func TestAggregate(t *testing.T) {
 	}{
 		{"no cases", nil, CellNone, "—", 0, 0, false, false},
 		{"all pass", []results.Result{res("a", f, m, TV, P), res("b", f, m, TN, P)}, CellPass, "pass", 0, 2, false, false},
-		{"k/n fail", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, F), res("c", f, m, TN, P)}, CellFail, "fail 1/3", 1, 3, true, false},
-		{"fail and error count as bad", []results.Result{res("a", f, m, TV, F), res("b", f, m, TV, E), res("c", f, m, TV, P)}, CellFail, "fail 2/3", 2, 3, true, false},
+		// k/n is the same count in every cell: k of the n cases run passed.
+		{"k/n fail", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, F), res("c", f, m, TN, P)}, CellFail, "fail 2/3", 1, 3, true, false},
+		{"fail and error count as bad", []results.Result{res("a", f, m, TV, F), res("b", f, m, TV, E), res("c", f, m, TV, P)}, CellFail, "fail 1/3", 2, 3, true, false},
 		{"error only", []results.Result{res("a", f, m, TV, E), res("b", f, m, TV, P)}, CellError, "error 1/2", 1, 2, true, false},
 		{"all skip", []results.Result{res("a", f, m, TV, S), res("b", f, m, TV, S)}, CellSkip, "skip", 0, 0, false, false},
 		{"skips do not count in n", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, S)}, CellPass, "pass", 0, 1, false, false},
@@ -147,13 +148,13 @@ func TestAggregate(t *testing.T) {
 		{"throttled", []results.Result{res("a", f, m, TV, P), res("b", f, m, TV, T)}, CellThrottled, "throttled 1/2", 1, 2, false, false},
 		{"waived above pass, never blocking", []results.Result{res("a", f, m, TV, P), res("b", f, m, TN, W)}, CellWaived, "waived 1/2", 1, 2, false, false},
 		// An endpoint that refuses everything: its refusals are no pass.
-		{"inconclusive refusals are no pass", []results.Result{res("a", f, m, TN, I), res("b", f, m, TN, I)}, CellInconclusive, "inconclusive 2/2", 2, 2, false, false},
+		{"inconclusive refusals are no pass", []results.Result{res("a", f, m, TN, I), res("b", f, m, TN, I)}, CellInconclusive, "inconclusive 0/2", 2, 2, false, false},
 		{"inconclusive above waived and pass", []results.Result{res("a", f, m, TN, P), res("b", f, m, TN, I), res("c", f, m, TN, W)}, CellInconclusive, "inconclusive 1/3", 1, 3, false, false},
-		{"a failure beside an inconclusive one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, I)}, CellFail, "fail 1/2", 1, 2, true, false},
-		{"a failure beside a waived one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, W)}, CellFail, "fail 1/2", 1, 2, true, false},
-		{"strict fail is not blocking", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, false, false},
-		{"strict fail blocks with --strict", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 1/1", 1, 1, true, true},
-		{"explore fail never blocks", []results.Result{res("a", f, m, TE, F)}, CellFail, "fail 1/1", 1, 1, false, true},
+		{"a failure beside an inconclusive one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, I)}, CellFail, "fail 0/2", 1, 2, true, false},
+		{"a failure beside a waived one", []results.Result{res("a", f, m, TV, F), res("b", f, m, TN, W)}, CellFail, "fail 0/2", 1, 2, true, false},
+		{"strict fail is not blocking", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 0/1", 1, 1, false, false},
+		{"strict fail blocks with --strict", []results.Result{res("a", f, m, TS, F)}, CellFail, "fail 0/1", 1, 1, true, true},
+		{"explore fail never blocks", []results.Result{res("a", f, m, TE, F)}, CellFail, "fail 0/1", 1, 1, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,11 +213,11 @@ func TestBuildMatrix(t *testing.T) {
 	want := map[[2]string]string{
 		{"gen-text-1", "models.list"}:               "pass",
 		{"gen-text-1", "chat.basic"}:                "fail 1/2",
-		{"gen-text-1", "chat.stream"}:               "error 1/2",
+		{"gen-text-1", "chat.stream"}:               "error 0/2",
 		{"gen-text-1", "images.edit.json"}:          "—",
 		{"gen-text-1", "responses.basic"}:           "unsupported",
 		{"gen-text-1", "chat.legacy"}:               "pass",
-		{"gen-image-2.5-flare", "images.edit.json"}: "fail 1/1",
+		{"gen-image-2.5-flare", "images.edit.json"}: "fail 0/1",
 		{"gen-image-2.5-flare", "chat.basic"}:       "—",
 		{"gen-image-2.5-flare", "models.list"}:      "pass",
 		{"gen-image-2.5-flare", "responses.basic"}:  "—",

@@ -29,18 +29,18 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"## ❌ gwconform: conformance failed: 3 of 6 verified/negative results failed or errored", // chat-bad-model, chat-stream (error), edit-json
 		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
-		"**Legend:** ✅ pass",
+		"**Legend:** k/n: k of the n cases that ran passed",
 		"| tier | ✅ pass | ❌ fail | 💥 error | ⏭️ skip | ⛔ unsupported | ⏳ throttled | ❔ inconclusive | 🔕 waived | total | decides exit code |",
 		"| verified | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 0 | 6 | yes |",
 		"| strict | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 1 | no |",
 		"| **all** | **3** | **2** | **1** | **1** | **1** | **1** | **0** | **0** | **9** | |",
 		"9 results · cost: 0 units spent",
 		// groups, transposed: features are rows, only the group's models are columns
-		"### chat\n\n| feature | gen-text-1 |\n|---|:---:|\n| `chat.basic` | ❌ 1/2 |\n| `chat.stream` | 💥 1/2 |",
+		"### chat\n\n| feature | gen-text-1 |\n|---|:---:|\n| `chat.basic` | ❌ 1/2 |\n| `chat.stream` | 💥 0/2 |",
 		"### models\n\n| feature | gen-image-2.5-flare | gen-text-1 |",
 		"| `models.list` | ✅ | ✅ |",
-		"### images\n\n| feature | gen-image-2.5-flare |\n|---|:---:|\n| `images.edit.json` | ❌ 1/1 |",
-		"| `responses.basic` | ⛔ |",
+		"### images\n\n| feature | gen-image-2.5-flare |\n|---|:---:|\n| `images.edit.json` | ❌ 0/1 |",
+		"| `responses.basic` _(explore: never fails the run)_ | ⛔ |",
 		"### Failures",
 		"- ❌ **gen-text-1** · `chat.basic` · `chat-bad-model` (negative): status: unexpected status (expected 200, got 500)",
 		"- ⏳ **gen-text-1** · `chat.stream` · `chat-stream-usage` (strict)",
@@ -95,8 +95,8 @@ func TestMarkdownCells(t *testing.T) {
 		{"soft fail", []results.Result{res("a", "chat.basic", "m", TS, F), res("b", "chat.basic", "m", TV, P)}, "| `chat.basic` | 🟠 1/2 |"},
 		{"skip", []results.Result{res("a", "chat.basic", "m", TV, S), res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | ⏭️ |"},
 		{"none", []results.Result{res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | — |"},
-		{"partly supported", []results.Result{res("a", "chat.basic", "m", TE, P), res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` | ✅ 1/2 |"},
-		{"inconclusive refusals", []results.Result{res("a", "chat.errors", "m", TN, I), res("b", "chat.errors", "m", TN, I)}, "| `chat.errors` | ❔ 2/2 |"},
+		{"partly supported", []results.Result{res("a", "chat.basic", "m", TE, P), res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` _(explore: never fails the run)_ | ✅ 1/2 |"},
+		{"inconclusive refusals", []results.Result{res("a", "chat.errors", "m", TN, I), res("b", "chat.errors", "m", TN, I)}, "| `chat.errors` | ❔ 0/2 |"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
 )
 
 // console shows a run's progress. On a terminal: a one-line bar, with each
@@ -34,19 +36,30 @@ type console struct {
 	// waiting names the keys and families that wait on the gateway's rate
 	// limit now (nil: none can).
 	waiting func() []string
+	// inFlight names the calls in flight for longer than longFlight, with
+	// their phase (nil: none can).
+	inFlight func() []string
 }
+
+// longFlight is how long a call may be in flight before the progress line
+// names it: a stall shows within a minute, not after the run.
+const longFlight = 30 * time.Second
 
 // progressEvery spaces the progress lines a log (not a terminal) gets.
 const progressEvery = 30 * time.Second
 
-func newConsole(w io.Writer, total int, strict, verbose bool, waiting func() []string) *console {
+func newConsole(w io.Writer, total int, strict, verbose bool, runner *conformance.Runner) *console {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
 	c := &console{w: w, tty: tty, color: tty && !noColor, strict: strict, verbose: verbose, total: total,
-		started: time.Now(), lastLine: time.Now(), stop: make(chan struct{}), waiting: waiting}
+		started: time.Now(), lastLine: time.Now(), stop: make(chan struct{})}
+	if runner != nil {
+		c.waiting = runner.Waiting
+		c.inFlight = func() []string { return runner.InFlight(longFlight) }
+	}
 	// Image calls can take minutes, and a rate limit can hold the run
 	// longer: keep the elapsed time moving, and say what the run waits on.
 	go c.tick()
@@ -72,6 +85,9 @@ func (c *console) tick() {
 					line += "; " + w
 				}
 				fmt.Fprintln(c.w, line)
+				if long := c.inFlight(); len(long) > 0 {
+					fmt.Fprintf(c.w, "    in flight for more than %s: %s\n", longFlight, report.NameSome(long, recapCases))
+				}
 			}
 			c.mu.Unlock()
 		}
@@ -181,6 +197,11 @@ func (c *console) bar() {
 	if w := c.waits(); w != "" {
 		fmt.Fprint(c.w, "  "+w)
 	}
+	if c.inFlight != nil {
+		if long := c.inFlight(); len(long) > 0 {
+			fmt.Fprintf(c.w, "  longest in flight: %s", long[0])
+		}
+	}
 }
 
 // summary prints a table of statuses per tier.
@@ -247,18 +268,10 @@ func (c *console) recap(rs []results.Result) {
 			fmt.Fprintf(c.w, "\n%s:\n", h)
 		}
 		fmt.Fprintf(c.w, "%2d. %s\n", i+1, g.Cause)
-		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, nameSome(g.Cases, recapCases))
+		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, report.NameSome(g.Cases, recapCases))
 		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
 	}
 	if cancelled > 0 {
 		fmt.Fprintf(c.w, "\nnot failures: %d calls cut short by the interrupt (run --resume makes them again)\n", cancelled)
 	}
-}
-
-// nameSome lists the first n names and says how many more there are.
-func nameSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -36,6 +36,7 @@ func commands() []command {
 		{"probe", "find and probe models the catalog does not know", runProbe},
 		{"serve", "run the reference gateway", runServe},
 		{"lint", "validate case files and schemas", runLint},
+		{"show", "print one result of a run: reasons, request id, transcript; --curl to send it again", runShow},
 		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},
 		{"merge", "merge shard results into one report", runMerge},
 		{"history", "one page of the matrix over nights from their report.json files", runHistory},

@@ -155,7 +155,7 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.
 // is among them is decided by it. The caller prints the console's summary.
 func execute(ss *session, calls []conformance.Call, settled []results.Result, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
 	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options, Settled: settled}
-	con := newConsole(stdout, len(calls), ss.strict, ss.verbose, runner.Waiting)
+	con := newConsole(stdout, len(calls), ss.strict, ss.verbose, runner)
 	now := time.Now() // one date for the whole run: a waiver does not expire halfway
 	var rs []results.Result
 	var keepErr error

@@ -19,11 +19,11 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
-// serveRepeat is a repeatable string flag (--fault, --extra-model).
-type serveRepeat []string
+// repeatFlag is a repeatable string flag (serve --fault, --extra-model; show -H).
+type repeatFlag []string
 
-func (r *serveRepeat) String() string     { return strings.Join(*r, ",") }
-func (r *serveRepeat) Set(v string) error { *r = append(*r, v); return nil }
+func (r *repeatFlag) String() string     { return strings.Join(*r, ",") }
+func (r *repeatFlag) Set(v string) error { *r = append(*r, v); return nil }
 
 // runServe runs the reference gateway until SIGINT or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -44,7 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	altKey := fs.String("alt-key", def.Alt, "bearer key of the alternative text model kind")
 	latency := fs.String("latency", "", "delays: ENDPOINT=DURATION[,...], ENDPOINT one of models, chat, messages, images.generations, images.edits, responses, event; DURATION like 200ms or 1s-3s")
 	rateLimit := fs.String("rate-limit", "", "limit each key's requests: `SPEC` is RATE[,burst=N][,CLASS=RATE...], RATE like 2/s or 10/m (the first is every class's), CLASS one of models, chat, messages, images, responses, burst the bucket size (default 1), e.g. 2/s,burst=2,images=10/m; over it 429 with Retry-After")
-	var faults, extras serveRepeat
+	var faults, extras repeatFlag
 	fs.Var(&faults, "fault", "switch a fault on for every request (repeatable, or comma-separated; see --list-faults)")
 	fs.Var(&extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
 	listFaults := fs.Bool("list-faults", false, "print the fault switches and the rule each breaks, then exit")

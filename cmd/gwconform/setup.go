@@ -42,10 +42,6 @@ type engineFlags struct {
 func newEngineFlags(name string, stderr io.Writer, own ...string) *engineFlags {
 	fs := flag.NewFlagSet("gwconform "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gwconform %s [flags]\n", name)
-		fs.PrintDefaults()
-	}
 	return &engineFlags{fs: fs, set: conformance.NewSettings(fs, append(slices.Clone(engineSettings), own...)...)}
 }
 

@@ -18,12 +18,13 @@
   var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', inconclusive: '?', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
   var DESC = {
     pass: 'pass: every case held',
-    fail: 'fail k/n: k of n cases failed',
+    fail: 'fail k/n: k of the n cases run passed (k/n means that in every cell)',
     soft: 'fail in strict/explore cases only (reported, does not fail the run)',
     error: 'error: the run broke, not the gateway',
     throttled: 'throttled: 429 after retries',
     inconclusive: 'inconclusive k/n: refusals whose control was not served, so not checked (the run is incomplete)',
     waived: 'waived k/n: known deviations (--waivers), not failing the run',
+    explore: 'features marked (explore) discover and never fail the run',
     unsupported: 'unsupported: the gateway declined (explore)',
     skip: 'skipped: not selected or precondition missing',
     none: 'no cases for this model'
@@ -50,13 +51,24 @@
     a.rel = 'noopener noreferrer';
     return a;
   }
+  // exploreOnly: every result of the feature is of the explore tier.
+  function exploreOnly(f) {
+    var seen = false;
+    for (var i = 0; i < resultsAll.length; i++) {
+      if (resultsAll[i].feature !== f) continue;
+      if (resultsAll[i].tier !== 'explore') return false;
+      seen = true;
+    }
+    return seen;
+  }
   function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
   function decidesExit(res) { return !!decides[res.tier]; }
   function isFailed(res) { return res.status === 'fail' || res.status === 'error'; }
   function cellClass(c) { return 'st-' + c.status + (c.status === 'fail' && !c.blocking ? ' soft' : ''); }
   function cellText(c) {
     if (c.status === 'none') return GLYPH.none;
-    if (c.bad > 0) return c.bad + '/' + c.run;
+    // k/n is the same count in every cell: k of the n cases run passed.
+    if (c.bad > 0) return GLYPH[c.status] + ' ' + c.counts.pass + '/' + c.run;
     if (c.status === 'pass' && c.counts.pass < c.run) return GLYPH.pass + ' ' + c.counts.pass + '/' + c.run;
     return GLYPH[c.status] + (c.status === 'pass' && c.counts.flaky > 0 ? '*' : '');
   }
@@ -151,6 +163,7 @@
       add(lg, add(el('div'), sw, DESC[k]));
     });
     add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
+    add(lg, add(el('div'), el('span', 'sw', '(explore)'), DESC.explore));
     add(s, add(el('div'), el('h2', null, 'Legend'), lg));
   })();
 
@@ -226,10 +239,11 @@
       g.features.forEach(function (f, j) {
         var fi = fi0[f];
         var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f.split('.').pop();
-        var th2 = el('th', 'feat' + (j === 0 ? ' first' : ''));
-        th2.title = f;
+        var explore = exploreOnly(f);
+        var th2 = el('th', 'feat' + (j === 0 ? ' first' : '') + (explore ? ' explore' : ''));
+        th2.title = f + (explore ? ' (explore: discovers, never fails the run)' : '');
         th2.dataset.feature = f;
-        add(th2, el('div', null, short));
+        add(th2, el('div', null, short + (explore ? ' (explore)' : '')));
         add(r2, th2);
         colEls[fi].push(th2);
       });
@@ -368,7 +382,19 @@
     var dl = el('dl', 'timings');
     function t2(k, v) { add(dl, add(el('div'), el('dt', null, k), el('dd', null, v))); }
     if (res.http_status) t2('HTTP status', res.http_status);
-    if (res.request_id) t2('request id', res.request_id);
+    if (res.request_id) {
+      // Whole, on a line of its own, with a copy button: what operators ask for.
+      var rid = el('dd', 'reqid', res.request_id);
+      var copy = el('button', null, 'copy');
+      copy.type = 'button';
+      copy.addEventListener('click', function (e) {
+        e.stopPropagation();
+        if (navigator.clipboard) navigator.clipboard.writeText(res.request_id);
+        copy.textContent = 'copied';
+      });
+      add(rid, copy);
+      add(dl, add(el('div', 'whole'), el('dt', null, 'request id'), rid));
+    }
     t2('first byte', ms(res.ttfb_ms));
     t2('total', ms(res.duration_ms));
     if (res.events) { t2('first event', ms(res.first_event_ms)); t2('events', res.events); }
@@ -380,7 +406,7 @@
     // A case with variants tries shapes the spec does not show: which one the
     // gateway accepted is worth knowing for every client developer.
     if (res.variant) t2('shape accepted', res.variant);
-    if (res.started && !/^0001-/.test(res.started)) t2('started', new Date(res.started).toISOString().slice(11, 23));
+    if (res.started && !/^0001-/.test(res.started)) t2('started', new Date(res.started).toISOString().replace('T', ' ').replace('Z', ' UTC'));
     add(box, dl);
 
     // request
@@ -506,34 +532,45 @@
     }
   }
 
-  // ---- failures list
+  // ---- failures list: those that decide the verdict, then those reported
+  // only (strict and explore), each line with its tier and every reason.
   (function problems() {
     var p = document.getElementById('problems');
-    var list = [];
-    resultsAll.forEach(function (r, i) { if (isFailed(r) || r.status === 'throttled' || r.status === 'inconclusive') list.push(i); });
-    list.sort(function (a, b) {
-      var ka = isFailed(resultsAll[a]) && decidesExit(resultsAll[a]) ? 0 : 1;
-      var kb = isFailed(resultsAll[b]) && decidesExit(resultsAll[b]) ? 0 : 1;
-      return ka - kb;
+    var deciding = [], reported = [];
+    resultsAll.forEach(function (r, i) {
+      if (!(isFailed(r) || r.status === 'throttled' || r.status === 'inconclusive') || r.cancelled) return;
+      (decidesExit(r) ? deciding : reported).push(i);
     });
-    add(p, el('h2', null, 'Failures, errors, throttling and inconclusive refusals (' + list.length + ')'));
-    if (!list.length) { add(p, el('p', 'empty', 'None: every case that ran passed, was skipped, or was declined (explore).')); return; }
-    var ul = el('ul');
-    list.forEach(function (i) {
-      var r = resultsAll[i];
-      var li = el('li');
-      li.tabIndex = 0;
-      var why = r.reasons && r.reasons.length ? (r.reasons[0].check + ': ' + r.reasons[0].message) : 'no reason recorded';
-      add(li, statusBadge(r), el('span', 'where', r.model + ' \u00b7 ' + r.feature), el('code', null, r.case), el('span', 'why', why));
-      function open() {
-        var mi = models.indexOf(r.model), fi = features.indexOf(r.feature);
-        if (mi >= 0 && fi >= 0) showCell(mi, fi, i);
-      }
-      li.addEventListener('click', open);
-      li.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
-      add(ul, li);
-    });
-    add(p, ul);
+    function list(title, id, idx, empty) {
+      add(p, el('h2', null, title + ' (' + idx.length + ')'));
+      if (!idx.length) { add(p, el('p', 'empty', empty)); return; }
+      var ul = el('ul');
+      ul.id = id;
+      idx.forEach(function (i) {
+        var r = resultsAll[i];
+        var li = el('li');
+        li.tabIndex = 0;
+        add(li, statusBadge(r), el('span', 'tier', r.tier), el('span', 'where', r.model + ' \u00b7 ' + r.feature), el('code', null, r.case));
+        var why = el('ul', 'why');
+        (r.reasons && r.reasons.length ? r.reasons : [{ check: '', message: 'no reason recorded' }]).forEach(function (x) {
+          add(why, el('li', null, (x.check ? x.check + (x.where ? ' at ' + x.where : '') + ': ' : '') + (x.message || '') +
+            (x.expected || x.actual ? ' (expected ' + (x.expected || '') + ', got ' + (x.actual || '') + ')' : '')));
+        });
+        add(li, why);
+        function open() {
+          var mi = models.indexOf(r.model), fi = features.indexOf(r.feature);
+          if (mi >= 0 && fi >= 0) showCell(mi, fi, i);
+        }
+        li.addEventListener('click', open);
+        li.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
+        add(ul, li);
+      });
+      add(p, ul);
+    }
+    list('Decide the verdict: failures, errors, throttling, inconclusive refusals', 'problems-deciding', deciding,
+      'None: every counted case that ran passed or was skipped.');
+    list('Reported only: strict and explore results that do not decide the verdict', 'problems-reported', reported,
+      'None.');
   })();
 
   // ---- known deviations (waivers), re-runs and models no case covers
