@@ -486,6 +486,7 @@ func TestBrowser(t *testing.T) {
 	assert.Contains(t, detail, "completed image has the wrong size <script>alert(1)</script>")
 	assert.Contains(t, detail, "image_edit.completed")
 	assert.Contains(t, detail, "4.5 partial_images; 6.1")
+	assert.Contains(t, detail, "gwconform show --out . --model gen-image-2.5-flare --curl", "the case panel gives the command that sends the request again")
 	assert.Equal(t, 2, scripts, "gateway text did not become a script element")
 	// Every thumbnail decoded.
 	require.Len(t, widths, 4, "the cell's four images")

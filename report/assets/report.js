@@ -61,6 +61,8 @@
     }
     return seen;
   }
+  // shq quotes a word for a POSIX shell when it needs it.
+  function shq(w) { return /^[A-Za-z0-9._\/-]+$/.test(w) ? w : "'" + String(w).replace(/'/g, "'\\''") + "'"; }
   function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
   function decidesExit(res) { return !!decides[res.tier]; }
   function isFailed(res) { return res.status === 'fail' || res.status === 'error'; }
@@ -414,6 +416,19 @@
       add(box, el('h3', null, 'Request (redacted)'));
       add(box, el('div', 'reqline mono', (res.request.method || '') + ' ' + (res.request.path || '')));
       if (res.request.body) add(box, el('pre', 'body', res.request.body));
+      // The request again, as a curl command with the key as its variable:
+      // gwconform show prints it from this run's directory.
+      var again = 'gwconform show --out . --model ' + shq(res.model) + ' --curl ' + shq(res.case);
+      var rep = el('div', 'reqline mono', again);
+      var cp = el('button', null, 'copy');
+      cp.type = 'button';
+      cp.addEventListener('click', function (e) {
+        e.stopPropagation();
+        if (navigator.clipboard) navigator.clipboard.writeText(again);
+        cp.textContent = 'copied';
+      });
+      add(rep, cp);
+      add(box, el('h3', null, 'Send it again (run in this report\u2019s directory; prints a curl command)'), rep);
     }
 
     if (res.transcript) add(box, renderTranscript(res.transcript));
