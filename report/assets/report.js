@@ -165,7 +165,7 @@
       add(lg, add(el('div'), sw, DESC[k]));
     });
     add(lg, add(el('div'), el('span', 'sw', '*'), 'passed after a retry (flaky)'));
-    add(lg, add(el('div'), el('span', 'sw', '(explore)'), DESC.explore));
+    add(lg, add(el('div'), el('span', 'sw wide', '(explore)'), DESC.explore));
     add(s, add(el('div'), el('h2', null, 'Legend'), lg));
   })();
 
@@ -219,25 +219,35 @@
     add(c, reset, shownEl);
   })();
 
-  // ---- matrix
+  // ---- matrix: one table per interface family (feature group), whose rows
+  // are the models with cases in it. A wide grid of every model × feature
+  // scrolls the one column of a model served by one interface out of sight;
+  // a narrow table per family does not, and the tables wrap on the page.
   var rowEls = [], colEls = [], tdEls = [], groupEls = [];
   var selected = null;
   (function matrix() {
     var wrap = document.getElementById('matrix-wrap');
     if (!models.length) { add(wrap, el('p', 'empty', 'No results.')); return; }
-    var t = el('table', 'matrix');
-    var thead = el('thead');
-    var r1 = el('tr'), r2 = el('tr');
-    var corner = el('th', 'corner', 'model \\ feature');
-    corner.rowSpan = 2;
-    add(r1, corner);
     var fi0 = {};
     features.forEach(function (f, i) { fi0[f] = i; colEls[i] = []; });
+    models.forEach(function (m, mi) { rowEls[mi] = []; tdEls[mi] = []; });
     groups.forEach(function (g) {
+      var fis = g.features.map(function (f) { return fi0[f]; });
+      var mis = [];
+      models.forEach(function (m, mi) {
+        if (fis.some(function (fi) { return cellAt(mi, fi).status !== 'none'; })) mis.push(mi);
+      });
+      if (!mis.length) return;
+      var t = el('table', 'matrix');
+      t.dataset.group = g.name;
+      var thead = el('thead');
+      var r1 = el('tr'), r2 = el('tr');
+      var corner = el('th', 'corner', 'model \\ feature');
+      corner.rowSpan = 2;
       var th = el('th', 'group', g.name);
       th.colSpan = g.features.length;
-      add(r1, th);
-      groupEls.push({ th: th, fis: g.features.map(function (f) { return fi0[f]; }) });
+      add(r1, corner, th);
+      groupEls.push({ th: th, table: t, fis: fis });
       g.features.forEach(function (f, j) {
         var fi = fi0[f];
         var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f.split('.').pop();
@@ -249,43 +259,40 @@
         add(r2, th2);
         colEls[fi].push(th2);
       });
-    });
-    add(thead, r1, r2);
-    var tbody = el('tbody');
-    var firstOfGroup = {};
-    groups.forEach(function (g) { firstOfGroup[fi0[g.features[0]]] = true; });
-    var order = [];
-    groups.forEach(function (g) { g.features.forEach(function (f) { order.push(fi0[f]); }); });
-    models.forEach(function (m, mi) {
-      var tr = el('tr');
-      var th = el('th', 'model', m);
-      th.scope = 'row';
-      add(tr, th);
-      tdEls[mi] = [];
-      order.forEach(function (fi) {
-        var c = cellAt(mi, fi);
-        var td = el('td', 'cell ' + cellClass(c) + (firstOfGroup[fi] ? ' first' : ''));
-        td.dataset.status = c.status;
-        td.dataset.model = m;
-        td.dataset.feature = c.feature;
-        td.title = cellTitle(c);
-        add(td, el('span', null, cellText(c)));
-        if (c.status !== 'none') {
-          td.tabIndex = 0;
-          td.addEventListener('click', function () { showCell(mi, fi, null); });
-          td.addEventListener('keydown', function (e) {
-            if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); showCell(mi, fi, null); }
-          });
-        }
-        add(tr, td);
-        tdEls[mi][fi] = td;
-        colEls[fi].push(td);
+      add(thead, r1, r2);
+      var tbody = el('tbody');
+      mis.forEach(function (mi) {
+        var m = models[mi];
+        var tr = el('tr');
+        tr.dataset.model = m;
+        var mth = el('th', 'model', m);
+        mth.scope = 'row';
+        add(tr, mth);
+        fis.forEach(function (fi, j) {
+          var c = cellAt(mi, fi);
+          var td = el('td', 'cell ' + cellClass(c) + (j === 0 ? ' first' : ''));
+          td.dataset.status = c.status;
+          td.dataset.model = m;
+          td.dataset.feature = c.feature;
+          td.title = cellTitle(c);
+          add(td, el('span', null, cellText(c)));
+          if (c.status !== 'none') {
+            td.tabIndex = 0;
+            td.addEventListener('click', function () { showCell(mi, fi, null); });
+            td.addEventListener('keydown', function (e) {
+              if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); showCell(mi, fi, null); }
+            });
+          }
+          add(tr, td);
+          tdEls[mi][fi] = td;
+          colEls[fi].push(td);
+        });
+        rowEls[mi].push(tr);
+        add(tbody, tr);
       });
-      rowEls[mi] = tr;
-      add(tbody, tr);
+      add(t, thead, tbody);
+      add(wrap, t);
     });
-    add(t, thead, tbody);
-    add(wrap, t);
   })();
 
   function applyFilters() {
@@ -303,18 +310,22 @@
       return models.some(function (m, mi) { return rowOK[mi] && stOK(cellAt(mi, fi)); });
     });
     var nr = 0, nc = 0;
-    rowEls.forEach(function (tr, mi) { tr.classList.toggle('hidden', !rowOK[mi]); if (rowOK[mi]) nr++; });
+    rowEls.forEach(function (trs, mi) {
+      trs.forEach(function (tr) { tr.classList.toggle('hidden', !rowOK[mi]); });
+      if (rowOK[mi]) nr++;
+    });
     colEls.forEach(function (list, fi) {
       list.forEach(function (e) { e.classList.toggle('hidden', !colOK[fi]); });
       if (colOK[fi]) nc++;
     });
     tdEls.forEach(function (row, mi) {
-      row.forEach(function (td, fi) { td.classList.toggle('dim', !stOK(cellAt(mi, fi))); });
+      row.forEach(function (td, fi) { if (td) td.classList.toggle('dim', !stOK(cellAt(mi, fi))); });
     });
     groupEls.forEach(function (g) {
       var n = g.fis.filter(function (fi) { return colOK[fi]; }).length;
       g.th.colSpan = Math.max(n, 1);
-      g.th.classList.toggle('hidden', n === 0);
+      var rows = Array.prototype.filter.call(g.table.tBodies[0].rows, function (tr) { return !tr.classList.contains('hidden'); }).length;
+      g.table.classList.toggle('hidden', n === 0 || rows === 0);
     });
     shownEl.textContent = 'showing ' + nr + ' of ' + models.length + ' models \u00d7 ' + nc + ' of ' + features.length + ' features';
   }
