@@ -954,3 +954,36 @@ func TestHostileCancel(t *testing.T) {
 	}
 	assert.Positive(t, cut, "some slow calls were in flight at the cancellation")
 }
+
+// A call that stalls is named while it stalls: the progress line reads
+// Runner.InFlight, with the call's phase and age.
+func TestInFlightNamesAStall(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // no response byte until released
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	suite := loadHostileSuite(t)
+	target := hostileTarget(srv.URL)
+	calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: []string{"h-json"}})
+	require.NoError(t, err)
+	runner := &conformance.Runner{Suite: suite, Target: target, Options: hostileOptions()}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runner.Run(context.Background(), calls, func(results.Result) {})
+	}()
+	var named []string
+	require.Eventually(t, func() bool {
+		named = runner.InFlight(0)
+		return len(named) > 0 && strings.Contains(named[0], "(first byte, ")
+	}, 10*time.Second, 10*time.Millisecond, "the stalled call is never named: %v", named)
+	assert.True(t, strings.HasPrefix(named[0], "h-json × "), named[0])
+	close(release)
+	<-done
+	assert.Empty(t, runner.InFlight(0), "a call that ended is no longer in flight")
+}
