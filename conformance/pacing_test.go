@@ -108,3 +108,24 @@ func TestRunWithinARateLimit(t *testing.T) {
 	}
 	assert.Positive(t, waited, "a burst of 2 at 8 calls in flight makes the run wait")
 }
+
+// A result carries a curl command for a small body that is not multipart:
+// the key as its variable, never its value; a multipart body carries none
+// (gwconform show --curl writes its files).
+func TestResultCurl(t *testing.T) {
+	loc := startLocal(t, refgateway.Config{})
+	suite := loadSuite(t)
+	calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: []string{"chat-json", "edit-multipart-one-ref", "edit-json-one-ref"}})
+	require.NoError(t, err)
+	runner := &conformance.Runner{Suite: suite, Target: loc.target}
+	curls := map[string]string{}
+	runner.Run(context.Background(), calls, func(r results.Result) { curls[r.Case] = r.Request.Curl })
+	assert.Contains(t, curls["chat-json"], `-H "Authorization: Bearer ${GWCONFORM_TEXT_KEY}"`)
+	assert.Contains(t, curls["chat-json"], `"${GWCONFORM_BASE_URL}/v1/chat/completions"`)
+	assert.Contains(t, curls["chat-json"], `--data-raw '{`)
+	assert.NotContains(t, curls["chat-json"], loc.target.Keys["text"])
+	assert.Empty(t, curls["edit-multipart-one-ref"], "multipart: its files are written by gwconform show --curl")
+	if c := curls["edit-json-one-ref"]; c != "" { // a small reference image: its data URL inline, whole
+		assert.Contains(t, c, `"image_url":"data:image/png;base64,`)
+	}
+}

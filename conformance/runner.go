@@ -159,6 +159,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 			return res
 		}
 		res.Request = summarize(rendered)
+		res.Request.Curl = resultCurl(shape.cs, rendered)
 		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
 		defer ex.finish()
 		res.Attempts = ex.attempts

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -158,11 +153,10 @@ func printResult(w io.Writer, r results.Result) {
 	}
 }
 
-// curlCommand renders the result's request again from the run's catalog and
-// writes it as a curl command: the base URL the run had (its variable for
-// the in-process gateway), the key as its variable, the headers configured
-// (headers, as given to run), a JSON body inline, multipart fields as -F
-// with their files written under dir.
+// curlCommand renders the result's request again from the run's catalog
+// (conformance.CurlCommand): to the base URL the run had (its variable for
+// the in-process gateway), with the headers given, multipart files written
+// under dir.
 func curlCommand(m conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
 	suite, err := conformance.LoadSuite(m.CasesDir)
 	if err != nil {
@@ -178,80 +172,7 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	}
 	base := m.BaseURL
 	if base == "" {
-		base = "${GWCONFORM_BASE_URL}"
+		base = conformance.BaseURLVariable
 	}
-	parts := []string{"curl -sS -i -X " + rendered.Method, dquote(base + rendered.Path)}
-	switch cs.Request.Auth {
-	case catalog.AuthKey:
-		parts = append(parts, "-H "+dquote("Authorization: Bearer ${"+conformance.KeyVariables[cs.Key]+"}"))
-	case catalog.AuthInvalid:
-		parts = append(parts, "-H "+shellQuote("Authorization: Bearer gwconform-invalid-key"))
-	}
-	for _, h := range headers {
-		parts = append(parts, "-H "+dquote(h)) // ${VAR} stays for the shell to read, as run reads it
-	}
-	ct := rendered.Header.Get("Content-Type")
-	for name, vs := range rendered.Header {
-		if name == "Content-Type" && strings.HasPrefix(ct, "multipart/") {
-			continue // curl writes its own boundary
-		}
-		for _, v := range vs {
-			parts = append(parts, "-H "+shellQuote(name+": "+v))
-		}
-	}
-	if mt, params, _ := mime.ParseMediaType(ct); mt == "multipart/form-data" {
-		fields, err := formFields(rendered.Body, params["boundary"], dir)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, fields...)
-	} else if len(rendered.Body) > 0 {
-		parts = append(parts, "--data-raw "+shellQuote(string(rendered.Body)))
-	}
-	return strings.Join(parts, " \\\n  "), nil
-}
-
-// formFields turns a multipart body into curl -F arguments, writing each
-// file part under dir.
-func formFields(body []byte, boundary, dir string) ([]string, error) {
-	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	var out []string
-	for {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(p)
-		if err != nil {
-			return nil, err
-		}
-		if p.FileName() == "" {
-			out = append(out, "-F "+shellQuote(p.FormName()+"="+string(data)))
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		file := filepath.Join(dir, filepath.Base(p.FileName()))
-		if err := os.WriteFile(file, data, 0o644); err != nil {
-			return nil, err
-		}
-		abs, _ := filepath.Abs(file)
-		out = append(out, "-F "+shellQuote(fmt.Sprintf("%s=@%s;type=%s", p.FormName(), abs, p.Header.Get("Content-Type"))))
-	}
-}
-
-// shellQuote quotes s for a POSIX shell, literally.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// dquote quotes s for a POSIX shell in double quotes, so that ${VAR} is
-// expanded and nothing else is.
-func dquote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`", "$(", `\$(`)
-	return `"` + r.Replace(s) + `"`
+	return conformance.CurlCommand(cs, rendered, base, headers, dir)
 }

@@ -73,7 +73,7 @@ func Result(res *results.Result, secrets []string) {
 		res.EventTypes[i] = clean(res.EventTypes[i])
 	}
 	if res.Request != nil {
-		res.Request.Path, res.Request.Body = clean(res.Request.Path), clean(res.Request.Body)
+		res.Request.Path, res.Request.Body, res.Request.Curl = clean(res.Request.Path), clean(res.Request.Body), clean(res.Request.Curl)
 	}
 	res.Model = clean(res.Model)
 	res.RequestID = clean(res.RequestID)

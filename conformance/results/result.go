@@ -99,6 +99,10 @@ type Request struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	Body   string `json:"body,omitempty"` // truncated, images replaced by a placeholder
+	// Curl sends the request again (the key as its variable, the base URL
+	// as ${GWCONFORM_BASE_URL}); only for a small body that is not
+	// multipart: gwconform show --curl writes any request.
+	Curl string `json:"curl,omitempty"`
 }
 
 // Result is one line of results.jsonl: one finished case × model.

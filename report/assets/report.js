@@ -428,9 +428,9 @@
       add(box, el('div', 'reqline mono', (res.request.method || '') + ' ' + (res.request.path || '')));
       if (res.request.body) add(box, el('pre', 'body', res.request.body));
       // The request again, as a curl command with the key as its variable:
-      // gwconform show prints it from this run's directory.
-      var again = 'gwconform show --out . --model ' + shq(res.model) + ' --curl ' + shq(res.case);
-      var rep = el('div', 'reqline mono', again);
+      // the result's own for a small body, else gwconform show prints it.
+      var again = res.request.curl || ('gwconform show --out . --model ' + shq(res.model) + ' --curl ' + shq(res.case));
+      var rep = el('pre', 'reqline mono', again);
       var cp = el('button', null, 'copy');
       cp.type = 'button';
       cp.addEventListener('click', function (e) {
@@ -438,8 +438,8 @@
         if (navigator.clipboard) navigator.clipboard.writeText(again);
         cp.textContent = 'copied';
       });
-      add(rep, cp);
-      add(box, el('h3', null, 'Send it again (run in this report\u2019s directory; prints a curl command)'), rep);
+      add(box, el('h3', null, res.request.curl ? 'Send it again (export GWCONFORM_BASE_URL and the key\u2019s variable first)' :
+        'Send it again (run in this report\u2019s directory: it prints the curl command)'), rep, cp);
     }
 
     if (res.transcript) add(box, renderTranscript(res.transcript));
