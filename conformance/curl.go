@@ -22,7 +22,7 @@ const BaseURLVariable = "${GWCONFORM_BASE_URL}"
 // maxCurlBody bounds the body a result's curl command carries inline: a
 // JSON edit with its images as data URLs is megabytes, which `gwconform
 // show --curl` writes out whole instead.
-const maxCurlBody = 8 << 10
+const maxCurlBody = 4 << 10
 
 // CurlCommand writes a rendered request of a case as a curl command that
 // sends it again: to base, with the key as its variable (never its value),

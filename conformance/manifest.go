@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
@@ -101,7 +101,7 @@ func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, stric
 		Version:     ManifestVersion,
 		CatalogHash: cat.Hash(),
 		Created:     time.Now().UTC(),
-		BaseURL:     publicURL(t.BaseURL),
+		BaseURL:     redact.BaseURL(t.BaseURL),
 		Keys:        []string{},
 		Strict:      strict,
 		Selection: ManifestSelection{
@@ -124,24 +124,6 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// publicURL drops userinfo, query and fragment from a base URL: the only
-// parts of a URL that can carry a credential.
-func publicURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		// Unparseable: keep what precedes any '?' or '#' and follows the last '@'.
-		if i := strings.IndexAny(s, "?#"); i >= 0 {
-			s = s[:i]
-		}
-		if i := strings.LastIndex(s, "@"); i >= 0 {
-			s = s[i+1:]
-		}
-		return s
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
 }
 
 // SelectionOf is the Selection the manifest records.

@@ -62,7 +62,7 @@ func TestReplayInReports(t *testing.T) {
 	require.NotNil(t, tr)
 	round := tr.Rounds[0]
 	assert.Contains(t, round.ResponseHeader, "X-Echo: Authorization: Bearer [REDACTED]", "the report redacts credentials by pattern in transcripts too")
-	assert.LessOrEqual(t, len(round.Events[1].Text), maxTranscriptText+64, "each text bounded")
+	assert.LessOrEqual(t, len(round.Events[1].Text), maxText+64, "each text bounded")
 	assert.Contains(t, rs[0].Transcript.Rounds[0].ResponseHeader[1], "sk-echoedsecret", "the caller's result is not modified")
 
 	var md, junit, html bytes.Buffer

@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/gwconform/gwconform/conformance/redact"
 	"io"
 	"math"
 	"slices"
@@ -303,7 +304,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 			SuiteVersion: meta.SuiteVersion,
 			Commit:       meta.Commit,
 			CatalogHash:  meta.CatalogHash,
-			BaseURL:      sanitizeBaseURL(meta.BaseURL),
+			BaseURL:      redact.BaseURL(meta.BaseURL),
 			Started:      meta.Started,
 			Finished:     meta.Finished,
 			Strict:       meta.Strict,
@@ -318,7 +319,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 	}
 	if meta.Replay != nil {
 		rp := *meta.Replay
-		rp.BaseURL = sanitizeBaseURL(rp.BaseURL)
+		rp.BaseURL = redact.BaseURL(rp.BaseURL)
 		r.Metadata.Replay = &rp
 	}
 	v := results.Judge(rs, meta.Strict, meta.Completion)

@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gwconform/gwconform/conformance/redact"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,7 +41,7 @@ func Create(dir string, m Meta) (*Store, error) {
 	}
 	now := time.Now().UTC()
 	m.Version, m.Created, m.Updated = Version, now, now
-	m.BaseURL = publicURL(m.BaseURL)
+	m.BaseURL = redact.BaseURL(m.BaseURL)
 	if old, err := readMeta(dir); err == nil {
 		m.Created = old.Created
 		for _, k := range old.Keys {
@@ -306,16 +306,4 @@ func (s *Store) Playback(r *Round) (time.Duration, []Chunk, error) {
 		return headers, nil, nil
 	}
 	return headers, []Chunk{{At: time.Duration(resp.EndedMS) * time.Millisecond, Data: body}}, nil
-}
-
-// publicURL drops userinfo, query and fragment from a URL: the parts that
-// can carry a credential. An unparseable one is kept up to its query.
-func publicURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		s, _, _ = strings.Cut(s, "?")
-		return s
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
 }

@@ -64,35 +64,7 @@ func Result(res *results.Result, secrets []string) {
 	if len(secrets) == 0 {
 		return
 	}
-	clean := func(s string) string { return Secrets(s, secrets) }
-	for i := range res.Reasons {
-		rs := &res.Reasons[i]
-		rs.Where, rs.Expected, rs.Actual, rs.Message = clean(rs.Where), clean(rs.Expected), clean(rs.Actual), clean(rs.Message)
-	}
-	for i := range res.EventTypes {
-		res.EventTypes[i] = clean(res.EventTypes[i])
-	}
-	if res.Request != nil {
-		res.Request.Path, res.Request.Body, res.Request.Curl = clean(res.Request.Path), clean(res.Request.Body), clean(res.Request.Curl)
-	}
-	res.Model = clean(res.Model)
-	res.RequestID = clean(res.RequestID)
-	if t := res.Transcript; t != nil {
-		t.Exchange = clean(t.Exchange)
-		for i := range t.Rounds {
-			tr := &t.Rounds[i]
-			tr.Path, tr.RequestBody, tr.ResponseBody, tr.Error = clean(tr.Path), clean(tr.RequestBody), clean(tr.ResponseBody), clean(tr.Error)
-			for j := range tr.RequestHeader {
-				tr.RequestHeader[j] = clean(tr.RequestHeader[j])
-			}
-			for j := range tr.ResponseHeader {
-				tr.ResponseHeader[j] = clean(tr.ResponseHeader[j])
-			}
-			for j := range tr.Events {
-				tr.Events[j].Text = clean(tr.Events[j].Text)
-			}
-		}
-	}
+	Walk(res, func(s string) string { return Secrets(s, secrets) })
 }
 
 // Credential patterns, for text whose secrets the caller cannot name: a
