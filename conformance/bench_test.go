@@ -38,7 +38,7 @@ func BenchmarkRun(b *testing.B) {
 			failed := 0
 			for b.Loop() {
 				runner.Run(context.Background(), calls, func(r results.Result) {
-					if r.Failed() && r.Counts(false) {
+					if r.Failed() && r.Decides(false) {
 						failed++
 					}
 				})
@@ -89,7 +89,7 @@ func BenchmarkPacedRun(b *testing.B) {
 						if r.Status == results.StatusThrottled {
 							throttled++
 						}
-						if r.Failed() && r.Counts(false) {
+						if r.Failed() && r.Decides(false) {
 							failed++
 						}
 					}

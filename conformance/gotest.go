@@ -227,9 +227,9 @@ func groupCalls(calls []Call, key func(Call) string) []*callGroup {
 func JudgeSubtest(t *testing.T, r results.Result, strict bool) {
 	t.Helper()
 	switch {
-	case r.Status == results.StatusThrottled && r.Counts(strict):
+	case r.Status == results.StatusThrottled && r.Decides(strict):
 		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
-	case r.Status == results.StatusInconclusive && r.Counts(strict):
+	case r.Status == results.StatusInconclusive && r.Decides(strict):
 		t.Errorf("inconclusive: the refusal is not judged (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
 	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)

@@ -158,7 +158,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 			res.Reasons = []results.Reason{{Check: "render", Message: err.Error()}}
 			return res
 		}
-		res.Request = summarize(rendered)
+		res.Request = requestSummary(rendered)
 		res.Request.Curl = resultCurl(shape.cs, rendered)
 		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
 		defer ex.finish()

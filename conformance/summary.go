@@ -23,10 +23,10 @@ import (
 // maxSummaryBody bounds the request body kept in a result.
 const maxSummaryBody = 2048
 
-// summarize describes the sent request for reports: headers are left out
+// requestSummary describes the sent request for reports: headers are left out
 // (they carry the key), long strings such as images in data URLs are
 // replaced by their length, and the body is truncated.
-func summarize(r *catalog.Rendered) *results.Request {
+func requestSummary(r *catalog.Rendered) *results.Request {
 	s := &results.Request{Method: r.Method, Path: r.Path}
 	ct := r.Header.Get("Content-Type")
 	mt, params, _ := mime.ParseMediaType(ct)

@@ -44,7 +44,7 @@ func TestSummarize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &catalog.Rendered{Method: "POST", Path: "/v1/x", Header: http.Header{"Content-Type": {tc.ct}}, Body: []byte(tc.body)}
-			s := summarize(r)
+			s := requestSummary(r)
 			assert.Equal(t, "POST", s.Method)
 			for _, w := range tc.want {
 				assert.Contains(t, s.Body, w)

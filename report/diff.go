@@ -154,7 +154,7 @@ func Compare(old, new *Report) Diff {
 			if len(nr.Reasons) > 0 {
 				ch.Cause = nr.Reasons[0].Cause()
 			}
-			if nr.Counts(strict) {
+			if nr.Decides(strict) {
 				d.Regressions = append(d.Regressions, ch)
 			} else {
 				d.SoftRegressions = append(d.SoftRegressions, ch)
@@ -238,7 +238,7 @@ func firstBadReason(r *Report, model, feature string, strict bool) (why, cause s
 		if len(res.Reasons) > 0 {
 			c = res.Reasons[0].Cause()
 		}
-		if res.Counts(strict) {
+		if res.Decides(strict) {
 			return w, c
 		}
 		if softWhy == "" {

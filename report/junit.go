@@ -172,7 +172,7 @@ func junitProblem(res results.Result, strict bool) *JUnitProblem {
 		p.Message = res.Reasons[0].String()
 		p.Type = res.Reasons[0].Check
 	}
-	if !res.Counts(strict) {
+	if !res.Decides(strict) {
 		p.Message = "[" + string(res.Tier) + " tier, reported only] " + p.Message
 	}
 	var b strings.Builder

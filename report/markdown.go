@@ -152,7 +152,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				break
 			}
 			g := cellGlyph[CellStatus(res.Status)]
-			if res.Status == results.StatusFail && !res.Counts(r.Metadata.Strict) {
+			if res.Status == results.StatusFail && !res.Decides(r.Metadata.Strict) {
 				g = softFailGlyph
 			}
 			why := "no reason recorded"

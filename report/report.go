@@ -416,7 +416,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 		if tiers[t] != nil {
 			c = *tiers[t]
 		}
-		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: c, Decides: t.Counts(meta.Strict)})
+		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: c, Decides: t.Decides(meta.Strict)})
 	}
 	var unknown []results.Tier
 	for t := range tiers {

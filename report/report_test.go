@@ -285,7 +285,7 @@ func TestBuildTotals(t *testing.T) {
 			for i, tot := range r.Totals {
 				assert.Equal(t, results.Tiers[i], tot.Tier)
 				assert.Equal(t, tt.want[tot.Tier], tot.Counts, tot.Tier)
-				assert.Equal(t, tot.Tier.Counts(tt.strict), tot.Decides)
+				assert.Equal(t, tot.Tier.Decides(tt.strict), tot.Decides)
 				sum.Pass += tot.Counts.Pass
 				sum.Fail += tot.Counts.Fail
 				sum.Total += tot.Counts.Total

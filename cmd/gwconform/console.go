@@ -134,7 +134,7 @@ func (c *console) add(r results.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.done++
-	deciding := r.Failed() && r.Counts(c.strict) && !r.Cancelled
+	deciding := r.Failed() && r.Decides(c.strict) && !r.Cancelled
 	if deciding {
 		c.failed++
 	}

@@ -27,7 +27,7 @@ func TestBudgetSpendsOnTheVerdictFirst(t *testing.T) {
 			continue
 		}
 		made++
-		if r.Counts(false) {
+		if r.Decides(false) {
 			counted++
 		}
 	}

@@ -54,18 +54,13 @@ func (c *Catalog) Case(id string) *Case {
 type Option func(*options)
 
 type options struct {
-	dir  string
-	spec *Spec
+	dir string
 }
 
 // WithDisplayDir sets the directory shown before file names in diagnostics
 // and Case.Pos (default "cases"; "" shows bare names). Use the --cases
 // directory when loading from disk.
 func WithDisplayDir(dir string) Option { return func(o *options) { o.dir = dir } }
-
-// WithSpec checks `spec:` against the given requirements instead of the
-// embedded cases/requirements file (tests use it).
-func WithSpec(s *Spec) Option { return func(o *options) { o.spec = s } }
 
 // Load reads every *.yaml (and *.yml) file at the root of cases, in name
 // order, and validates each case against the known features, the spec's
@@ -76,11 +71,9 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.spec == nil {
-		var err error
-		if o.spec, err = embeddedSpec(); err != nil {
-			return nil, err
-		}
+	spec, err := embeddedSpec()
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, pat := range []string{"*.yaml", "*.yml"} {
@@ -95,7 +88,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 		return nil, errors.New("no case files (*.yaml) found")
 	}
 	l := &loader{
-		fixtures: fixtures, spec: o.spec, firstID: map[string]string{},
+		fixtures: fixtures, spec: spec, firstID: map[string]string{},
 	}
 	if schemaNames != nil {
 		l.schemas = map[string]bool{}
@@ -103,7 +96,7 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 			l.schemas[s] = true
 		}
 	}
-	cat := &Catalog{Fixtures: fixtures, Spec: o.spec}
+	cat := &Catalog{Fixtures: fixtures, Spec: spec}
 	h := sha256.New()
 	for _, name := range names {
 		data, err := fs.ReadFile(cases, name)

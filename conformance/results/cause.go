@@ -93,7 +93,7 @@ func GroupByCause(rs []Result, strict bool) []CauseGroup {
 				continue
 			}
 			seen[c] = true
-			k := key{c, r.Counts(strict)}
+			k := key{c, r.Decides(strict)}
 			g := groups[k]
 			if g == nil {
 				g = &CauseGroup{Cause: c, Deciding: k.deciding, Example: r, Reason: reason}

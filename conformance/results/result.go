@@ -259,12 +259,12 @@ type CaseModel struct{ Case, Model string }
 // CaseModel is the result's case × model.
 func (r Result) CaseModel() CaseModel { return CaseModel{r.Case, r.Model} }
 
-// Counts returns true when the result decides the exit code (Tier.Counts).
-func (r Result) Counts(strict bool) bool { return r.Tier.Counts(strict) }
+// Decides reports whether the result decides the verdict and the exit code (Tier.Decides).
+func (r Result) Decides(strict bool) bool { return r.Tier.Decides(strict) }
 
-// Counts returns true for a tier that decides the exit code: verified and
+// Decides reports whether a tier decides the verdict and the exit code: verified and
 // negative always, strict only when strict is set. Explore never.
-func (t Tier) Counts(strict bool) bool {
+func (t Tier) Decides(strict bool) bool {
 	switch t {
 	case TierVerified, TierNegative:
 		return true
@@ -274,7 +274,7 @@ func (t Tier) Counts(strict bool) bool {
 	return false
 }
 
-// Failed is true for a result that breaks the run when it Counts. A waived
+// Failed is true for a result that breaks the run when it Decides. A waived
 // result is not failed: its entry accepted the deviation; nor is a call an
 // interrupt cut: no verdict on the gateway.
 func (r Result) Failed() bool {
@@ -282,14 +282,14 @@ func (r Result) Failed() bool {
 }
 
 // FailsRun is true for a result that decides the exit code and failed.
-func (r Result) FailsRun(strict bool) bool { return r.Counts(strict) && r.Failed() }
+func (r Result) FailsRun(strict bool) bool { return r.Decides(strict) && r.Failed() }
 
 // Rerunnable reports whether --rerun-failed runs a result again: it decides
-// the exit code (Counts) and ended fail, error, throttled or inconclusive —
+// the exit code (Decides) and ended fail, error, throttled or inconclusive —
 // the results that would page someone or leave the run incomplete — or was
 // cut by an interrupt. A waived result is a known deviation, not run again.
 func (r Result) Rerunnable(strict bool) bool {
-	return r.Counts(strict) && (r.Failed() || r.Status == StatusThrottled || r.Status == StatusInconclusive || r.Cancelled)
+	return r.Decides(strict) && (r.Failed() || r.Status == StatusThrottled || r.Status == StatusInconclusive || r.Cancelled)
 }
 
 // Rerun combines a result with its re-run: the re-run's outcome, with the

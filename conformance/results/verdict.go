@@ -70,7 +70,7 @@ type Completion struct {
 }
 
 // Judge reads a run's results. Counted results are those that decide the
-// exit code (Counts): verified and negative, and strict under --strict.
+// exit code (Decides): verified and negative, and strict under --strict.
 // A call cut by an interrupt (Cancelled) is counted neither for nor against
 // the gateway: it is one of the calls the interrupt left undone.
 //
@@ -98,7 +98,7 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 		if r.Status != StatusSkip {
 			ranAny = true
 		}
-		if !r.Counts(strict) {
+		if !r.Decides(strict) {
 			continue
 		}
 		counted++

@@ -243,7 +243,7 @@ func (s *Set) find(caseID, model string, now time.Time) (Entry, bool) {
 }
 
 // Apply judges one result against the waivers at now. Only a result that
-// decides the exit code (results.Result.Counts) is touched:
+// decides the exit code (results.Result.Decides) is touched:
 //
 //   - a fail under a live entry becomes waived;
 //   - a pass under a live entry is marked "not needed";
@@ -254,7 +254,7 @@ func (s *Set) find(caseID, model string, now time.Time) (Entry, bool) {
 // that the gateway has the deviation the entry accepts. Throttled and
 // skipped results are left alone: nothing was judged.
 func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
-	if s == nil || !r.Counts(strict) || (r.Status != results.StatusFail && r.Status != results.StatusPass) {
+	if s == nil || !r.Decides(strict) || (r.Status != results.StatusFail && r.Status != results.StatusPass) {
 		return
 	}
 	e, ok := s.find(r.Case, r.Model, now)
