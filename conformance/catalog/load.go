@@ -276,7 +276,17 @@ func parseYAML(data []byte) (f *ast.File, err error) {
 func (d *decoder) document(data []byte) (ast.Node, bool) {
 	f, err := parseYAML(data)
 	if err != nil {
-		d.errAt(Pos{1, 1}, "%v", err)
+		// A syntax error at its own place, in one line: the parser's
+		// message without its source excerpt.
+		p, msg := Pos{1, 1}, err.Error()
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			msg = ye.GetMessage()
+			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+				p = Pos{max(tk.Position.Line, 1), max(tk.Position.Column, 1)}
+			}
+		}
+		d.errAt(p, "%s", msg)
 		return nil, false
 	}
 	var root ast.Node

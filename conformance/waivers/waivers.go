@@ -25,10 +25,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
 )
@@ -77,92 +73,50 @@ func Load(file string) (*Set, error) {
 // fields are the keys of an entry, all required, in the order errors name them.
 var fields = []string{"case", "model", "reason", "link", "expires"}
 
-// Parse checks the waivers file named file. On problems it returns
+// Parse checks the waivers file named file, read with the case files'
+// strict reader (catalog.ReadRecords). On problems it returns
 // catalog.Diagnostics holding every one, sorted by position.
 func Parse(file string, data []byte) (*Set, error) {
-	var diags catalog.Diagnostics
-	at := func(n ast.Node, format string, args ...any) {
-		line, col := pos(n)
-		diags = append(diags, catalog.Diagnostic{File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
-	}
-	f, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		d := catalog.Diagnostic{File: file, Line: 1, Col: 1, Message: err.Error()}
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			d.Message = ye.GetMessage()
-			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-				d.Line, d.Col = tk.Position.Line, tk.Position.Column
-			}
-		}
-		return nil, catalog.Diagnostics{d}
+	records, diags := catalog.ReadRecords(file, data, fields,
+		"a waivers file is a list of entries (- case: ..., model: ..., reason: ..., link: ..., expires: ...)")
+	at := func(p catalog.Pos, format string, args ...any) {
+		diags = append(diags, catalog.Diagnostic{File: file, Line: p.Line, Col: p.Col, Message: fmt.Sprintf(format, args...)})
 	}
 	set := &Set{}
-	if len(f.Docs) > 1 && f.Docs[1].Body != nil {
-		at(f.Docs[1].Body, "one YAML document expected, found %d", len(f.Docs))
-	}
-	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
-		return set, nil // an empty file waives nothing
-	}
-	seq, ok := f.Docs[0].Body.(*ast.SequenceNode)
-	if !ok {
-		if _, null := f.Docs[0].Body.(*ast.NullNode); null {
-			return set, nil
-		}
-		at(f.Docs[0].Body, "a waivers file is a list of entries (- case: ..., model: ..., reason: ..., link: ..., expires: ...)")
-		return nil, diags
-	}
-	for i, item := range seq.Values {
-		m, ok := item.(*ast.MappingNode)
-		if !ok {
-			at(item, "entry %d: want a mapping with %s", i+1, strings.Join(fields, ", "))
-			continue
-		}
+	for i, r := range records {
 		vals := map[string]string{}
-		nodes := map[string]ast.Node{}
-		for _, kv := range m.Values {
-			key := kv.Key.String()
-			if !slices.Contains(fields, key) { // a repeated key is the parser's error
-				at(kv.Key, "entry %d: unknown field %q (fields: %s)", i+1, key, strings.Join(fields, ", "))
-				continue
-			}
-			nodes[key] = kv.Value
-			s, ok := kv.Value.(ast.ScalarNode)
-			_, null := kv.Value.(*ast.NullNode)
-			if !ok || null {
-				at(kv.Value, "entry %d: %s: want a text value", i+1, key)
-				continue
-			}
-			vals[key] = strings.TrimSpace(fmt.Sprint(s.GetValue()))
-		}
-		line, _ := pos(m)
-		e := Entry{Case: vals["case"], Model: vals["model"], Reason: vals["reason"], Link: vals["link"], Source: fmt.Sprintf("%s:%d", file, line)}
+		e := Entry{Source: fmt.Sprintf("%s:%d", file, r.At.Line)}
 		bad := false
 		for _, k := range fields {
-			if nodes[k] == nil {
-				at(m, "entry %d: %s is missing", i+1, k)
+			f, given := r.Fields[k]
+			switch {
+			case !given:
+				at(r.At, "entry %d: %s is missing", i+1, k)
 				bad = true
-			} else if _, given := vals[k]; !given {
-				bad = true // reported above
-			} else if vals[k] == "" {
-				at(nodes[k], "entry %d: %s is empty", i+1, k)
+			case !f.Scalar:
+				bad = true // reported by the reader
+			case f.Text == "":
+				at(f.At, "entry %d: %s is empty", i+1, k)
 				bad = true
+			default:
+				vals[k] = f.Text
 			}
 		}
 		for _, k := range []string{"case", "model"} {
 			if _, err := path.Match(vals[k], ""); err != nil {
-				at(nodes[k], "entry %d: %s %q is not a valid glob: %v", i+1, k, vals[k], err)
+				at(r.Fields[k].At, "entry %d: %s %q is not a valid glob: %v", i+1, k, vals[k], err)
 				bad = true
 			}
 		}
-		if v, ok := vals["expires"]; ok && v != "" {
+		if v, ok := vals["expires"]; ok {
 			t, err := time.Parse(DateLayout, v)
 			if err != nil {
-				at(nodes["expires"], "entry %d: expires %q: want a date YYYY-MM-DD", i+1, v)
+				at(r.Fields["expires"].At, "entry %d: expires %q: want a date YYYY-MM-DD", i+1, v)
 				bad = true
 			}
 			e.Expires = t
 		}
+		e.Case, e.Model, e.Reason, e.Link = vals["case"], vals["model"], vals["reason"], vals["link"]
 		if !bad {
 			set.Entries = append(set.Entries, e)
 		}
@@ -206,18 +160,6 @@ func (s *Set) Check(cat *catalog.Catalog) error {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
-}
-
-// pos is where a node starts (1-based). A block mapping's own token is the
-// ':' of its first pair, so its first key says where the entry begins.
-func pos(n ast.Node) (line, col int) {
-	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && m.Values[0].Key != nil {
-		n = m.Values[0].Key
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		return max(tk.Position.Line, 1), max(tk.Position.Column, 1)
-	}
-	return 1, 1
 }
 
 // find returns the entry covering case × model: the first live one, else

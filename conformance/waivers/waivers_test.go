@@ -66,6 +66,11 @@ func TestParseErrors(t *testing.T) {
 		{"repeated field", "- case: a\n  case: b\n  model: b\n  reason: r\n  link: l\n  expires: 2026-01-01\n",
 			[]string{`w.yaml:2:3: mapping key "case" already defined at [1:3]`}},
 		{"an entry that is not a mapping", "- just text\n", []string{"w.yaml:1:3: entry 1: want a mapping"}},
+		// The case files' reader: a did-you-mean, and aliases checked as there.
+		{"a misspelt field", "- case: a\n  model: b\n  reson: r\n  link: l\n  expires: 2026-01-01\n",
+			[]string{`w.yaml:1:3: entry 1: reason is missing`, `w.yaml:3:3: entry 1: unknown field "reson" (fields: case, model, reason, link, expires); did you mean "reason"?`}},
+		{"an alias to nothing", "- case: *nope\n  model: b\n  reason: r\n  link: l\n  expires: 2026-01-01\n",
+			[]string{"w.yaml:1:9: alias *nope refers to no anchor defined before it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
