@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/gwconform/gwconform/conformance/results"
@@ -58,54 +54,4 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 		out = []results.Result{}
 	}
 	return out, nil
-}
-
-// Output file names in an --out directory.
-const (
-	FileJSON     = "report.json"
-	FileMarkdown = "matrix.md"
-	FileHTML     = "report.html"
-	FileJUnit    = "junit.xml"
-)
-
-// files are the reports of a run, by name, with the writer of each: one
-// list for writing them and for removing them.
-var files = []struct {
-	name  string
-	write func(*Report, io.Writer) error
-}{
-	{FileJSON, (*Report).WriteJSON},
-	{FileMarkdown, (*Report).WriteMarkdown},
-	{FileHTML, (*Report).WriteHTML},
-	{FileJUnit, (*Report).WriteJUnit},
-}
-
-// RemoveAll removes the reports from dir, so an earlier run's cannot pass
-// for a run that did not start. A missing file is no error.
-func RemoveAll(dir string) error {
-	for _, f := range files {
-		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteAll writes report.json, matrix.md, report.html and junit.xml into dir
-// (created if missing). Each file is written to a temporary name and renamed,
-// so a reader (a CI upload step, a browser) never sees half a file.
-func WriteAll(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		var b bytes.Buffer
-		if err := f.write(r, &b); err != nil {
-			return fmt.Errorf("%s: %w", f.name, err)
-		}
-		if err := results.WriteBytes(filepath.Join(dir, f.name), b.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
