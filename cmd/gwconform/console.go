@@ -272,6 +272,10 @@ func (c *console) recap(rs []results.Result) {
 		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
 	}
 	if cancelled > 0 {
-		fmt.Fprintf(c.w, "\nnot failures: %d calls cut short by the interrupt (run --resume makes them again)\n", cancelled)
+		what := "calls"
+		if cancelled == 1 {
+			what = "call"
+		}
+		fmt.Fprintf(c.w, "\nnot failures: %d %s cut short by the interrupt (run --resume makes them again)\n", cancelled, what)
 	}
 }
