@@ -316,7 +316,7 @@ const (
 )
 
 // IsImage reports whether p is one of the two image stream protocols.
-func (p Protocol) IsImage() bool { return p == ProtocolImageGeneration || p == ProtocolImageEdit }
+func (p Protocol) IsImage() bool { return protocols[p].image }
 
 // SSEExpect checks an event stream.
 type SSEExpect struct {

@@ -516,14 +516,14 @@ func exploreRequest(d *decoder, r *Request) (Protocol, bool) {
 		ok = false // validate reports the missing body
 	}
 	var protocol Protocol
-	for p, path := range protocolPaths {
-		if path == r.Path && p.IsImage() {
+	for p, info := range protocols {
+		if info.path == r.Path && p.IsImage() {
 			protocol = p
 		}
 	}
 	if protocol == "" && d.present["request.path"] && r.Path != "" {
 		d.errAt(d.at("request.path"), "request.path: expectations are derived for %s and %s only, not %q",
-			protocolPaths[ProtocolImageEdit], protocolPaths[ProtocolImageGeneration], r.Path)
+			protocols[ProtocolImageEdit].path, protocols[ProtocolImageGeneration].path, r.Path)
 		ok = false
 	}
 	return protocol, ok && protocol != ""

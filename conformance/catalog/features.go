@@ -27,14 +27,25 @@ var Requirements = []string{RequirePublicImageURL}
 // Protocols lists the SSE protocols a case may expect.
 var Protocols = []Protocol{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit, ProtocolResponses}
 
-// protocolPaths is the endpoint each protocol belongs to; lint rejects a
-// stream expectation on the wrong endpoint.
-var protocolPaths = map[Protocol]string{
-	ProtocolChat:            "/v1/chat/completions",
-	ProtocolMessages:        "/v1/messages",
-	ProtocolImageGeneration: "/v1/images/generations",
-	ProtocolImageEdit:       "/v1/images/edits",
-	ProtocolResponses:       "/v1/responses",
+// protocolInfo is what the catalog knows of a stream protocol (spec 6):
+// the endpoint it belongs to, and which sse fields of a case apply to it.
+// lint rejects a stream expectation on the wrong endpoint, or a field the
+// protocol has not.
+type protocolInfo struct {
+	path         string
+	image        bool // image events: sse.images, sse.max_previews
+	text         bool // text fragments: sse.min_text
+	stopReason   bool // sse.stop_reason (messages)
+	finishReason bool // sse.finish_reason (chat)
+}
+
+// protocols is the one table of the stream protocols.
+var protocols = map[Protocol]protocolInfo{
+	ProtocolChat:            {path: "/v1/chat/completions", text: true, finishReason: true},
+	ProtocolMessages:        {path: "/v1/messages", text: true, stopReason: true},
+	ProtocolImageGeneration: {path: "/v1/images/generations", image: true},
+	ProtocolImageEdit:       {path: "/v1/images/edits", image: true},
+	ProtocolResponses:       {path: "/v1/responses", text: true},
 }
 
 // ImageFormats are the output formats of the spec (2.2).

@@ -537,11 +537,24 @@ func stream(r *Request) bool {
 var statusClass = regexp.MustCompile(`^[1-5]xx$`)
 
 func (l *loader) validateExpect(d *decoder, c *Case) {
-	e := &c.Expect
 	if !d.present["expect"] {
 		d.errAt(d.at(""), "missing field expect")
 		return
 	}
+	validateStatus(d, &c.Expect)
+	if e := c.Expect; e.Schema != "" && l.schemas != nil && !l.schemas[e.Schema] {
+		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, Closest(e.Schema, sortedKeys(l.schemas)))
+	}
+	validateJSONPaths(d, c)
+	if c.Expect.Images != nil {
+		l.validateImages(d, "expect.images", c.Expect.Images)
+	}
+	validateDiffersFrom(d, c)
+	l.validateSSE(d, c)
+}
+
+// validateStatus: exactly one of status and status_in, each well formed.
+func validateStatus(d *decoder, e *Expect) {
 	switch {
 	case d.present["expect.status"] && d.present["expect.status_in"]:
 		d.errAt(d.at("expect.status_in"), "expect: give status or status_in, not both")
@@ -556,10 +569,12 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 	case e.Status != 0 && e.Status < 100 || e.Status > 599:
 		d.errAt(d.at("expect.status"), "expect.status %d is not an HTTP status", e.Status)
 	}
-	if e.Schema != "" && l.schemas != nil && !l.schemas[e.Schema] {
-		d.errAt(d.at("expect.schema"), "unknown schema %q%s", e.Schema, Closest(e.Schema, sortedKeys(l.schemas)))
-	}
-	for p := range e.JSON {
+}
+
+// validateJSONPaths: every expect.json path is a path, or the one derived
+// field on an endpoint that has it.
+func validateJSONPaths(d *decoder, c *Case) {
+	for p := range c.Expect.JSON {
 		switch {
 		case strings.TrimSpace(p) == "":
 			d.errAt(d.at("expect.json["+p+"]"), "expect.json: empty path")
@@ -569,9 +584,11 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 			d.errAt(d.keyAt("expect.json["+p+"]"), "expect.json: %q is no derived field (the one known is %s)", p, PathText)
 		}
 	}
-	if e.Images != nil {
-		l.validateImages(d, "expect.images", e.Images)
-	}
+}
+
+// validateDiffersFrom: other key kinds, on the model list only.
+func validateDiffersFrom(d *decoder, c *Case) {
+	e := &c.Expect
 	for i, k := range e.DiffersFrom {
 		switch {
 		case !slices.Contains(KeyKinds, k):
@@ -583,49 +600,60 @@ func (l *loader) validateExpect(d *decoder, c *Case) {
 	if len(e.DiffersFrom) > 0 && (c.Request.Method != "GET" || c.Request.Path != "/v1/models") {
 		d.errAt(d.keyAt("expect.differs_from"), "expect.differs_from applies to GET /v1/models only")
 	}
+}
+
+// validateSSE: a stream expectation names a protocol of its endpoint and
+// only fields the protocol has (the protocols table), expects a success of
+// a streaming request, and leaves the JSON-body checks out; a streaming
+// request expecting success has one.
+func (l *loader) validateSSE(d *decoder, c *Case) {
+	e := &c.Expect
 	success := e.Status >= 200 && e.Status < 300
-	if s := e.SSE; s != nil {
-		knownProtocol := slices.Contains(Protocols, s.Protocol)
-		switch {
-		case s.Protocol == "":
-			d.errAt(d.at("expect.sse"), "expect.sse: missing field protocol")
-		case !knownProtocol:
-			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %q is not one of %s", s.Protocol, joinStrings(Protocols))
-		case !isTemplate(c.Request.Path) && c.Request.Path != protocolPaths[s.Protocol]:
-			d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %s belongs to %s, not %s", s.Protocol, protocolPaths[s.Protocol], c.Request.Path)
+	s := e.SSE
+	if s == nil {
+		if success && stream(&c.Request) {
+			d.errAt(d.at("expect"), "a streaming request expecting %d needs expect.sse", e.Status)
 		}
-		// With an unknown protocol the checks below would only repeat it.
-		image := !knownProtocol || s.Protocol == ProtocolImageGeneration || s.Protocol == ProtocolImageEdit
-		text := !knownProtocol || s.Protocol == ProtocolChat || s.Protocol == ProtocolMessages || s.Protocol == ProtocolResponses
-		if s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !image) {
-			d.errAt(d.at("expect.sse.max_previews"), "expect.sse.max_previews must be >= 0 and applies to image protocols only")
+		return
+	}
+	info, known := protocols[s.Protocol]
+	switch {
+	case s.Protocol == "":
+		d.errAt(d.at("expect.sse"), "expect.sse: missing field protocol")
+	case !known:
+		d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %q is not one of %s", s.Protocol, joinStrings(Protocols))
+	case !isTemplate(c.Request.Path) && c.Request.Path != info.path:
+		d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %s belongs to %s, not %s", s.Protocol, info.path, c.Request.Path)
+	}
+	if !known { // every field may apply: the checks below would only repeat the protocol's error
+		info = protocolInfo{image: true, text: true, stopReason: true, finishReason: true}
+	}
+	if s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !info.image) {
+		d.errAt(d.at("expect.sse.max_previews"), "expect.sse.max_previews must be >= 0 and applies to image protocols only")
+	}
+	if s.Images != nil {
+		if !info.image {
+			d.errAt(d.at("expect.sse.images"), "expect.sse.images applies to image protocols only")
 		}
-		if s.Images != nil {
-			if !image {
-				d.errAt(d.at("expect.sse.images"), "expect.sse.images applies to image protocols only")
-			}
-			l.validateImages(d, "expect.sse.images", s.Images)
-		}
-		if s.StopReason != nil && knownProtocol && s.Protocol != ProtocolMessages {
-			d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
-		}
-		if s.FinishReason != nil && knownProtocol && s.Protocol != ProtocolChat {
-			d.errAt(d.at("expect.sse.finish_reason"), "expect.sse.finish_reason applies to the chat protocol only")
-		}
-		if s.MinText < 0 || (s.MinText > 0 && !text) {
-			d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat, messages and responses only")
-		}
-		if !success && e.Status != 0 {
-			d.errAt(d.keyAt("expect.sse"), "expect.sse needs a 2xx expect.status")
-		}
-		if !stream(&c.Request) {
-			d.errAt(d.keyAt("expect.sse"), "expect.sse needs stream: true in the request")
-		}
-		if e.Images != nil || e.Schema != "" || len(e.JSON) > 0 {
-			d.errAt(d.keyAt("expect.sse"), "expect.sse checks the stream; images, schema and json apply to JSON bodies (use sse.images)")
-		}
-	} else if success && stream(&c.Request) {
-		d.errAt(d.at("expect"), "a streaming request expecting %d needs expect.sse", e.Status)
+		l.validateImages(d, "expect.sse.images", s.Images)
+	}
+	if s.StopReason != nil && !info.stopReason {
+		d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
+	}
+	if s.FinishReason != nil && !info.finishReason {
+		d.errAt(d.at("expect.sse.finish_reason"), "expect.sse.finish_reason applies to the chat protocol only")
+	}
+	if s.MinText < 0 || (s.MinText > 0 && !info.text) {
+		d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat, messages and responses only")
+	}
+	if !success && e.Status != 0 {
+		d.errAt(d.keyAt("expect.sse"), "expect.sse needs a 2xx expect.status")
+	}
+	if !stream(&c.Request) {
+		d.errAt(d.keyAt("expect.sse"), "expect.sse needs stream: true in the request")
+	}
+	if e.Images != nil || e.Schema != "" || len(e.JSON) > 0 {
+		d.errAt(d.keyAt("expect.sse"), "expect.sse checks the stream; images, schema and json apply to JSON bodies (use sse.images)")
 	}
 }
 
