@@ -129,20 +129,84 @@ const (
 	RuleImgErrorMember       = "images.error-member"        // strict: official OpenAI SDKs' image stream reader
 )
 
+// protocol is what the stream check knows of one protocol (spec 6): its
+// grammar, the schema each event is checked against, and the model an
+// event names. The one table of the protocols on the checking side; the
+// catalog's says which endpoint and case fields each has.
+type protocol struct {
+	grammar func(p catalog.Protocol, maxPreviews, n int) Grammar
+	schema  func(p catalog.Protocol, ev sse.Event) string
+	model   func(ev sse.Event) gjson.Result // absent where the protocol names none
+}
+
+var protocols = map[catalog.Protocol]protocol{
+	catalog.ProtocolChat: {
+		grammar: func(catalog.Protocol, int, int) Grammar { return NewChat() },
+		schema: func(_ catalog.Protocol, ev sse.Event) string {
+			if isDone(ev.Data) {
+				return ""
+			}
+			return "chat_chunk"
+		},
+		model: func(ev sse.Event) gjson.Result {
+			if isDone(ev.Data) {
+				return gjson.Result{}
+			}
+			return gjson.GetBytes(ev.Data, "model")
+		},
+	},
+	catalog.ProtocolMessages: {
+		grammar: func(catalog.Protocol, int, int) Grammar { return NewMessages() },
+		schema: func(_ catalog.Protocol, ev sse.Event) string {
+			switch t := eventType(ev); t {
+			case "message_start", "content_block_start", "content_block_delta",
+				"content_block_stop", "message_delta", "message_stop", "ping":
+				return "messages_" + t
+			}
+			return ""
+		},
+		model: func(ev sse.Event) gjson.Result {
+			if eventType(ev) == "message_start" {
+				return gjson.GetBytes(ev.Data, "message.model")
+			}
+			return gjson.Result{}
+		},
+	},
+	catalog.ProtocolImageGeneration: imageProtocol,
+	catalog.ProtocolImageEdit:       imageProtocol,
+	catalog.ProtocolResponses: {
+		grammar: func(catalog.Protocol, int, int) Grammar { return NewResponses() },
+		schema: func(_ catalog.Protocol, ev sse.Event) string {
+			if eventType(ev) == "response.completed" {
+				return "responses_completed"
+			}
+			return "responses_event"
+		},
+	},
+}
+
+// imageProtocol serves both image families, each event schema named by
+// the family (image_generation.completed → image_generation_completed).
+var imageProtocol = protocol{
+	grammar: func(p catalog.Protocol, maxPreviews, n int) Grammar { return NewImages(p, maxPreviews, n) },
+	schema: func(p catalog.Protocol, ev sse.Event) string {
+		switch f := string(p); eventType(ev) {
+		case f + ".partial_image":
+			return f + "_partial_image"
+		case f + ".completed":
+			return f + "_completed"
+		}
+		return ""
+	},
+}
+
 // New returns the grammar of a protocol: chat, messages, image_generation,
 // image_edit or responses (maxPreviews and n are used by the image protocols only).
-func New(protocol catalog.Protocol, maxPreviews, n int) (Grammar, error) {
-	switch protocol {
-	case catalog.ProtocolChat:
-		return NewChat(), nil
-	case catalog.ProtocolMessages:
-		return NewMessages(), nil
-	case catalog.ProtocolImageGeneration, catalog.ProtocolImageEdit:
-		return NewImages(protocol, maxPreviews, n), nil
-	case catalog.ProtocolResponses:
-		return NewResponses(), nil
+func New(p catalog.Protocol, maxPreviews, n int) (Grammar, error) {
+	if pr, ok := protocols[p]; ok {
+		return pr.grammar(p, maxPreviews, n), nil
 	}
-	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation, image_edit or responses)", protocol)
+	return nil, fmt.Errorf("unknown stream protocol %q (want chat, messages, image_generation, image_edit or responses)", p)
 }
 
 // Run is the one stream check loop: the engine's and the tests'. It reads
@@ -211,36 +275,12 @@ func readErrViolations(err error) ([]Violation, bool) {
 // has no string type: a messages event typed by its name alone (6.3 shows
 // no payload field but delta.text), or an image event whose schema then
 // says that type is missing.
-func SchemaFor(protocol catalog.Protocol, ev sse.Event) string {
-	if !gjson.ValidBytes(ev.Data) {
+func SchemaFor(p catalog.Protocol, ev sse.Event) string {
+	pr, ok := protocols[p]
+	if !ok || !gjson.ValidBytes(ev.Data) {
 		return ""
 	}
-	switch protocol {
-	case catalog.ProtocolChat:
-		if isDone(ev.Data) {
-			return ""
-		}
-		return "chat_chunk"
-	case catalog.ProtocolMessages:
-		switch t := eventType(ev); t {
-		case "message_start", "content_block_start", "content_block_delta",
-			"content_block_stop", "message_delta", "message_stop", "ping":
-			return "messages_" + t
-		}
-	case catalog.ProtocolImageGeneration, catalog.ProtocolImageEdit:
-		switch p := string(protocol); eventType(ev) {
-		case p + ".partial_image":
-			return p + "_partial_image"
-		case p + ".completed":
-			return p + "_completed"
-		}
-	case catalog.ProtocolResponses:
-		if eventType(ev) == "response.completed" {
-			return "responses_completed"
-		}
-		return "responses_event"
-	}
-	return ""
+	return pr.schema(p, ev)
 }
 
 // eventType is the type an event declares: the data's string "type", or
@@ -280,21 +320,12 @@ func EventLabel(ev sse.Event) string {
 // requested in the strict tier only: the official accumulators copy it into
 // the result (openai-go's ChatCompletionAccumulator from the chunks,
 // anthropic-sdk-go's Message.Accumulate from message_start).
-func EventModel(protocol catalog.Protocol, ev sse.Event) gjson.Result {
-	if !gjson.ValidBytes(ev.Data) {
+func EventModel(p catalog.Protocol, ev sse.Event) gjson.Result {
+	pr, ok := protocols[p]
+	if !ok || pr.model == nil || !gjson.ValidBytes(ev.Data) {
 		return gjson.Result{}
 	}
-	switch protocol {
-	case catalog.ProtocolChat:
-		if !isDone(ev.Data) {
-			return gjson.GetBytes(ev.Data, "model")
-		}
-	case catalog.ProtocolMessages:
-		if eventType(ev) == "message_start" {
-			return gjson.GetBytes(ev.Data, "message.model")
-		}
-	}
-	return gjson.Result{}
+	return pr.model(ev)
 }
 
 // once remembers which rules were reported, for rules that would otherwise
