@@ -278,7 +278,7 @@ func TestDiffIncompleteNights(t *testing.T) {
 		{"tonight incomplete: neither a regression nor green", passing, throttled,
 			"## ⚠️ gwconform diff: no regressions, but the night was incomplete",
 			[]string{"**This night was incomplete:** incomplete: 1 verified/negative result throttled, not verified; nothing else failed",
-				"- 1 verified/negative result throttled (429 after retries): not verified", "### 🕳️ Lost coverage"}, false},
+				"- 1 verified/negative result throttled (still 429 after waiting --max-wait): not verified", "### 🕳️ Lost coverage"}, false},
 		{"the night before was incomplete", throttled, passing, "## ✅ gwconform diff: no regressions",
 			[]string{"**The previous night was incomplete:**"}, false},
 		{"a failure beside throttling: a failed night, not an incomplete one", passing, set(throttled, "chat-stream", "a", F), "## ❌ gwconform diff: 1 regression",

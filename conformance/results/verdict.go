@@ -179,7 +179,7 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 		}
 	}
 	if throttled > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (429 after retries): not verified", plural(throttled, kind+" result")))
+		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (still 429 after waiting --max-wait): not verified", plural(throttled, kind+" result")))
 	}
 	if inconclusive > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. %s)",

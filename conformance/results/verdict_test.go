@@ -65,7 +65,7 @@ func TestJudge(t *testing.T) {
 			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusPass, "text"), res(TierNegative, StatusPass, "text")}},
 		{name: "a failure wins over everything", outcome: OutcomeFail, headline: "conformance failed: 1 of 2 verified/negative results failed or errored",
 			rs:    []Result{res(TierVerified, StatusFail, "text"), res(TierVerified, StatusThrottled, "text")},
-			notes: []string{"1 verified/negative result throttled (429 after retries): not verified"}},
+			notes: []string{"1 verified/negative result throttled (still 429 after waiting --max-wait): not verified"}},
 		{name: "an error fails too", outcome: OutcomeFail,
 			rs: []Result{res(TierNegative, StatusError, "image")}},
 		{name: "throttled counted results: incomplete", outcome: OutcomeIncomplete,

@@ -21,7 +21,7 @@
     fail: 'fail k/n: k of the n cases run passed (k/n means that in every cell)',
     soft: 'fail in strict/explore cases only (reported, does not fail the run)',
     error: 'error: the run broke, not the gateway',
-    throttled: 'throttled: 429 after retries',
+    throttled: 'throttled: still 429 after waiting --max-wait',
     inconclusive: 'inconclusive k/n: refusals whose control was not served, so not checked (the run is incomplete)',
     waived: 'waived k/n: known deviations (--waivers), not failing the run',
     explore: 'features marked (explore) discover and never fail the run',
