@@ -44,7 +44,7 @@ const (
 	StatusError       Status = "error"       // the run itself broke (bad fixture, DNS failure, ...)
 	StatusSkip        Status = "skip"        // not selected, or a precondition is missing
 	StatusUnsupported Status = "unsupported" // explore tier: the gateway declined
-	StatusThrottled   Status = "throttled"   // 429 after the allowed retries
+	StatusThrottled   Status = "throttled"   // still 429 after waiting --max-wait (Options.MaxWait)
 	// StatusWaived is a failure covered by a live entry of --waivers: a
 	// known deviation, reported apart with the entry's reason and link,
 	// never failing the run.
