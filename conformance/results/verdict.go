@@ -81,177 +81,212 @@ type Completion struct {
 // gateway stays visible. An inconclusive result ran but judged nothing: like
 // a throttled one, it leaves a run without failures incomplete.
 func Judge(rs []Result, strict bool, c Completion) Verdict {
-	var counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished int
-	var firstInconclusive *Result
-	var ranAny bool
-	tiers := map[Tier]int{}
-	// not checked, by reason: the first message of each (key kind, check).
-	type why struct{ check, key string }
-	notChecked := map[why]int{}
-	first := map[why]string{}
-	var order []why
-	for _, r := range rs {
-		if r.Cancelled {
-			continue
-		}
-		finished++
-		if r.Status != StatusSkip {
-			ranAny = true
-		}
-		if !r.Decides(strict) {
-			continue
-		}
-		counted++
-		switch {
-		case r.Failed():
-			failed++
-		case r.Status == StatusThrottled:
-			throttled++
-		case r.Status == StatusInconclusive:
-			if inconclusive == 0 {
-				firstInconclusive = &r
-			}
-			inconclusive++
-		case r.Status == StatusWaived:
-			waived++
-		case r.Status == StatusPass && r.Reruns > 0 && r.FirstStatus != StatusPass:
-			flakyRerun++
-		}
-		if r.Status != StatusSkip {
-			ran++
-			tiers[r.Tier]++
-			continue
-		}
-		w := why{key: r.Key}
-		if len(r.Reasons) > 0 {
-			w.check = r.Reasons[0].Check
-		}
-		if w.check == CheckBudget {
-			budget++
-		}
-		if w.check != CheckKeyMissing && w.check != CheckKeyRejected {
-			w.key = ""
-		}
-		if notChecked[w] == 0 {
-			order = append(order, w)
-			first[w] = "skipped"
-			if len(r.Reasons) > 0 && r.Reasons[0].Message != "" {
-				first[w] = r.Reasons[0].Message
-			}
-		}
-		notChecked[w]++
-	}
-
+	t := tallyResults(rs, strict)
 	// What "counted" means to a reader: verified and negative, and strict
 	// only under --strict.
 	kind := "verified/negative"
 	if strict {
 		kind = "verified/negative/strict"
 	}
-	v := Verdict{}
 	interrupted := ""
 	if c.Interrupted {
-		interrupted = fmt.Sprintf("interrupted after %d of %s", finished, plural(c.Planned, "call"))
+		interrupted = fmt.Sprintf("interrupted after %d of %s", t.finished, plural(c.Planned, "call"))
+	}
+	v := Verdict{Notes: t.notes(c, kind, interrupted)}
+	v.Notes = append(v.Notes, waiverNotes(rs)...)
+	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
+	return v
+}
+
+// unchecked is why counted cases were not checked: a skip's first check,
+// with the key kind for a missing or rejected key.
+type unchecked struct{ check, key string }
+
+// tally is what Judge counts of a run's results.
+type tally struct {
+	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished int
+	firstInconclusive                                                                   *Result
+	ranAny                                                                              bool
+	tiers                                                                               map[Tier]int
+	// notChecked counts the counted cases skipped, by why, in the order
+	// first seen; first is the first message of each.
+	notChecked map[unchecked]int
+	first      map[unchecked]string
+	order      []unchecked
+}
+
+func tallyResults(rs []Result, strict bool) *tally {
+	t := &tally{tiers: map[Tier]int{}, notChecked: map[unchecked]int{}, first: map[unchecked]string{}}
+	for _, r := range rs {
+		if r.Cancelled {
+			continue
+		}
+		t.finished++
+		if r.Status != StatusSkip {
+			t.ranAny = true
+		}
+		if !r.Decides(strict) {
+			continue
+		}
+		t.counted++
+		t.status(r)
+		if r.Status != StatusSkip {
+			t.ran++
+			t.tiers[r.Tier]++
+			continue
+		}
+		t.skipped(r)
+	}
+	return t
+}
+
+// status counts a counted result by its status.
+func (t *tally) status(r Result) {
+	switch {
+	case r.Failed():
+		t.failed++
+	case r.Status == StatusThrottled:
+		t.throttled++
+	case r.Status == StatusInconclusive:
+		if t.inconclusive == 0 {
+			t.firstInconclusive = &r
+		}
+		t.inconclusive++
+	case r.Status == StatusWaived:
+		t.waived++
+	case r.Status == StatusPass && r.Reruns > 0 && r.FirstStatus != StatusPass:
+		t.flakyRerun++
+	}
+}
+
+// skipped counts a counted case skipped, by why.
+func (t *tally) skipped(r Result) {
+	w := unchecked{key: r.Key}
+	if len(r.Reasons) > 0 {
+		w.check = r.Reasons[0].Check
+	}
+	if w.check == CheckBudget {
+		t.budget++
+	}
+	if w.check != CheckKeyMissing && w.check != CheckKeyRejected {
+		w.key = ""
+	}
+	if t.notChecked[w] == 0 {
+		t.order = append(t.order, w)
+		t.first[w] = "skipped"
+		if len(r.Reasons) > 0 && r.Reasons[0].Message != "" {
+			t.first[w] = r.Reasons[0].Message
+		}
+	}
+	t.notChecked[w]++
+}
+
+// rejected reports whether a configured key was rejected.
+func (t *tally) rejected() bool {
+	for _, w := range t.order {
+		if w.check == CheckKeyRejected {
+			return true
+		}
+	}
+	return false
+}
+
+// notes says what the run could not vouch for: the interrupt, what never
+// ran, missing shards, what was not checked and why, throttled,
+// inconclusive, waived and flaky results.
+func (t *tally) notes(c Completion, kind, interrupted string) []string {
+	var notes []string
+	if c.Interrupted {
 		note := interrupted + " (SIGINT or SIGTERM)"
 		if c.Unrun > 0 {
 			note += fmt.Sprintf(": %s not run", plural(c.Unrun, kind+" case"))
 		}
-		v.Notes = append(v.Notes, note)
+		notes = append(notes, note)
 	}
 	if c.Unrun > 0 && !c.Interrupted {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s of the plan never ran (held back by the budget)", plural(c.Unrun, kind+" case")))
+		notes = append(notes, fmt.Sprintf("%s of the plan never ran (held back by the budget)", plural(c.Unrun, kind+" case")))
 	}
 	for _, s := range c.MissingShards {
-		v.Notes = append(v.Notes, fmt.Sprintf("shard %s missing: its results are not in this report", s))
+		notes = append(notes, fmt.Sprintf("shard %s missing: its results are not in this report", s))
 	}
-	rejected := false
-	slices.SortStableFunc(order, func(a, b why) int { return strings.Compare(a.check+a.key, b.check+b.key) })
+	order := slices.Clone(t.order)
+	slices.SortStableFunc(order, func(a, b unchecked) int { return strings.Compare(a.check+a.key, b.check+b.key) })
 	for _, w := range order {
-		n := notChecked[w]
+		n := t.notChecked[w]
 		switch w.check {
 		case CheckKeyMissing:
-			v.Notes = append(v.Notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
+			notes = append(notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
 		case CheckKeyRejected:
-			rejected = true
-			v.Notes = append(v.Notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, first[w], plural(n, kind+" case")))
+			notes = append(notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, t.first[w], plural(n, kind+" case")))
 		default:
-			v.Notes = append(v.Notes, fmt.Sprintf("%s: %s not checked", first[w], plural(n, kind+" case")))
+			notes = append(notes, fmt.Sprintf("%s: %s not checked", t.first[w], plural(n, kind+" case")))
 		}
 	}
-	if throttled > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s throttled (still 429 after waiting --max-wait): not verified", plural(throttled, kind+" result")))
+	if t.throttled > 0 {
+		notes = append(notes, fmt.Sprintf("%s throttled (still 429 after waiting --max-wait): not verified", plural(t.throttled, kind+" result")))
 	}
-	if inconclusive > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. %s)",
-			plural(inconclusive, kind+" result"), describeControl(*firstInconclusive)))
+	if t.inconclusive > 0 {
+		notes = append(notes, fmt.Sprintf("%s inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. %s)",
+			plural(t.inconclusive, kind+" result"), describeControl(*t.firstInconclusive)))
 	}
-	if waived > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s waived: known deviations, listed apart with their reason and link; they do not fail the run", plural(waived, kind+" result")))
+	if t.waived > 0 {
+		notes = append(notes, fmt.Sprintf("%s waived: known deviations, listed apart with their reason and link; they do not fail the run", plural(t.waived, kind+" result")))
 	}
-	if flakyRerun > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s failed first and passed when re-run (flaky): the first run's reasons are kept", plural(flakyRerun, kind+" result")))
+	if t.flakyRerun > 0 {
+		notes = append(notes, fmt.Sprintf("%s failed first and passed when re-run (flaky): the first run's reasons are kept", plural(t.flakyRerun, kind+" result")))
 	}
-	v.Notes = append(v.Notes, waiverNotes(rs)...)
+	return notes
+}
 
-	scope := describeTiers(tiers, strict)
-	if waived > 0 {
-		scope += fmt.Sprintf(" (%d waived)", waived)
+// headline is the run's outcome and the sentence that says it, the first
+// reason that applies winning: a failure, then each way of being
+// incomplete, then a pass.
+func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope string) (Outcome, string) {
+	if t.waived > 0 {
+		scope += fmt.Sprintf(" (%d waived)", t.waived)
 	}
 	switch {
-	case failed > 0:
-		v.Outcome = OutcomeFail
-		v.Headline = fmt.Sprintf("conformance failed: %d of %s failed or errored", failed, plural(ran, kind+" result"))
+	case t.failed > 0:
+		h := fmt.Sprintf("conformance failed: %d of %s failed or errored", t.failed, plural(t.ran, kind+" result"))
 		if interrupted != "" {
-			v.Headline += "; " + interrupted
+			h += "; " + interrupted
 		}
+		return OutcomeFail, h
 	case interrupted != "":
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: %s; %s not run; nothing that ran failed", interrupted, plural(c.Unrun, kind+" case"))
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s; %s not run; nothing that ran failed", interrupted, plural(c.Unrun, kind+" case"))
 	case c.Unrun > 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: %s of the plan never ran; nothing that ran failed", plural(c.Unrun, kind+" case"))
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s of the plan never ran; nothing that ran failed", plural(c.Unrun, kind+" case"))
 	case len(c.MissingShards) > 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: shard %s missing; nothing that ran failed", strings.Join(c.MissingShards, ", "))
-	case counted > 0 && ran == 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(counted, kind+" case"))
-	case budget > 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: the budget left %s of %d unchecked; nothing that ran failed", plural(budget, kind+" case"), counted)
-	case throttled > 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(throttled, kind+" result"))
-	case inconclusive > 0:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = fmt.Sprintf("incomplete: %s inconclusive (control not served); nothing failed", plural(inconclusive, kind+" result"))
-	case rejected:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = "incomplete: a configured key was rejected; nothing that ran failed"
-	case counted > 0:
-		v.Outcome = OutcomePass
-		v.Headline = "conformance passed: " + scope
-	case ranAny:
-		v.Outcome = OutcomeNoVerdict
-		v.Headline = "no conformance verdict: no verified or negative case was selected; " + describeRun(rs)
-	default:
-		v.Outcome = OutcomeIncomplete
-		v.Headline = "incomplete: nothing was checked (" + plural(len(rs), "result") + ", all skipped)"
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: shard %s missing; nothing that ran failed", strings.Join(c.MissingShards, ", "))
+	case t.counted > 0 && t.ran == 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(t.counted, kind+" case"))
+	case t.budget > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: the budget left %s of %d unchecked; nothing that ran failed", plural(t.budget, kind+" case"), t.counted)
+	case t.throttled > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(t.throttled, kind+" result"))
+	case t.inconclusive > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s inconclusive (control not served); nothing failed", plural(t.inconclusive, kind+" result"))
+	case t.rejected():
+		return OutcomeIncomplete, "incomplete: a configured key was rejected; nothing that ran failed"
+	case t.counted > 0:
+		return OutcomePass, "conformance passed: " + scope
+	case t.ranAny:
+		return OutcomeNoVerdict, "no conformance verdict: no verified or negative case was selected; " + describeRun(rs)
 	}
-	return v
+	return OutcomeIncomplete, "incomplete: nothing was checked (" + plural(len(rs), "result") + ", all skipped)"
 }
 
 // waiverNotes says, once per --waivers entry, that it expired (and how many
 // failures count again) or is no longer needed (the results it covers pass),
 // in the order the entries first appear in rs.
 func waiverNotes(rs []Result) []string {
-	type tally struct {
+	type use struct {
 		w      Waiver
 		failed int // expired: failures that count again
 		passed int // not needed: results that pass
 	}
 	var order []string
-	by := map[string]*tally{}
+	by := map[string]*use{}
 	for _, r := range rs {
 		w := r.Waiver
 		if w == nil || w.State == WaiverApplied {
@@ -260,7 +295,7 @@ func waiverNotes(rs []Result) []string {
 		k := string(w.State) + "\x00" + w.Source + "\x00" + w.Case + "\x00" + w.Model
 		t := by[k]
 		if t == nil {
-			t = &tally{w: *w}
+			t = &use{w: *w}
 			by[k] = t
 			order = append(order, k)
 		}
