@@ -49,8 +49,6 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	g := r.gate(o)
 	var emitMu sync.Mutex
 	report := func(res results.Result) {
-		redact.Result(&res, r.Target.Secrets())
-		res.ShortenReasons()
 		emitMu.Lock()
 		defer emitMu.Unlock()
 		emit(res)
@@ -63,7 +61,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	var keys []catalog.KeyKind
 	for _, call := range calls {
 		if call.Skip != nil {
-			res := skipped(call)
+			res := r.fitToWrite(skipped(call))
 			report(res)
 			book.fill(call.key(), res)
 			continue
@@ -90,9 +88,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					fctx, landed := g.flights.begin(ctx, call)
-					res := r.runLogged(fctx, client, o, g.pacer, call)
-					landed()
+					res := r.makeCall(ctx, client, o, g, call)
 					<-sem
 					res = book.settle(call, res)
 					report(res)
@@ -111,7 +107,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 // does that.
 func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	if call.Skip != nil {
-		return skipped(call)
+		return r.fitToWrite(skipped(call))
 	}
 	o := r.Options.withDefaults()
 	g := r.gate(o)
@@ -121,10 +117,24 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	case <-ctx.Done():
 		return newResult(call, results.StatusError, results.Reason{Check: "transport", Message: ctx.Err().Error()})
 	}
-	fctx, landed := g.flights.begin(ctx, call)
-	res := r.runLogged(fctx, r.Target.client(), o, g.pacer, call)
-	landed()
+	res := r.makeCall(ctx, r.Target.client(), o, g, call)
 	<-sem
+	return res
+}
+
+// makeCall makes one call in flight (Runner.InFlight names it meanwhile),
+// paced by the gate, and returns its result fit to write (fitToWrite).
+func (r *Runner) makeCall(ctx context.Context, client *http.Client, o Options, g *gate, call Call) results.Result {
+	ctx, landed := g.flights.begin(ctx, call)
+	res := r.runLogged(ctx, client, o, g.pacer, call)
+	landed()
+	return r.fitToWrite(res)
+}
+
+// fitToWrite is a result as every output may show it: the exact secrets
+// redacted (a gateway may echo a key, a rejected key's answer too), base64
+// in its reasons shortened.
+func (r *Runner) fitToWrite(res results.Result) results.Result {
 	redact.Result(&res, r.Target.Secrets())
 	res.ShortenReasons()
 	return res

@@ -28,6 +28,8 @@ type htmlData struct {
 	Report *Report         `json:"report"`
 	Groups []featureGroup  `json:"groups"`
 	Decide map[string]bool `json:"decides"` // tier → decides the exit code
+	// Explore are the features whose results are all explore: marked so.
+	Explore map[string]bool `json:"explore"`
 }
 
 // WriteHTML writes report.html.
@@ -40,5 +42,5 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, t := range r.Totals {
 		dec[string(t.Tier)] = t.Decides
 	}
-	return reportPage.write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec})
+	return reportPage.write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec, Explore: r.exploreFeatures()})
 }

@@ -95,6 +95,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return b.Flush()
 	}
 
+	explore := r.exploreFeatures()
 	for _, g := range featureGroups(r.Features) {
 		var models []string
 		for _, m := range r.Models {
@@ -114,7 +115,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n|---|%s\n", strings.Repeat(":---:|", len(models)))
 		for _, f := range g.Features {
-			p("| `%s`%s |", mdCode(f), exploreMark(r.exploreOnly(f)))
+			p("| `%s`%s |", mdCode(f), exploreMark(explore[f]))
 			for _, m := range models {
 				cell, _ := r.Cell(m, f)
 				p(" %s |", cell.glyph())

@@ -520,20 +520,22 @@ func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
 	return c
 }
 
-// exploreOnly reports whether every result of a feature is of the explore
-// tier: a feature that discovers and cannot fail a run.
-func (r *Report) exploreOnly(feature string) bool {
-	seen := false
+// exploreFeatures are the features every result of which is of the
+// explore tier: they discover, and cannot fail a run. One pass over the
+// results, for matrix.md and report.html alike.
+func (r *Report) exploreFeatures() map[string]bool {
+	explore := map[string]bool{}
 	for _, res := range r.Results {
-		if res.Feature != feature {
-			continue
+		if v, seen := explore[res.Feature]; !seen || v {
+			explore[res.Feature] = res.Tier == results.TierExplore
 		}
-		if res.Tier != results.TierExplore {
-			return false
-		}
-		seen = true
 	}
-	return seen
+	for f, v := range explore {
+		if !v {
+			delete(explore, f)
+		}
+	}
+	return explore
 }
 
 // Cell returns the cell of model × feature, and false when the report has no

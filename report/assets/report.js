@@ -12,6 +12,7 @@
   var resultsAll = R.results || [];
   var groups = data.groups || [];
   var decides = data.decides || {};
+  var exploreFeatures = data.explore || {}; // features that only discover: marked, never failing the run
   var strict = !!(R.metadata && R.metadata.strict);
 
   var STATUSES = ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'none'];
@@ -50,16 +51,6 @@
     a.href = href;
     a.rel = 'noopener noreferrer';
     return a;
-  }
-  // exploreOnly: every result of the feature is of the explore tier.
-  function exploreOnly(f) {
-    var seen = false;
-    for (var i = 0; i < resultsAll.length; i++) {
-      if (resultsAll[i].feature !== f) continue;
-      if (resultsAll[i].tier !== 'explore') return false;
-      seen = true;
-    }
-    return seen;
   }
   // shq quotes a word for a POSIX shell when it needs it.
   function shq(w) { return /^[A-Za-z0-9._\/-]+$/.test(w) ? w : "'" + String(w).replace(/'/g, "'\\''") + "'"; }
@@ -251,7 +242,7 @@
       g.features.forEach(function (f, j) {
         var fi = fi0[f];
         var short = f.indexOf(g.name + '.') === 0 ? f.slice(g.name.length + 1) : f.split('.').pop();
-        var explore = exploreOnly(f);
+        var explore = !!exploreFeatures[f];
         var th2 = el('th', 'feat' + (j === 0 ? ' first' : '') + (explore ? ' explore' : ''));
         th2.title = f + (explore ? ' (explore: discovers, never fails the run)' : '');
         th2.dataset.feature = f;
