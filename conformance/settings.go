@@ -261,20 +261,32 @@ func NewSettings(fs *flag.FlagSet, names ...string) *Settings {
 // given a flag as its value (--text-key --out), then the variables and the
 // file fill what the command line left out, and the defaults the rest.
 func (s *Settings) Parse(args []string) error {
+	_, err := s.parse(args, "[flags]", false)
+	return err
+}
+
+// ParseOperands reads the command line as Parse does, but for the operands
+// after the flags, which it returns (show's CASE); synopsis is what follows
+// the command's name in its usage line ("[flags] CASE").
+func (s *Settings) ParseOperands(args []string, synopsis string) ([]string, error) {
+	return s.parse(args, synopsis, true)
+}
+
+func (s *Settings) parse(args []string, synopsis string, operands bool) ([]string, error) {
 	if err := s.flagAsValue(args); err != nil {
-		return err
+		return nil, err
 	}
 	// A refusal is one line; the whole flag list only when asked (-h).
 	s.fs.Usage = func() {}
 	if err := s.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(s.fs.Output(), "usage: %s [flags]\n", s.fs.Name())
+			fmt.Fprintf(s.fs.Output(), "usage: %s %s\n", s.fs.Name(), synopsis)
 			s.fs.PrintDefaults()
 		}
-		return err
+		return nil, err
 	}
-	if s.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (flags go before it: gwconform %s -h lists them)", s.fs.Arg(0), strings.TrimPrefix(s.fs.Name(), "gwconform "))
+	if s.fs.NArg() > 0 && !operands {
+		return nil, fmt.Errorf("unexpected argument %q (flags go before it: gwconform %s -h lists them)", s.fs.Arg(0), strings.TrimPrefix(s.fs.Name(), "gwconform "))
 	}
 	s.fs.Visit(func(f *flag.Flag) {
 		if v, ok := s.values[f.Name]; ok {
@@ -285,9 +297,9 @@ func (s *Settings) Parse(args []string) error {
 	})
 	file, err := s.readFile()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.fill(file)
+	return s.fs.Args(), s.fill(file)
 }
 
 // FromEnv fills the settings from the variables and the defaults only: go

@@ -19,7 +19,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
-// repeatFlag is a repeatable string flag (serve --fault, --extra-model; show -H).
+// repeatFlag is a repeatable string flag (--fault, --extra-model).
 type repeatFlag []string
 
 func (r *repeatFlag) String() string     { return strings.Join(*r, ",") }

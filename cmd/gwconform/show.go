@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,30 +20,29 @@ import (
 func runShow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform show", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "out", "the run's output `DIR` (its results.jsonl)")
 	model := fs.String("model", "", "the `MODEL` of the result (default: the case's first result that did not pass, else its first)")
 	curl := fs.Bool("curl", false, "add a curl command that sends the request again: the key as its variable, never its value; multipart files written under DIR/curl")
-	var all repeatFlag
-	fs.Var(&all, "H", "with --curl: a header `'Name: value'` the run sent with every request (-H, --header; repeatable; ${VAR} is left for the shell)")
-	fs.Var(&all, "header", "the same as -H")
-	kinds := map[catalog.KeyKind]*repeatFlag{}
+	// The run's own settings rows: --out, and with --curl the headers the
+	// run sent (flags, variables, gwconform.yaml), ${VAR} left for the shell.
+	names := []string{"config", "out", "header"}
 	for _, k := range catalog.KeyKinds {
-		kinds[k] = &repeatFlag{}
-		fs.Var(kinds[k], string(k)+"-header", fmt.Sprintf("with --curl: a header `'Name: value'` the run sent with the %s key's requests (repeatable)", k))
+		names = append(names, string(k)+"-header")
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform show [--out DIR] [--model MODEL] [--curl] CASE")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	set := conformance.NewSettings(fs, names...)
+	operands, err := set.ParseOperands(args, "[flags] CASE")
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "gwconform show: %v\n", err)
+		return exitNotStart
+	case len(operands) != 1:
+		fmt.Fprintln(stderr, "gwconform show: give one CASE after the flags (gwconform show -h lists them)")
 		return exitNotStart
 	}
-	caseID := fs.Arg(0)
-	rs, err := results.ReadFile(filepath.Join(*out, results.FileName))
+	out := set.String("out")
+	caseID := operands[0]
+	rs, err := results.ReadFile(filepath.Join(out, results.FileName))
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform show: %v\n", err)
 		return exitNotStart
@@ -56,12 +56,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if !*curl {
 		return exitOK
 	}
-	m, _ := conformance.ReadManifest(*out) // no manifest: the embedded catalog, the base URL as a variable
-	headers := slices.Clone(all)
-	if k := kinds[catalog.KeyKind(r.Key)]; k != nil {
-		headers = append(headers, *k...)
-	}
-	cmd, err := curlCommand(m, r, filepath.Join(*out, "curl"), headers)
+	m, _ := conformance.ReadManifest(out) // no manifest: the embedded catalog, the base URL as a variable
+	headers := append(set.List("header"), set.List(r.Key+"-header")...)
+	cmd, err := curlCommand(m, r, filepath.Join(out, "curl"), headers)
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform show --curl: %v\n", err)
 		return exitNotStart

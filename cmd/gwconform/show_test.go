@@ -48,6 +48,7 @@ func TestShowCurlReproducesTheRequest(t *testing.T) {
 			for _, s := range tc.says {
 				assert.Contains(t, stdout, s)
 			}
+			assert.Contains(t, stdout, `-H "X-Trace: show-test"`, "the header the run sent, given to show as to run")
 			for _, key := range []string{srv.Keys.Text, srv.Keys.Image} {
 				assert.NotContains(t, stdout, key, "never a key's value")
 			}
