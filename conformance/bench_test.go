@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // BenchmarkRun measures whole runs against the in-process reference gateway:
@@ -86,7 +87,7 @@ func BenchmarkPacedRun(b *testing.B) {
 					wall := time.Since(start)
 					throttled, failed := 0, 0
 					for _, r := range rs {
-						if r.Status == results.StatusThrottled {
+						if r.Status == vocab.StatusThrottled {
 							throttled++
 						}
 						if r.Failed() && r.Decides(false) {

@@ -13,13 +13,14 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // checker collects the broken expectations of one call. Every check appends
 // reasons and never stops the others, so a failure shows everything wrong
 // at once, as h2spec does.
 type checker struct {
-	reasons []results.Reason
+	reasons []vocab.Reason
 	// What some expectations compare with: the model the request names (the
 	// call's when its body names none), and the exchange's own times (sent: the request; received: the first response
 	// byte). Judging from these rather than the clock keeps a later
@@ -47,11 +48,11 @@ func (c *checker) fail(check, where, expected, actual, format string, args ...an
 	case len(c.reasons) > maxReasons:
 		return
 	case len(c.reasons) == maxReasons:
-		c.reasons = append(c.reasons, results.Reason{Check: check, Where: where,
+		c.reasons = append(c.reasons, vocab.Reason{Check: check, Where: where,
 			Message: fmt.Sprintf("more than %d reasons; the rest are not kept", maxReasons)})
 		return
 	}
-	c.reasons = append(c.reasons, results.Reason{
+	c.reasons = append(c.reasons, vocab.Reason{
 		Check:    check,
 		Where:    where,
 		Expected: expected,

@@ -16,6 +16,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/sse"
 	"github.com/gwconform/gwconform/conformance/streams"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/schemas"
 )
 
@@ -163,7 +164,7 @@ func pointerToPath(p string) string {
 // mergeReasons drops a matcher's reason where a schema reason already
 // names the same problem of the same field (a missing or mistyped field
 // is one problem, however many checks see it).
-func mergeReasons(rs []results.Reason) []results.Reason {
+func mergeReasons(rs []vocab.Reason) []vocab.Reason {
 	schema := map[string]bool{} // gjson paths the schema found missing or wrong
 	for _, r := range rs {
 		if r.Check != "schema" || strings.Contains(r.Where, " ") {

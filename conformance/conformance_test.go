@@ -11,7 +11,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/conformance/waivers"
 	"github.com/gwconform/gwconform/fixtures"
 )
@@ -47,9 +47,9 @@ func TestConformance(t *testing.T) {
 	// Every refusal is judged: each negative's control passed beside it.
 	negatives := 0
 	for _, r := range rs {
-		if r.Tier == results.TierNegative {
+		if r.Tier == vocab.TierNegative {
 			negatives++
-			assert.NotEqual(t, results.StatusInconclusive, r.Status, "%s on %s: %v", r.Case, r.Model, r.Reasons)
+			assert.NotEqual(t, vocab.StatusInconclusive, r.Status, "%s on %s: %v", r.Case, r.Model, r.Reasons)
 		}
 	}
 	if len(rs) == len(calls) {
@@ -112,7 +112,7 @@ func TestWaivedSubtestsSkip(t *testing.T) {
 	runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
 	for _, c := range calls {
 		r := runner.RunOne(context.Background(), c)
-		wantSkip := r.Status == results.StatusFail
+		wantSkip := r.Status == vocab.StatusFail
 		require.Equal(t, c.Case.ID == "messages-unknown-model-404", wantSkip, "%s: %v", c.ID(), r.Reasons)
 		known.Apply(&r, false, time.Now())
 		var sub *testing.T

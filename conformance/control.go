@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // A negative call is judged with its control: the call of the case its case
@@ -92,12 +93,12 @@ func shardKey(c Call, byID map[string]*catalog.Case) string {
 // negative unjudgeable, so it is skipped rather than sent.
 // The control is named in Where: the verdict's notes group skips by their
 // message, which must hold for every negative of the group.
-func withoutControl(control Call) *results.Reason {
+func withoutControl(control Call) *vocab.Reason {
 	where := fmt.Sprintf("control %s (%s)", control.Case.ID, control.Model)
-	if control.Skip.Check == results.CheckBudget {
-		return &results.Reason{Check: results.CheckBudget, Where: where, Message: "its control is held back: " + control.Skip.Message}
+	if control.Skip.Check == vocab.CheckBudget {
+		return &vocab.Reason{Check: vocab.CheckBudget, Where: where, Message: "its control is held back: " + control.Skip.Message}
 	}
-	return &results.Reason{Check: results.CheckControl, Where: where, Message: "its control cannot be made: " + control.Skip.Message}
+	return &vocab.Reason{Check: vocab.CheckControl, Where: where, Message: "its control cannot be made: " + control.Skip.Message}
 }
 
 // controlBook lets the negative calls of one Run wait for their controls'
@@ -154,7 +155,7 @@ func (b *controlBook) fill(k results.CaseModel, r results.Result) {
 // interrupted): their negatives are cut by the interrupt too.
 func (b *controlBook) abandon(calls []Call) {
 	for _, c := range calls {
-		b.fill(c.key(), results.Result{Case: c.Case.ID, Model: c.Model, Status: results.StatusSkip, Cancelled: true})
+		b.fill(c.key(), results.Result{Case: c.Case.ID, Model: c.Model, Status: vocab.StatusSkip, Cancelled: true})
 	}
 }
 

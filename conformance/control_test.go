@@ -19,6 +19,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // controlProxy stands before the reference gateway and lets a test decide
@@ -65,23 +66,23 @@ func TestRunSettlesNegativesByTheirControls(t *testing.T) {
 	notFound := func(w http.ResponseWriter, _ *http.Request, _ http.Handler, _ <-chan struct{}) {
 		http.Error(w, `{"error":{"message":"Route not found"}}`, http.StatusNotFound)
 	}
-	plain := func(st results.Status, code int) []results.Result {
-		return []results.Result{{Case: "chat-json", Model: "gen-5.5", Tier: results.TierVerified, Status: st, HTTPStatus: code}}
+	plain := func(st vocab.Status, code int) []results.Result {
+		return []results.Result{{Case: "chat-json", Model: "gen-5.5", Tier: vocab.TierVerified, Status: st, HTTPStatus: code}}
 	}
 	tests := []struct {
 		name     string
 		control  func(http.ResponseWriter, *http.Request, http.Handler, <-chan struct{})
 		alone    bool             // the negative's call alone, not the plan's pair
 		settled  []results.Result // Runner.Settled
-		want     results.Status
+		want     vocab.Status
 		controls int32 // control requests made
 		actual   string
 	}{
-		{name: "a control served after the negative: the refusal stands, reported after it", control: afterNegative, want: results.StatusPass, controls: 1},
-		{name: "a control refused too: inconclusive", control: notFound, want: results.StatusInconclusive, controls: 1, actual: "fail (HTTP 404): status: HTTP status 404"},
-		{name: "a control passed before the run resumed", control: forward, alone: true, settled: plain(results.StatusPass, 200), want: results.StatusPass},
-		{name: "a control failed before the run resumed", control: forward, alone: true, settled: plain(results.StatusFail, 400), want: results.StatusInconclusive, actual: "fail"},
-		{name: "no control in the run", control: forward, alone: true, want: results.StatusInconclusive, actual: "not in this run"},
+		{name: "a control served after the negative: the refusal stands, reported after it", control: afterNegative, want: vocab.StatusPass, controls: 1},
+		{name: "a control refused too: inconclusive", control: notFound, want: vocab.StatusInconclusive, controls: 1, actual: "fail (HTTP 404): status: HTTP status 404"},
+		{name: "a control passed before the run resumed", control: forward, alone: true, settled: plain(vocab.StatusPass, 200), want: vocab.StatusPass},
+		{name: "a control failed before the run resumed", control: forward, alone: true, settled: plain(vocab.StatusFail, 400), want: vocab.StatusInconclusive, actual: "fail"},
+		{name: "no control in the run", control: forward, alone: true, want: vocab.StatusInconclusive, actual: "not in this run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +116,7 @@ func TestRunSettlesNegativesByTheirControls(t *testing.T) {
 				return
 			}
 			require.NotEmpty(t, neg.Reasons)
-			assert.Equal(t, results.CheckControl, neg.Reasons[0].Check)
+			assert.Equal(t, vocab.CheckControl, neg.Reasons[0].Check)
 			assert.Equal(t, "chat-json (gen-5.5)", neg.Reasons[0].Where)
 			assert.Contains(t, neg.Reasons[0].Actual, tt.actual)
 		})
@@ -130,13 +131,13 @@ func TestGoTestRunMakesControlsOnce(t *testing.T) {
 	cfg := conformance.Config{Target: loc.target, Suite: suite, Local: true, Options: conformance.Options{MaxRetries: -1},
 		Selection: conformance.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}}}
 	rs := conformance.Run(t, cfg)
-	got := map[string]results.Status{}
+	got := map[string]vocab.Status{}
 	for _, r := range rs {
 		_, dup := got[r.Case]
 		assert.False(t, dup, "%s reported twice", r.Case)
 		got[r.Case] = r.Status
 	}
-	assert.Equal(t, map[string]results.Status{"chat-json": results.StatusPass, "chat-no-model": results.StatusPass, "chat-no-messages": results.StatusPass}, got)
+	assert.Equal(t, map[string]vocab.Status{"chat-json": vocab.StatusPass, "chat-no-model": vocab.StatusPass, "chat-no-messages": vocab.StatusPass}, got)
 	// One model list per key (the preflight) and one request per call.
 	assert.Equal(t, int64(len(loc.target.Keys)+3), loc.srv.Gateway.Requests())
 }

@@ -7,48 +7,49 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The book of a run hands each negative its control's final result: a
 // result of the run, one it already had, or — for a control the
 // interrupt left unstarted — a cut that makes the negative cut too.
 func TestControlBook(t *testing.T) {
-	control := &catalog.Case{ID: "chat-json", Tier: results.TierVerified}
-	negative := &catalog.Case{ID: "chat-no-model", Tier: results.TierNegative, Control: "chat-json"}
+	control := &catalog.Case{ID: "chat-json", Tier: vocab.TierVerified}
+	negative := &catalog.Case{ID: "chat-no-model", Tier: vocab.TierNegative, Control: "chat-json"}
 	ctl, neg := Call{Case: control, Model: "m"}, Call{Case: negative, Model: "m"}
-	refused := results.Result{Case: "chat-no-model", Model: "m", Tier: results.TierNegative, Status: results.StatusPass}
+	refused := results.Result{Case: "chat-no-model", Model: "m", Tier: vocab.TierNegative, Status: vocab.StatusPass}
 	tests := []struct {
 		name      string
 		calls     []Call
 		settled   []results.Result
 		fill      func(b *controlBook)
-		want      results.Status
+		want      vocab.Status
 		cancelled bool
 	}{
 		{"the control passed in the run", []Call{ctl, neg}, nil,
 			func(b *controlBook) {
-				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200})
-			}, results.StatusPass, false},
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: vocab.StatusPass, HTTPStatus: 200})
+			}, vocab.StatusPass, false},
 		{"the control failed in the run", []Call{ctl, neg}, nil,
 			func(b *controlBook) {
-				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusFail, HTTPStatus: 404})
-			}, results.StatusInconclusive, false},
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: vocab.StatusFail, HTTPStatus: 404})
+			}, vocab.StatusInconclusive, false},
 		{"the interrupt left the control unstarted", []Call{neg, ctl}, nil,
-			func(b *controlBook) { b.abandon([]Call{ctl}) }, results.StatusInconclusive, true},
-		{"a result the run had (resume)", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}},
-			func(*controlBook) {}, results.StatusPass, false},
-		{"a cut result the run had is none", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusError, Cancelled: true}},
-			func(*controlBook) {}, results.StatusInconclusive, false},
-		{"the run made the control again (re-run): its new result counts", []Call{ctl, neg}, []results.Result{{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}},
+			func(b *controlBook) { b.abandon([]Call{ctl}) }, vocab.StatusInconclusive, true},
+		{"a result the run had (resume)", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: vocab.StatusPass, HTTPStatus: 200}},
+			func(*controlBook) {}, vocab.StatusPass, false},
+		{"a cut result the run had is none", []Call{neg}, []results.Result{{Case: "chat-json", Model: "m", Status: vocab.StatusError, Cancelled: true}},
+			func(*controlBook) {}, vocab.StatusInconclusive, false},
+		{"the run made the control again (re-run): its new result counts", []Call{ctl, neg}, []results.Result{{Case: "chat-json", Model: "m", Status: vocab.StatusPass, HTTPStatus: 200}},
 			func(b *controlBook) {
-				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusFail, HTTPStatus: 404})
-			}, results.StatusInconclusive, false},
+				b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: vocab.StatusFail, HTTPStatus: 404})
+			}, vocab.StatusInconclusive, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newControlBook(tt.calls, tt.settled)
 			tt.fill(b)
-			b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: results.StatusPass, HTTPStatus: 200}) // a second fill changes nothing
+			b.fill(ctl.key(), results.Result{Case: "chat-json", Model: "m", Status: vocab.StatusPass, HTTPStatus: 200}) // a second fill changes nothing
 			got := b.settle(neg, refused)
 			assert.Equal(t, tt.want, got.Status)
 			assert.Equal(t, tt.cancelled, got.Cancelled)

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 func TestEstimateCost(t *testing.T) {
@@ -36,7 +36,7 @@ func TestEstimateCost(t *testing.T) {
 func TestBudgetApply(t *testing.T) {
 	img := &catalog.Case{Request: catalog.Request{Path: "/v1/images/generations", JSON: map[string]any{"size": "1024x1024", "quality": "high"}}}
 	text := &catalog.Case{Request: catalog.Request{Path: "/v1/chat/completions"}}
-	missing := &results.Reason{Check: results.CheckKeyMissing, Message: "no image key"}
+	missing := &vocab.Reason{Check: vocab.CheckKeyMissing, Message: "no image key"}
 	skips := func(calls []Call) []string {
 		var out []string
 		for _, c := range calls {
@@ -56,10 +56,10 @@ func TestBudgetApply(t *testing.T) {
 	}{
 		{"no cap", Budget{}, []Call{{Case: img}, {Case: text}}, []string{"run", "run"}},
 		{"a cheaper call later still fits", Budget{Cost: 11}, []Call{{Case: img}, {Case: img}, {Case: text}, {Case: text}},
-			[]string{"run", results.CheckBudget, "run", results.CheckBudget}},
+			[]string{"run", vocab.CheckBudget, "run", vocab.CheckBudget}},
 		{"an exact fit is made", Budget{Cost: 20}, []Call{{Case: img}, {Case: img}}, []string{"run", "run"}},
-		{"a skipped call spends nothing", Budget{Cost: 10}, []Call{{Case: img, Skip: missing}, {Case: img}}, []string{results.CheckKeyMissing, "run"}},
-		{"calls and cost together", Budget{Calls: 2, Cost: 100}, []Call{{Case: text}, {Case: text}, {Case: text}}, []string{"run", "run", results.CheckBudget}},
+		{"a skipped call spends nothing", Budget{Cost: 10}, []Call{{Case: img, Skip: missing}, {Case: img}}, []string{vocab.CheckKeyMissing, "run"}},
+		{"calls and cost together", Budget{Calls: 2, Cost: 100}, []Call{{Case: text}, {Case: text}, {Case: text}}, []string{"run", "run", vocab.CheckBudget}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.budget.Apply(tc.calls)

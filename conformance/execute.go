@@ -17,6 +17,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/pace"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Options tune how calls are made.
@@ -244,9 +245,9 @@ func attemptEnd(err error) string {
 // that is no pass: "3 attempts; the 2 before the last: stalled in the first
 // byte phase each time", "2 attempts; the first: HTTP 503". None when the
 // call was not retried.
-func (ex *exchange) retriesReason() (results.Reason, bool) {
+func (ex *exchange) retriesReason() (vocab.Reason, bool) {
 	if len(ex.retried) == 0 {
-		return results.Reason{}, false
+		return vocab.Reason{}, false
 	}
 	n := len(ex.retried) + 1
 	before, what := "the first", ex.retried[0]
@@ -256,7 +257,7 @@ func (ex *exchange) retriesReason() (results.Reason, bool) {
 			what = ex.retried[0] + " each time"
 		}
 	}
-	return results.Reason{Check: "transport", Where: "attempts", Expected: "an answer on the first attempt",
+	return vocab.Reason{Check: "transport", Where: "attempts", Expected: "an answer on the first attempt",
 		Actual: fmt.Sprintf("%d attempts", n), Message: fmt.Sprintf("%d attempts; %s: %s", n, before, what)}, true
 }
 
@@ -381,7 +382,7 @@ func readBody(r io.Reader, limit int64) ([]byte, error) {
 // tallied in res, so the check only reads them. A list that cannot be had
 // leaves the call without a verdict: throttled, or an error of the run,
 // never a failure of the gateway's contract.
-func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind, res *results.Result) (lists map[catalog.KeyKind][]string, st results.Status, reasons []results.Reason) {
+func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind, res *results.Result) (lists map[catalog.KeyKind][]string, st vocab.Status, reasons []vocab.Reason) {
 	lists = map[catalog.KeyKind][]string{}
 	for _, kind := range kinds {
 		if r.Target.Keys[kind] == "" || r.Target.Rejected[kind] != "" {
@@ -391,14 +392,14 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 			Request: catalog.Request{Method: http.MethodGet, Path: "/v1/models"}}
 		ex, err := send(ctx, client, o, p, r.Target, cs, &catalog.Rendered{Method: http.MethodGet, Path: "/v1/models"})
 		tally(res, ex, 1) // a model list costs what a text call does
-		unlisted := func(st results.Status, actual, msg string) (map[catalog.KeyKind][]string, results.Status, []results.Reason) {
+		unlisted := func(st vocab.Status, actual, msg string) (map[catalog.KeyKind][]string, vocab.Status, []vocab.Reason) {
 			ex.finish()
-			return nil, st, []results.Reason{{Check: "differs_from", Where: "GET /v1/models (" + string(kind) + " key)",
+			return nil, st, []vocab.Reason{{Check: "differs_from", Where: "GET /v1/models (" + string(kind) + " key)",
 				Expected: "the other key's model list, to compare", Actual: actual, Message: msg}}
 		}
 		switch {
 		case errors.Is(err, pace.ErrOverBudget):
-			return unlisted(results.StatusThrottled, "still limited", err.Error())
+			return unlisted(vocab.StatusThrottled, "still limited", err.Error())
 		case err != nil:
 			st, rs := transportFailure(attemptContext(ctx, ex), err, o)
 			ex.finish()
@@ -409,15 +410,15 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 		code := ex.resp.StatusCode
 		switch {
 		case code == http.StatusTooManyRequests:
-			return unlisted(results.StatusThrottled, "HTTP 429", "the other key's model list stayed throttled past --max-wait: nothing to compare")
+			return unlisted(vocab.StatusThrottled, "HTTP 429", "the other key's model list stayed throttled past --max-wait: nothing to compare")
 		case err != nil:
-			return unlisted(results.StatusError, err.Error(), "reading the other key's model list failed: nothing to compare")
+			return unlisted(vocab.StatusError, err.Error(), "reading the other key's model list failed: nothing to compare")
 		case code/100 != 2:
-			return unlisted(results.StatusError, fmt.Sprintf("HTTP %d", code), "the other key's model list was not served: nothing to compare (its own case judges it)")
+			return unlisted(vocab.StatusError, fmt.Sprintf("HTTP %d", code), "the other key's model list was not served: nothing to compare (its own case judges it)")
 		}
 		ids, err := modelIDs(body)
 		if err != nil {
-			return unlisted(results.StatusError, err.Error(), "the other key's model list is not JSON: nothing to compare (its own case judges it)")
+			return unlisted(vocab.StatusError, err.Error(), "the other key's model list is not JSON: nothing to compare (its own case judges it)")
 		}
 		ex.finish()
 		lists[kind] = ids

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // exploreCase is one explore case on an endpoint the spec does not show.
@@ -44,16 +45,16 @@ func TestExploreVerdicts(t *testing.T) {
 	tests := []struct {
 		status int
 		body   string
-		want   results.Status
+		want   vocab.Status
 	}{
-		{http.StatusOK, `{"object":"response"}`, results.StatusPass},
-		{http.StatusOK, `{"object":"other"}`, results.StatusFail},
-		{http.StatusBadRequest, `{"error":{"message":"unknown parameter"}}`, results.StatusUnsupported},
-		{http.StatusNotFound, `{"error":{"message":"no route"}}`, results.StatusUnsupported},
-		{http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, results.StatusThrottled},
-		{http.StatusInternalServerError, `{"error":{"message":"upstream crashed"}}`, results.StatusFail},
-		{http.StatusBadGateway, `bad gateway`, results.StatusFail},
-		{http.StatusServiceUnavailable, `{"error":{"message":"overloaded"}}`, results.StatusFail},
+		{http.StatusOK, `{"object":"response"}`, vocab.StatusPass},
+		{http.StatusOK, `{"object":"other"}`, vocab.StatusFail},
+		{http.StatusBadRequest, `{"error":{"message":"unknown parameter"}}`, vocab.StatusUnsupported},
+		{http.StatusNotFound, `{"error":{"message":"no route"}}`, vocab.StatusUnsupported},
+		{http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, vocab.StatusThrottled},
+		{http.StatusInternalServerError, `{"error":{"message":"upstream crashed"}}`, vocab.StatusFail},
+		{http.StatusBadGateway, `bad gateway`, vocab.StatusFail},
+		{http.StatusServiceUnavailable, `{"error":{"message":"overloaded"}}`, vocab.StatusFail},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.status, " ", tt.body), func(t *testing.T) {

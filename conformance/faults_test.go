@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // faultCase says which case must fail, and why, when a fault is on.
@@ -233,16 +234,16 @@ var faultCases = []faultCase{
 // control alone).
 var refusalControls = []struct {
 	fault string
-	cases []string       // negatives, selected alone; each passes without the fault
-	want  results.Status // each negative's status with the fault
+	cases []string     // negatives, selected alone; each passes without the fault
+	want  vocab.Status // each negative's status with the fault
 }{
-	{"image-routes-missing", []string{"gen-text-key-refused", "gen-messages-key-refused", "edit-text-key-refused"}, results.StatusInconclusive},
-	{"chat-refuses-all", []string{"chat-no-model", "chat-no-messages"}, results.StatusInconclusive},
+	{"image-routes-missing", []string{"gen-text-key-refused", "gen-messages-key-refused", "edit-text-key-refused"}, vocab.StatusInconclusive},
+	{"chat-refuses-all", []string{"chat-no-model", "chat-no-messages"}, vocab.StatusInconclusive},
 	// A 200 in the failure form of 2.2 and 7 serves nothing.
-	{"error-field", []string{"gen-text-key-refused"}, results.StatusInconclusive},
-	{"empty-data", []string{"edit-text-key-refused", "edit-json-no-prompt"}, results.StatusInconclusive},
+	{"error-field", []string{"gen-text-key-refused"}, vocab.StatusInconclusive},
+	{"empty-data", []string{"edit-text-key-refused", "edit-json-no-prompt"}, vocab.StatusInconclusive},
 	// Served, with another model named: the refusals stand.
-	{"model-other", []string{"chat-no-model", "messages-retired-model-404"}, results.StatusPass},
+	{"model-other", []string{"chat-no-model", "messages-retired-model-404"}, vocab.StatusPass},
 }
 
 // undetectable lists faults no spec-stated check can see, with the reason.
@@ -275,7 +276,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 		got := map[string]results.Result{}
 		runner.Run(context.Background(), calls, func(r results.Result) {
 			// One model per case is enough to see the verdict; keep the first failure.
-			if prev, ok := got[r.Case]; !ok || (prev.Status == results.StatusPass && r.Status != results.StatusPass) {
+			if prev, ok := got[r.Case]; !ok || (prev.Status == vocab.StatusPass && r.Status != vocab.StatusPass) {
 				got[r.Case] = r
 			}
 		})
@@ -286,7 +287,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			t.Parallel()
 			clean := run(t, nil, fc.cases)
 			for id, r := range clean {
-				assert.Equal(t, results.StatusPass, r.Status, "without the fault, %s must pass: %v", id, r.Reasons)
+				assert.Equal(t, vocab.StatusPass, r.Status, "without the fault, %s must pass: %v", id, r.Reasons)
 			}
 			broken := run(t, []string{fc.fault}, fc.cases)
 			r, ok := broken[fc.fails]
@@ -294,11 +295,11 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			// A fault only a strict case catches must not fail the counted
 			// (verified and negative) cases run beside it.
 			for id, other := range broken {
-				if id != fc.fails && r.Tier == results.TierStrict && (other.Tier == results.TierVerified || other.Tier == results.TierNegative) {
-					assert.Equal(t, results.StatusPass, other.Status, "strict fault %s failed counted case %s: %v", fc.fault, id, other.Reasons)
+				if id != fc.fails && r.Tier == vocab.TierStrict && (other.Tier == vocab.TierVerified || other.Tier == vocab.TierNegative) {
+					assert.Equal(t, vocab.StatusPass, other.Status, "strict fault %s failed counted case %s: %v", fc.fault, id, other.Reasons)
 				}
 			}
-			require.Equal(t, results.StatusFail, r.Status, "with fault %s, %s must fail", fc.fault, fc.fails)
+			require.Equal(t, vocab.StatusFail, r.Status, "with fault %s, %s must fail", fc.fault, fc.fails)
 			assert.True(t, hasReason(r, fc.check, fc.says), "with fault %s, %s fails for other reasons: %v", fc.fault, fc.fails, r.Reasons)
 		})
 	}
@@ -314,10 +315,10 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 				// The run fails on the control; inconclusive refusals alone
 				// leave it incomplete, never green.
-				want, outcome, alone := results.StatusPass, results.OutcomePass, results.OutcomePass
+				want, outcome, alone := vocab.StatusPass, results.OutcomePass, results.OutcomePass
 				if faults != nil {
 					want, outcome, alone = rc.want, results.OutcomeFail, results.OutcomePass
-					if rc.want == results.StatusInconclusive {
+					if rc.want == vocab.StatusInconclusive {
 						alone = results.OutcomeIncomplete
 					}
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
@@ -227,13 +228,13 @@ func groupCalls(calls []Call, key func(Call) string) []*callGroup {
 func JudgeSubtest(t *testing.T, r results.Result, strict bool) {
 	t.Helper()
 	switch {
-	case r.Status == results.StatusThrottled && r.Decides(strict):
+	case r.Status == vocab.StatusThrottled && r.Decides(strict):
 		t.Errorf("throttled: not verified (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
-	case r.Status == results.StatusInconclusive && r.Decides(strict):
+	case r.Status == vocab.StatusInconclusive && r.Decides(strict):
 		t.Errorf("inconclusive: the refusal is not judged (%s %s, %s tier): %v", r.Case, r.Model, r.Tier, r.Reasons)
-	case r.Status == results.StatusSkip || r.Status == results.StatusUnsupported:
+	case r.Status == vocab.StatusSkip || r.Status == vocab.StatusUnsupported:
 		t.Skipf("%s: %v", r.Status, r.Reasons)
-	case r.Status == results.StatusWaived:
+	case r.Status == vocab.StatusWaived:
 		t.Skipf("waived by %s: %s; the failure: %v", r.Waiver.Source, r.Waiver.Describe(), r.Reasons)
 	case r.FailsRun(strict):
 		t.Errorf("%s %s (%s, spec %s): %s", r.Status, r.Case, r.Tier, r.Spec, r.Requirement)

@@ -13,6 +13,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // runCases plans the selection against target and runs it.
@@ -38,7 +39,7 @@ func TestDiffersFromListsArePaced(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		answer func(n int32, w http.ResponseWriter) bool // true: answered instead of the gateway
-		status results.Status
+		status vocab.Status
 	}{
 		{"429 once, then the list", func(n int32, w http.ResponseWriter) bool {
 			if n > 1 {
@@ -47,11 +48,11 @@ func TestDiffersFromListsArePaced(t *testing.T) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
 			return true
-		}, results.StatusPass},
+		}, vocab.StatusPass},
 		{"the list answered 500", func(_ int32, w http.ResponseWriter) bool {
 			http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
 			return true
-		}, results.StatusError},
+		}, vocab.StatusError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,7 +72,7 @@ func TestDiffersFromListsArePaced(t *testing.T) {
 			r := rs[0]
 			assert.Equal(t, tc.status, r.Status, "%v", r.Reasons)
 			assert.False(t, r.Flaky)
-			if tc.status == results.StatusPass {
+			if tc.status == vocab.StatusPass {
 				assert.Equal(t, 1, r.Waits, "waited once on the list's 429")
 				assert.GreaterOrEqual(t, r.WaitMS, int64(900))
 				assert.Equal(t, 1, r.Refused, "the 429 costs nothing")
@@ -99,9 +100,9 @@ func TestRunWithinARateLimit(t *testing.T) {
 	require.NotEmpty(t, rs)
 	waited := 0
 	for _, r := range rs {
-		assert.NotEqual(t, results.StatusThrottled, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
-		if r.Tier == results.TierVerified || r.Tier == results.TierNegative {
-			assert.Equal(t, results.StatusPass, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
+		assert.NotEqual(t, vocab.StatusThrottled, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
+		if r.Tier == vocab.TierVerified || r.Tier == vocab.TierNegative {
+			assert.Equal(t, vocab.StatusPass, r.Status, "%s %s: %v", r.Case, r.Model, r.Reasons)
 		}
 		assert.False(t, r.Flaky, "%s %s: waiting is no flakiness", r.Case, r.Model)
 		waited += r.Waits

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Selection narrows the catalog. Every list holds globs (path.Match syntax);
@@ -64,7 +65,7 @@ func ParseShard(s string) (Shard, error) {
 type Call struct {
 	Case  *catalog.Case
 	Model string
-	Skip  *results.Reason
+	Skip  *vocab.Reason
 	// Extra counts the requests the call makes beyond its own, known when
 	// planned: the other keys' model lists of a differs_from check. (A case
 	// with variants makes more only when the gateway declines a shape.)
@@ -144,9 +145,9 @@ func (sel Selection) finish(cat *catalog.Catalog, candidates []Call, t Target) (
 func verdictOrder(calls []Call) {
 	rank := func(c Call) int {
 		switch c.Case.Tier {
-		case results.TierVerified, results.TierNegative:
+		case vocab.TierVerified, vocab.TierNegative:
 			return 0
-		case results.TierStrict:
+		case vocab.TierStrict:
 			return 1
 		}
 		return 2
@@ -187,9 +188,9 @@ func (b Budget) Apply(calls []Call) {
 		units := calls[i].Units()
 		switch {
 		case b.Calls > 0 && made >= b.Calls:
-			calls[i].Skip = &results.Reason{Check: results.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", b.Calls)}
+			calls[i].Skip = &vocab.Reason{Check: vocab.CheckBudget, Message: fmt.Sprintf("over the call budget (--max-calls %d)", b.Calls)}
 		case b.Cost > 0 && spent+units > b.Cost+costEpsilon:
-			calls[i].Skip = &results.Reason{Check: results.CheckBudget,
+			calls[i].Skip = &vocab.Reason{Check: vocab.CheckBudget,
 				Message: fmt.Sprintf("over the cost budget (--max-cost %g): this call's %.1f units do not fit in the %.1f left", b.Cost, units, max(b.Cost-spent, 0))}
 		default:
 			made++
@@ -205,21 +206,21 @@ const costEpsilon = 1e-9
 // skipReason says why a case cannot be sent to t, or nil when it can. A
 // rejected key skips every case of its kind, the missing- and invalid-key
 // cases too: the preflight already showed what the gateway makes of it.
-func skipReason(cs *catalog.Case, t Target) *results.Reason {
+func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
 	if why, ok := t.Rejected[cs.Key]; ok {
-		return &results.Reason{Check: results.CheckKeyRejected, Message: why}
+		return &vocab.Reason{Check: vocab.CheckKeyRejected, Message: why}
 	}
 	if cs.Request.Auth != catalog.AuthNone && t.Keys[cs.Key] == "" {
-		return &results.Reason{Check: results.CheckKeyMissing, Message: fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])}
+		return &vocab.Reason{Check: vocab.CheckKeyMissing, Message: fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])}
 	}
 	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, func(k catalog.KeyKind) bool { return t.Keys[k] != "" && t.Rejected[k] == "" }) {
-		return &results.Reason{Check: results.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
+		return &vocab.Reason{Check: vocab.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
 	}
 	for _, req := range cs.Requires {
 		switch req {
 		case catalog.RequirePublicImageURL:
 			if t.PublicImageURL == "" {
-				return &results.Reason{Check: results.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): the URL-reference edit (spec 4.5) is not verified"}
+				return &vocab.Reason{Check: vocab.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): the URL-reference edit (spec 4.5) is not verified"}
 			}
 		}
 	}
@@ -267,8 +268,8 @@ func (sel Selection) Check(cat *catalog.Catalog) error {
 		cases = append(cases, cs.ID)
 		models = append(models, cs.Models...)
 	}
-	tiers := make([]string, len(results.Tiers))
-	for i, t := range results.Tiers {
+	tiers := make([]string, len(vocab.Tiers))
+	for i, t := range vocab.Tiers {
 		tiers[i] = string(t)
 	}
 	var errs []string
@@ -347,7 +348,7 @@ func Summarize(calls []Call) Summary {
 
 // skipped turns a planned skip into its result.
 func skipped(c Call) results.Result {
-	return newResult(c, results.StatusSkip, *c.Skip)
+	return newResult(c, vocab.StatusSkip, *c.Skip)
 }
 
 // Units estimates what the call costs: its case, and its extra model lists

@@ -14,6 +14,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The plan's call count is what a run makes, under budgets and a shard; and
@@ -49,9 +50,9 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 				spent += r.CostUnits
 				// A request answered 4xx or 5xx produced nothing: it costs 0.
 				refused += conformance.EstimateCost(suite.Catalog.Case(r.Case)).Units * float64(r.Refused)
-				if r.Status == results.StatusSkip {
+				if r.Status == vocab.StatusSkip {
 					budgetSkips++
-					assert.Equal(t, results.CheckBudget, r.Reasons[0].Check)
+					assert.Equal(t, vocab.CheckBudget, r.Reasons[0].Check)
 					return
 				}
 				ran++
@@ -111,7 +112,7 @@ func TestPlanSelection(t *testing.T) {
 			}
 			imageCalls++
 			require.NotNil(t, c.Skip)
-			assert.Equal(t, results.CheckKeyMissing, c.Skip.Check)
+			assert.Equal(t, vocab.CheckKeyMissing, c.Skip.Check)
 			assert.Contains(t, c.Skip.Message, "GWCONFORM_IMAGE_KEY")
 		}
 		assert.Positive(t, imageCalls)
@@ -183,7 +184,7 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 	checkPairs := func(t *testing.T, calls []conformance.Call) (negatives int) {
 		t.Helper()
 		for i, c := range calls {
-			if c.Case.Tier != results.TierNegative {
+			if c.Case.Tier != vocab.TierNegative {
 				continue
 			}
 			negatives++
@@ -261,14 +262,14 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 			require.Len(t, calls, len(whole))
 			heldNegative := false
 			for i, c := range calls {
-				if c.Case.Tier != results.TierNegative {
+				if c.Case.Tier != vocab.TierNegative {
 					continue
 				}
 				j, ok := controlOf(calls, c)
 				require.True(t, ok)
 				if calls[j].Skip != nil {
 					require.NotNil(t, c.Skip, "%+v: %s is made without its control", budget, c.ID())
-					assert.Equal(t, results.CheckBudget, c.Skip.Check)
+					assert.Equal(t, vocab.CheckBudget, c.Skip.Check)
 					assert.Contains(t, c.Skip.Message, "its control is held back: over the")
 					assert.Equal(t, "control "+c.Case.Control+" ("+c.Model+")", c.Skip.Where)
 					heldNegative = true
@@ -301,12 +302,12 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 			switch c.Case.ID {
 			case "gen-text-key-refused": // its own key is set; its control's is not
 				require.NotNil(t, c.Skip)
-				assert.Equal(t, results.CheckControl, c.Skip.Check)
+				assert.Equal(t, vocab.CheckControl, c.Skip.Check)
 				assert.Equal(t, "its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY)", c.Skip.Message)
 				assert.Equal(t, "control gen-basic (gen-image-2)", c.Skip.Where)
 			case "gen-basic":
 				require.NotNil(t, c.Skip)
-				assert.Equal(t, results.CheckKeyMissing, c.Skip.Check)
+				assert.Equal(t, vocab.CheckKeyMissing, c.Skip.Check)
 			default:
 				assert.Nil(t, c.Skip, "%s", c.ID())
 			}
@@ -328,12 +329,12 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		require.NoError(t, err)
 		var recorded []results.Result
 		for _, c := range plan {
-			st := results.StatusPass
+			st := vocab.StatusPass
 			switch {
 			case c.Case.ID == "chat-no-model" && c.Model == "gen-5.5":
-				st = results.StatusInconclusive
+				st = vocab.StatusInconclusive
 			case c.Case.ID == "messages-json" && c.Model == "msg-opus-5":
-				st = results.StatusFail
+				st = vocab.StatusFail
 			}
 			recorded = append(recorded, results.Result{Case: c.Case.ID, Model: c.Model, Tier: c.Case.Tier, Status: st, Attempts: 1, CostUnits: 1})
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // modelListTimeout bounds each model list the suite asks for outside a
@@ -191,7 +192,7 @@ func refused(t Target, kind catalog.KeyKind, status int, body []byte) error {
 func verifiedModels(cat *catalog.Catalog) map[catalog.KeyKind]map[string]bool {
 	out := map[catalog.KeyKind]map[string]bool{}
 	for _, c := range cat.Cases {
-		if c.Tier != results.TierVerified {
+		if c.Tier != vocab.TierVerified {
 			continue
 		}
 		if out[c.Key] == nil {

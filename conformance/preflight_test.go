@@ -11,17 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // preflightCatalog has one verified case per kind, and a negative text case
 // that sends the text key to an image model on purpose: only verified
 // cases say which models a key of a kind lists.
 var preflightCatalog = &catalog.Catalog{Cases: []catalog.Case{
-	{ID: "chat-basic", Tier: results.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
-	{ID: "chat-image-model", Tier: results.TierNegative, Key: catalog.KeyText, Models: []string{"gen-image-2"}},
-	{ID: "messages-basic", Tier: results.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}},
-	{ID: "images-basic", Tier: results.TierVerified, Key: catalog.KeyImage, Models: []string{"gen-image-2", "gen-image-2.5-flare"}},
+	{ID: "chat-basic", Tier: vocab.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
+	{ID: "chat-image-model", Tier: vocab.TierNegative, Key: catalog.KeyText, Models: []string{"gen-image-2"}},
+	{ID: "messages-basic", Tier: vocab.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}},
+	{ID: "images-basic", Tier: vocab.TierVerified, Key: catalog.KeyImage, Models: []string{"gen-image-2", "gen-image-2.5-flare"}},
 }}
 
 const preflightTextKey = "sk-text-key-0123456789"

@@ -7,6 +7,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/pace"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // runLogged runs one call inside a record.Log, which the target's transport
@@ -24,8 +25,8 @@ func (r *Runner) runLogged(ctx context.Context, client *http.Client, o Options, 
 	if err != nil {
 		// --record was asked for and this exchange is not kept: the run
 		// itself broke, whatever the gateway answered.
-		res.Status = results.StatusError
-		res.Reasons = append([]results.Reason{{Check: "record", Message: "writing the recording failed: " + err.Error()}}, res.Reasons...)
+		res.Status = vocab.StatusError
+		res.Reasons = append([]vocab.Reason{{Check: "record", Message: "writing the recording failed: " + err.Error()}}, res.Reasons...)
 	}
 	return res
 }

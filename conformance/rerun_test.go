@@ -8,21 +8,22 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 func TestPlanRerun(t *testing.T) {
-	text := func(id string, tier results.Tier) *catalog.Case {
+	text := func(id string, tier vocab.Tier) *catalog.Case {
 		return &catalog.Case{ID: id, Tier: tier, Request: catalog.Request{Path: "/v1/chat/completions"}}
 	}
-	a, b, c, d, e := text("a", results.TierVerified), text("b", results.TierVerified), text("c", results.TierNegative), text("d", results.TierExplore), text("e", results.TierVerified)
+	a, b, c, d, e := text("a", vocab.TierVerified), text("b", vocab.TierVerified), text("c", vocab.TierNegative), text("d", vocab.TierExplore), text("e", vocab.TierVerified)
 	plan := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: d, Model: "m"}, {Case: e, Model: "m"},
 		{Case: a, Model: "other"}}
-	rec := func(cs *catalog.Case, model string, st results.Status) results.Result {
+	rec := func(cs *catalog.Case, model string, st vocab.Status) results.Result {
 		return results.Result{Case: cs.ID, Model: model, Tier: cs.Tier, Status: st, Attempts: 1, CostUnits: 1}
 	}
 	recorded := []results.Result{
-		rec(a, "m", results.StatusFail), rec(b, "m", results.StatusPass), rec(c, "m", results.StatusThrottled),
-		rec(d, "m", results.StatusFail), rec(e, "m", results.StatusError), rec(a, "other", results.StatusWaived),
+		rec(a, "m", vocab.StatusFail), rec(b, "m", vocab.StatusPass), rec(c, "m", vocab.StatusThrottled),
+		rec(d, "m", vocab.StatusFail), rec(e, "m", vocab.StatusError), rec(a, "other", vocab.StatusWaived),
 	}
 	ids := func(calls []Call) []string {
 		var out []string
@@ -46,7 +47,7 @@ func TestPlanRerun(t *testing.T) {
 			assert.Equal(t, tt.run, ids(run))
 			assert.Equal(t, tt.held, ids(held))
 			for _, h := range held {
-				assert.Equal(t, results.CheckBudget, h.Skip.Check)
+				assert.Equal(t, vocab.CheckBudget, h.Skip.Check)
 			}
 		})
 	}
@@ -55,11 +56,11 @@ func TestPlanRerun(t *testing.T) {
 func TestPlanResume(t *testing.T) {
 	a, b, c := &catalog.Case{ID: "a"}, &catalog.Case{ID: "b"}, &catalog.Case{ID: "c"}
 	plan := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: a, Model: "n"}}
-	done := func(id, model string, st results.Status) results.Result {
+	done := func(id, model string, st vocab.Status) results.Result {
 		return results.Result{Case: id, Model: model, Status: st}
 	}
 	cut := func(id, model string) results.Result {
-		r := done(id, model, results.StatusError)
+		r := done(id, model, vocab.StatusError)
 		r.Cancelled = true
 		return r
 	}
@@ -85,17 +86,17 @@ func TestPlanResume(t *testing.T) {
 	}{
 		{"nothing finished", nil, nil, []string{"m/a", "m/b", "m/c", "n/a"}},
 		{"finished results are kept in plan order, whatever their status",
-			[]results.Result{done("c", "m", results.StatusFail), done("a", "m", results.StatusPass)},
+			[]results.Result{done("c", "m", vocab.StatusFail), done("a", "m", vocab.StatusPass)},
 			[]string{"m/a:pass", "m/c:fail"}, []string{"m/b", "n/a"}},
-		{"a cancelled call is made again", []results.Result{done("a", "m", results.StatusPass), cut("b", "m")},
+		{"a cancelled call is made again", []results.Result{done("a", "m", vocab.StatusPass), cut("b", "m")},
 			[]string{"m/a:pass"}, []string{"m/b", "m/c", "n/a"}},
 		{"a call resumed twice keeps its last finished line",
-			[]results.Result{cut("b", "m"), done("b", "m", results.StatusError), done("b", "m", results.StatusPass)},
+			[]results.Result{cut("b", "m"), done("b", "m", vocab.StatusError), done("b", "m", vocab.StatusPass)},
 			[]string{"m/b:pass"}, []string{"m/a", "m/c", "n/a"}},
-		{"a result outside the plan is dropped", []results.Result{done("z", "m", results.StatusPass)},
+		{"a result outside the plan is dropped", []results.Result{done("z", "m", vocab.StatusPass)},
 			nil, []string{"m/a", "m/b", "m/c", "n/a"}},
-		{"all finished", []results.Result{done("a", "m", results.StatusPass), done("b", "m", results.StatusSkip),
-			done("c", "m", results.StatusThrottled), done("a", "n", results.StatusError)},
+		{"all finished", []results.Result{done("a", "m", vocab.StatusPass), done("b", "m", vocab.StatusSkip),
+			done("c", "m", vocab.StatusThrottled), done("a", "n", vocab.StatusError)},
 			[]string{"m/a:pass", "m/b:skip", "m/c:throttled", "n/a:error"}, nil},
 	}
 	for _, tt := range tests {

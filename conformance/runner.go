@@ -16,6 +16,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Runner executes planned calls against a target and checks the answers.
@@ -115,7 +116,7 @@ func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
-		return newResult(call, results.StatusError, results.Reason{Check: "transport", Message: ctx.Err().Error()})
+		return newResult(call, vocab.StatusError, vocab.Reason{Check: "transport", Message: ctx.Err().Error()})
 	}
 	res := r.makeCall(ctx, r.Target.client(), o, g, call)
 	<-sem
@@ -143,9 +144,9 @@ func (r *Runner) fitToWrite(res results.Result) results.Result {
 // runCall makes one call, paced by p, and checks it.
 func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call Call) (res results.Result) {
 	cs := call.Case
-	res = newResult(call, results.StatusPass)
+	res = newResult(call, vocab.StatusPass)
 	res.Started = time.Now().UTC()
-	var declined []results.Reason
+	var declined []vocab.Reason
 	var ex *exchange
 	defer func() {
 		// A request's duration counts from its send: waits on the rate
@@ -154,7 +155,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 			res.DurationMS = time.Since(ex.started).Milliseconds()
 		}
 		// The run was interrupted, not timed out: run --resume makes it again.
-		res.Cancelled = res.Status == results.StatusError && errors.Is(ctx.Err(), context.Canceled)
+		res.Cancelled = res.Status == vocab.StatusError && errors.Is(ctx.Err(), context.Canceled)
 	}()
 	// The shape judged and the model its request names: the rules of a
 	// kind read the request (max_tokens, n, size) and compare "model used"
@@ -164,8 +165,8 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 	for i, shape := range shapes(cs) {
 		rendered, err := r.Catalog.Render(shape.cs, call.Model, catalog.Env{PublicImageURL: r.Target.PublicImageURL})
 		if err != nil {
-			res.Status = results.StatusError
-			res.Reasons = []results.Reason{{Check: "render", Message: err.Error()}}
+			res.Status = vocab.StatusError
+			res.Reasons = []vocab.Reason{{Check: "render", Message: err.Error()}}
 			return res
 		}
 		res.Request = requestSummary(rendered)
@@ -177,13 +178,13 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		res.TTFBMS = ex.ttfb.Milliseconds()
 		var skip *record.SkipError
 		if errors.As(err, &skip) { // a replay with nothing to answer: no verdict, nothing spent
-			res.Status, res.Reasons = results.StatusSkip, []results.Reason{skip.Reason}
+			res.Status, res.Reasons = vocab.StatusSkip, []vocab.Reason{skip.Reason}
 			res.Attempts, res.Requests, res.Refused, res.CostUnits, res.TTFBMS = 0, 0, 0, 0, 0
 			return res
 		}
 		if errors.Is(err, pace.ErrOverBudget) { // still limited after --max-wait
-			res.Status = results.StatusThrottled
-			res.Reasons = append(declined, results.Reason{Check: "rate_limit", Expected: fmt.Sprintf("a send within %s (--max-wait)", o.MaxWait),
+			res.Status = vocab.StatusThrottled
+			res.Reasons = append(declined, vocab.Reason{Check: "rate_limit", Expected: fmt.Sprintf("a send within %s (--max-wait)", o.MaxWait),
 				Actual: "still limited", Message: err.Error()})
 			return res
 		}
@@ -211,7 +212,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		// A shape the spec does not show, declined: try the next one.
 		body, _ := readBody(ex.resp.Body, 4<<10)
 		ex.resp.Body.Close()
-		declined = append(declined, results.Reason{Check: "variant", Where: shape.name, Expected: cs.WantStatus(),
+		declined = append(declined, vocab.Reason{Check: "variant", Where: shape.name, Expected: cs.WantStatus(),
 			Actual: fmt.Sprintf("%d %s", code, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
 	}
 	defer ex.resp.Body.Close()
@@ -232,7 +233,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		others = lists
 	}
 	c := &checker{model: requested, sent: sent, received: received, rows: r.citedRows(cs),
-		request: &judged.Request, strict: cs.Tier == results.TierStrict}
+		request: &judged.Request, strict: cs.Tier == vocab.TierStrict}
 	r.check(c, o, cs, ex, others, &res)
 	if !c.ok() {
 		c.reasons = append(declined, c.reasons...)
@@ -250,17 +251,17 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		// say so first; only the spec's own limit makes it a verdict.
 		st, rs := transportFailure(ex.ctx, cut, o)
 		res.Reasons = append(rs, res.Reasons...)
-		if st == results.StatusError {
+		if st == vocab.StatusError {
 			res.Status = st
 		}
 	}
 	// Passed only when asked again after a 5xx or a lost connection;
 	// waiting on the rate limit is no flakiness.
-	res.Flaky = res.Status == results.StatusPass && ex.retries > 0
-	if r, ok := ex.retriesReason(); ok && res.Status != results.StatusPass {
+	res.Flaky = res.Status == vocab.StatusPass && ex.retries > 0
+	if r, ok := ex.retriesReason(); ok && res.Status != vocab.StatusPass {
 		res.Reasons = append(res.Reasons, r)
 	}
-	if res.Status != results.StatusPass {
+	if res.Status != vocab.StatusPass {
 		res.RequestID = requestID(ex.resp.Header)
 	}
 	return res
@@ -429,17 +430,17 @@ func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, ot
 // the spec does not promise, and explore discovers, never judges. A 5xx is
 // no refusal but a broken answer: fail, reported in the explore row and
 // never deciding the exit code (explore does not count).
-func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) results.Status {
+func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) vocab.Status {
 	code := ex.resp.StatusCode
 	switch {
 	case c.ok():
-		return results.StatusPass
+		return vocab.StatusPass
 	case code == http.StatusTooManyRequests:
-		return results.StatusThrottled
-	case cs.Tier == results.TierExplore && code >= 400 && code < 500 && cs.Expect.Status < 400:
-		return results.StatusUnsupported
+		return vocab.StatusThrottled
+	case cs.Tier == vocab.TierExplore && code >= 400 && code < 500 && cs.Expect.Status < 400:
+		return vocab.StatusUnsupported
 	}
-	return results.StatusFail
+	return vocab.StatusFail
 }
 
 // transportFailure classifies an error before (or while reading) a usable
@@ -447,23 +448,23 @@ func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) results.Sta
 // broke the contract (section 8 allows 600 s); a stall, a shorter limit the
 // user set, a refused connection, DNS or a cancelled run is an error of the
 // run, not a verdict on the gateway.
-func transportFailure(ctx context.Context, err error, o Options) (results.Status, []results.Reason) {
+func transportFailure(ctx context.Context, err error, o Options) (vocab.Status, []vocab.Reason) {
 	var stall *StallError
 	switch {
 	case errors.As(err, &stall):
-		return results.StatusError, []results.Reason{{Check: "transport", Where: string(stall.Phase),
+		return vocab.StatusError, []vocab.Reason{{Check: "transport", Where: string(stall.Phase),
 			Expected: fmt.Sprintf("progress within %s", stall.Limit), Actual: "none", Message: stall.Error()}}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && o.Timeout >= SpecMaxDuration:
-		return results.StatusFail, []results.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s (spec 8)", o.Timeout),
+		return vocab.StatusFail, []vocab.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s (spec 8)", o.Timeout),
 			Actual: "no answer", Message: "the request ran past the duration the spec allows"}}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return results.StatusError, []results.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s", o.Timeout),
+		return vocab.StatusError, []vocab.Reason{{Check: "transport", Expected: fmt.Sprintf("an answer within %s", o.Timeout),
 			Actual: "no answer", Message: fmt.Sprintf("the whole-request limit of %s (--timeout) was reached; it is below the spec's %s, so this is no verdict", o.Timeout, SpecMaxDuration)}}
 	}
-	return results.StatusError, []results.Reason{{Check: "transport", Message: err.Error()}}
+	return vocab.StatusError, []vocab.Reason{{Check: "transport", Message: err.Error()}}
 }
 
-func newResult(c Call, st results.Status, reasons ...results.Reason) results.Result {
+func newResult(c Call, st vocab.Status, reasons ...vocab.Reason) results.Result {
 	return results.Result{
 		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, Tier: c.Case.Tier, Status: st,
 		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,

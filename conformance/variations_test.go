@@ -24,6 +24,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // A variation rewrites the reference gateway's answers in one way that the
@@ -183,11 +184,11 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
 			ran, varied := 0, 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
-				if r.Status == results.StatusSkip {
+				if r.Status == vocab.StatusSkip {
 					return
 				}
 				ran++
-				assert.Equal(t, results.StatusPass, r.Status, "%s/%s: %v", r.Model, r.Case, r.Reasons)
+				assert.Equal(t, vocab.StatusPass, r.Status, "%s/%s: %v", r.Model, r.Case, r.Reasons)
 				if v.variant != "" && len(suite.Catalog.Case(r.Case).Variants) > 0 {
 					varied++
 					assert.Equal(t, v.variant, r.Variant, "%s/%s: the shape reported accepted", r.Model, r.Case)

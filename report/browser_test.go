@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The browser test opens report.html in headless Chromium (Debian's
@@ -101,11 +102,11 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 	start := time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)
 	var rs []results.Result
 	i := 0
-	add := func(model, feature, id string, tier results.Tier, st results.Status, opts ...func(*results.Result)) {
+	add := func(model, feature, id string, tier vocab.Tier, st vocab.Status, opts ...func(*results.Result)) {
 		i++
 		r := results.Result{
 			Case: id, Feature: feature, Model: model, Tier: tier, Status: st, Attempts: 1,
-			DurationMS: int64(180 + (i*137)%2400), TTFBMS: int64(60 + (i*53)%400), Reasons: []results.Reason{},
+			DurationMS: int64(180 + (i*137)%2400), TTFBMS: int64(60 + (i*53)%400), Reasons: []vocab.Reason{},
 			Key:  map[string]string{"chat": "text", "messages": "messages", "images": "image"}[family[model]],
 			Spec: "4." + fmt.Sprint(2+i%4), Requirement: "The gateway answers " + feature + " as the spec's table shows",
 			HTTPStatus: 200, Started: start.Add(time.Duration(i) * time.Second),
@@ -138,7 +139,7 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 				add(model, f, id+"-no-auth", TN, P, func(r *results.Result) { r.HTTPStatus = 401 })
 			case f == "images.edit.url_ref":
 				add(model, f, "edit-url-ref", TV, S, func(r *results.Result) {
-					r.Reasons = []results.Reason{{Check: "precondition", Message: "GWCONFORM_PUBLIC_IMAGE_URL is not set"}}
+					r.Reasons = []vocab.Reason{{Check: "precondition", Message: "GWCONFORM_PUBLIC_IMAGE_URL is not set"}}
 				})
 			default:
 				add(model, f, id, TV, P)
@@ -163,7 +164,7 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 		r.Spec = "4.5 partial_images; 6.1"
 		r.TTFBMS, r.FirstEventMS, r.DurationMS, r.Events = 412, 2310, 9120, 4
 		r.EventTypes = []string{"image_edit.partial_image", "image_edit.partial_image", "image_edit.partial_image", "image_edit.completed"}
-		r.Reasons = []results.Reason{
+		r.Reasons = []vocab.Reason{
 			{Check: "sse", Where: "event 3", Expected: "at most 2 partial_image events", Actual: "3", Message: "more previews than partial_images asked for"},
 			{Check: "image", Where: "event 4 (completed)", Expected: "1024x1024 png", Actual: "1024x1536 png", Message: "completed image has the wrong size <script>alert(1)</script>"},
 		}
@@ -180,16 +181,16 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 	})
 	set("gen-image-2", "edit.webp-usage", func(r *results.Result) {
 		r.Status = F
-		r.Reasons = []results.Reason{{Check: "json", Where: "usage.total_tokens", Expected: "input+output = 1290", Actual: "1289", Message: "total_tokens is not input_tokens + output_tokens"}}
+		r.Reasons = []vocab.Reason{{Check: "json", Where: "usage.total_tokens", Expected: "input+output = 1290", Actual: "1289", Message: "total_tokens is not input_tokens + output_tokens"}}
 	})
 	set("gen-text-4-mini", "stream", func(r *results.Result) {
 		r.Status = E
-		r.Reasons = []results.Reason{{Check: "transport", Message: "connection reset by peer after 3 events"}}
+		r.Reasons = []vocab.Reason{{Check: "transport", Message: "connection reset by peer after 3 events"}}
 	})
 	set("msg-sonnet-x", "image-input", func(r *results.Result) {
 		r.Status = T
 		r.Attempts = 3
-		r.Reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "429", Message: "rate limited after 3 attempts"}}
+		r.Reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: "429", Message: "rate limited after 3 attempts"}}
 	})
 	set("gen-text-4", "basic", func(r *results.Result) { r.Flaky, r.Attempts = true, 2 })
 
@@ -205,7 +206,7 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 // value of every parameter is sent, n=2 with stream=true four times.
 // gen-image-2 declines quality xhigh and max, sunburst declines n=2 together
 // with stream=true, and flare breaks one stream with partial_images=3.
-func exploreRows(model string, add func(model, feature, id string, tier results.Tier, st results.Status, opts ...func(*results.Result))) {
+func exploreRows(model string, add func(model, feature, id string, tier vocab.Tier, st vocab.Status, opts ...func(*results.Result))) {
 	sizes := []string{"1024x1024", "1536x1024", "1024x1536", "auto"}
 	qualities := []string{"low", "medium", "high", "xhigh", "max", "auto"}
 	bgFormat := [][2]string{{"transparent", "png"}, {"transparent", "webp"}, {"opaque", "jpeg"}, {"auto", "webp"}}
@@ -224,10 +225,10 @@ func exploreRows(model string, add func(model, feature, id string, tier results.
 		if p["stream"] == "true" {
 			p["partial_images"] = fmt.Sprint(i % 4)
 		}
-		st, reasons := P, []results.Reason{}
+		st, reasons := P, []vocab.Reason{}
 		declined := func(msg string) {
 			st = U
-			reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "400", Message: "declined: " + msg}}
+			reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: "400", Message: "declined: " + msg}}
 		}
 		switch {
 		case model == "gen-image-2" && (p["quality"] == "xhigh" || p["quality"] == "max"):
@@ -236,7 +237,7 @@ func exploreRows(model string, add func(model, feature, id string, tier results.
 			declined("n > 1 cannot be streamed")
 		case model == "gen-image-2.5-flare" && i == 7:
 			st = F
-			reasons = []results.Reason{{Check: "sse", Where: "event 5", Expected: "at most 3 partial_image events", Actual: "4", Message: "more previews than partial_images asked for"}}
+			reasons = []vocab.Reason{{Check: "sse", Where: "event 5", Expected: "at most 3 partial_image events", Actual: "4", Message: "more previews than partial_images asked for"}}
 		}
 		body, _ := json.Marshal(p)
 		add(model, "images.edit.explore", fmt.Sprintf("explore-edit-%02d", i+1), TE, st, func(r *results.Result) {

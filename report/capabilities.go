@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The capability map answers "what does each model accept?" from the explore
@@ -132,7 +133,7 @@ func pv(param, value string) string { return param + "=" + value }
 func buildCapabilities(features []string, rs []results.Result) []Capability {
 	byFeature := map[string][]results.Result{}
 	for _, r := range rs {
-		if r.Tier == results.TierExplore && len(r.Params) > 0 {
+		if r.Tier == vocab.TierExplore && len(r.Params) > 0 {
 			byFeature[r.Feature] = append(byFeature[r.Feature], r)
 		}
 	}
@@ -217,9 +218,9 @@ func buildCapability(feature string, rs []results.Result) Capability {
 				var declined, passed []results.Result
 				for _, r := range calls[mv{m, pv(p, v)}] {
 					switch {
-					case r.Status == results.StatusUnsupported:
+					case r.Status == vocab.StatusUnsupported:
 						declined = append(declined, r)
-					case r.Status == results.StatusPass:
+					case r.Status == vocab.StatusPass:
 						passed = append(passed, r)
 					case r.Failed():
 						cell.Failed = append(cell.Failed, call(r, p))

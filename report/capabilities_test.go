@@ -11,13 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 const exploreEdit = "images.edit.explore"
 
 // call makes an explore result of images.edit.explore with parameters given
 // as "k=v" strings.
-func call(model, caseID string, st results.Status, kv ...string) results.Result {
+func call(model, caseID string, st vocab.Status, kv ...string) results.Result {
 	p := map[string]string{}
 	for _, s := range kv {
 		k, v, _ := strings.Cut(s, "=")

@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Change is one difference between two reports, for a case × model or, when
 // Case is empty, for a whole cell (model × feature).
 type Change struct {
-	Model   string       `json:"model"`
-	Feature string       `json:"feature"`
-	Case    string       `json:"case,omitempty"` // empty: cell-level change
-	Tier    results.Tier `json:"tier,omitempty"`
-	Old     string       `json:"old"` // result or cell status
-	New     string       `json:"new"`
-	Reason  string       `json:"reason,omitempty"` // first reason of the new result, for regressions
-	// Cause is that reason's cause (results.Reason.Cause): regressions
+	Model   string     `json:"model"`
+	Feature string     `json:"feature"`
+	Case    string     `json:"case,omitempty"` // empty: cell-level change
+	Tier    vocab.Tier `json:"tier,omitempty"`
+	Old     string     `json:"old"` // result or cell status
+	New     string     `json:"new"`
+	Reason  string     `json:"reason,omitempty"` // first reason of the new result, for regressions
+	// Cause is that reason's cause (vocab.Reason.Cause): regressions
 	// are read grouped by it, as the run's recap groups failures.
 	Cause string `json:"cause,omitempty"`
 }
@@ -87,14 +88,14 @@ func (d Diff) Empty() bool {
 
 type cellKey struct{ Model, Feature string }
 
-func isBad(s string) bool { return s == string(results.StatusFail) || s == string(results.StatusError) }
+func isBad(s string) bool { return s == string(vocab.StatusFail) || s == string(vocab.StatusError) }
 
 // unchecked is a status that no longer vouches for a case: it did not run,
 // ran into throttling, could not be judged without its control, or its
 // failure is waived.
 func unchecked(s string) bool {
-	switch results.Status(s) {
-	case results.StatusSkip, results.StatusThrottled, results.StatusInconclusive, results.StatusWaived:
+	switch vocab.Status(s) {
+	case vocab.StatusSkip, vocab.StatusThrottled, vocab.StatusInconclusive, vocab.StatusWaived:
 		return true
 	}
 	return false
@@ -102,7 +103,7 @@ func unchecked(s string) bool {
 
 // lostLabel names a status that lost coverage, a rejected key by name.
 func lostLabel(r results.Result) string {
-	if r.Status == results.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == results.CheckKeyRejected {
+	if r.Status == vocab.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == vocab.CheckKeyRejected {
 		return "skip (key rejected)"
 	}
 	return string(r.Status)
@@ -149,7 +150,7 @@ func Compare(old, new *Report) Diff {
 		}
 		ch := Change{Model: nr.Model, Feature: nr.Feature, Case: nr.Case, Tier: nr.Tier, Old: string(or.Status), New: string(nr.Status)}
 		switch {
-		case or.Status == results.StatusPass && nr.Failed():
+		case or.Status == vocab.StatusPass && nr.Failed():
 			ch.Reason = firstReason(nr)
 			if len(nr.Reasons) > 0 {
 				ch.Cause = nr.Reasons[0].Cause()
@@ -160,10 +161,10 @@ func Compare(old, new *Report) Diff {
 				d.SoftRegressions = append(d.SoftRegressions, ch)
 			}
 			coveredReg[cellKey{nr.Model, nr.Feature}] = true
-		case or.Failed() && nr.Status == results.StatusPass:
+		case or.Failed() && nr.Status == vocab.StatusPass:
 			d.Fixes = append(d.Fixes, ch)
 			coveredFix[cellKey{nr.Model, nr.Feature}] = true
-		case or.Status == results.StatusPass && unchecked(string(nr.Status)):
+		case or.Status == vocab.StatusPass && unchecked(string(nr.Status)):
 			ch.New, ch.Reason = lostLabel(nr), firstReason(nr)
 			d.LostCoverage = append(d.LostCoverage, ch)
 			coveredLost[cellKey{nr.Model, nr.Feature}] = true

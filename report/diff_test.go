@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // base is the "last night" run the diff tests change one thing of.
@@ -27,7 +28,7 @@ func base() []results.Result {
 	}
 }
 
-func set(rs []results.Result, caseID, model string, st results.Status) []results.Result {
+func set(rs []results.Result, caseID, model string, st vocab.Status) []results.Result {
 	out := append([]results.Result(nil), rs...)
 	for i := range out {
 		if out[i].Case == caseID && out[i].Model == model {
@@ -125,7 +126,7 @@ func TestCompare(t *testing.T) {
 				for i := range rs {
 					if rs[i].Case == "chat-stream" {
 						rs[i] = res("chat-stream", "chat.stream", "a", TV, S, func(r *results.Result) {
-							r.Reasons = []results.Reason{{Check: results.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
+							r.Reasons = []vocab.Reason{{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
 						})
 					}
 				}
@@ -240,7 +241,7 @@ func TestDiffMarkdown(t *testing.T) {
 	newRS = append(newRS, res("models-list", "models.list", "c", TV, P))
 	for i := range newRS {
 		if newRS[i].Case == "chat-basic" {
-			newRS[i].Reasons = []results.Reason{{Check: "json", Message: "| <b>pipe</b> @team"}}
+			newRS[i].Reasons = []vocab.Reason{{Check: "json", Message: "| <b>pipe</b> @team"}}
 		}
 	}
 	d := Compare(Build(meta(), base()), Build(meta(), newRS))
@@ -363,7 +364,7 @@ func TestDiffGroupsRegressionsByCause(t *testing.T) {
 		newRS = set(newRS, c.cs, c.model, F)
 		for i := range newRS {
 			if newRS[i].Case == c.cs && newRS[i].Model == c.model {
-				newRS[i].Reasons = []results.Reason{{Check: "image", Message: "decoded size " + c.size + " differs from the requested size 1024x1024 (spec 2.2)"}}
+				newRS[i].Reasons = []vocab.Reason{{Check: "image", Message: "decoded size " + c.size + " differs from the requested size 1024x1024 (spec 2.2)"}}
 			}
 		}
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // night builds the report of one night of a model's chat.basic case with
 // the given status (and a passing models.list case), started day days after t0.
-func night(day int, st results.Status, tier results.Tier) NamedReport {
+func night(day int, st vocab.Status, tier vocab.Tier) NamedReport {
 	m := meta()
 	m.Started = t0.Add(time.Duration(day) * 24 * time.Hour)
 	rs := []results.Result{res("models-list", "models.list", "gen-text-1", TV, P), res("chat-basic", "chat.basic", "gen-text-1", tier, st)}
@@ -24,20 +25,20 @@ func night(day int, st results.Status, tier results.Tier) NamedReport {
 func TestHistoryCells(t *testing.T) {
 	tests := []struct {
 		name     string
-		statuses []results.Status
-		tier     results.Tier
+		statuses []vocab.Status
+		tier     vocab.Tier
 		firstRed int
 		redSince int
 		flapping bool
 	}{
-		{"always green", []results.Status{P, P, P}, TV, -1, -1, false},
-		{"red since the third night", []results.Status{P, P, F, F}, TV, 2, 2, false},
-		{"a regression fixed is not flapping", []results.Status{P, F, F, P}, TV, 1, -1, false},
-		{"pass and fail alternating", []results.Status{P, F, P, F, P}, TV, 1, -1, true},
-		{"alternating, red now", []results.Status{F, P, E}, TV, 0, 2, true},
-		{"a night without a verdict does not break a streak", []results.Status{P, F, S, F}, TV, 1, 3, false},
-		{"throttled between reds is no pass", []results.Status{F, T, F}, TV, 0, 2, false},
-		{"a strict failure is not red", []results.Status{P, F, P, F}, TS, -1, -1, false},
+		{"always green", []vocab.Status{P, P, P}, TV, -1, -1, false},
+		{"red since the third night", []vocab.Status{P, P, F, F}, TV, 2, 2, false},
+		{"a regression fixed is not flapping", []vocab.Status{P, F, F, P}, TV, 1, -1, false},
+		{"pass and fail alternating", []vocab.Status{P, F, P, F, P}, TV, 1, -1, true},
+		{"alternating, red now", []vocab.Status{F, P, E}, TV, 0, 2, true},
+		{"a night without a verdict does not break a streak", []vocab.Status{P, F, S, F}, TV, 1, 3, false},
+		{"throttled between reds is no pass", []vocab.Status{F, T, F}, TV, 0, 2, false},
+		{"a strict failure is not red", []vocab.Status{P, F, P, F}, TS, -1, -1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

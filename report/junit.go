@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // JUnit XML, in the shape most CI consumers accept (Jenkins, GitLab, GitHub
@@ -107,27 +108,27 @@ func (r *Report) JUnit() JUnitSuites {
 		s.Tests++
 		s.Time += tc.Time
 		switch res.Status {
-		case results.StatusError, results.StatusFail:
+		case vocab.StatusError, vocab.StatusFail:
 			if res.Cancelled { // the run's interrupt, not the gateway: no verdict
 				s.Skipped++
 				tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
 				break
 			}
-			if res.Status == results.StatusError {
+			if res.Status == vocab.StatusError {
 				s.Errors++
 				tc.Error = junitProblem(res, r.Metadata.Strict)
 				break
 			}
 			s.Failures++
 			tc.Failure = junitProblem(res, r.Metadata.Strict)
-		case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusInconclusive:
+		case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive:
 			s.Skipped++
 			msg := string(res.Status)
 			if len(res.Reasons) > 0 {
 				msg += ": " + res.Reasons[0].String()
 			}
 			tc.Skipped = &JUnitSkipped{Message: msg}
-		case results.StatusWaived:
+		case vocab.StatusWaived:
 			s.Skipped++
 			msg := "waived"
 			if res.Waiver != nil {

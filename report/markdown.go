@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Glyphs of the Markdown matrix. Emoji are one column wide in GitHub's
@@ -131,7 +132,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	// (throttled and inconclusive results too: they leave the run incomplete).
 	var probs []results.Result
 	for _, res := range r.Results {
-		if res.Failed() || res.Status == results.StatusThrottled || res.Status == results.StatusInconclusive {
+		if res.Failed() || res.Status == vocab.StatusThrottled || res.Status == vocab.StatusInconclusive {
 			probs = append(probs, res)
 		}
 	}
@@ -153,7 +154,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				break
 			}
 			g := cellGlyph[CellStatus(res.Status)]
-			if res.Status == results.StatusFail && !res.Decides(r.Metadata.Strict) {
+			if res.Status == vocab.StatusFail && !res.Decides(r.Metadata.Strict) {
 				g = softFailGlyph
 			}
 			why := "no reason recorded"

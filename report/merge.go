@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Merge joins the results of shards into one set. A case × model present in
@@ -29,7 +30,7 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 			if r.Reasons == nil {
 				// results.Writer writes [] for nil; treat both alike so a
 				// result read back compares equal to the one in memory.
-				r.Reasons = []results.Reason{}
+				r.Reasons = []vocab.Reason{}
 			}
 			enc, err := json.Marshal(r)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The parts of matrix.md a nightly job reads beyond the matrix: what the
@@ -101,7 +102,7 @@ func (r *Report) writeRerunsMD(p func(string, ...any)) {
 			why = res.FirstReasons[0].String()
 		}
 		now := string(res.Status)
-		if res.Flaky && res.Status == results.StatusPass {
+		if res.Flaky && res.Status == vocab.StatusPass {
 			now = "pass (flaky)"
 		}
 		p("| %s | `%s` | `%s` | %s | %s | %s |\n", mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case),

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // replayed is a replay of a recording: a failure with its request id and
@@ -37,10 +38,10 @@ func replayed() (Meta, []results.Result) {
 		}),
 		res("chat-basic", "chat.basic", "gen-text-1", TV, E, func(r *results.Result) {
 			r.Cancelled = true
-			r.Reasons = []results.Reason{{Check: "transport", Message: "context canceled"}}
+			r.Reasons = []vocab.Reason{{Check: "transport", Message: "context canceled"}}
 		}),
 		res("chat-json", "chat.basic", "gen-text-1", TV, S, func(r *results.Result) {
-			r.Reasons = []results.Reason{{Check: results.CheckNoRecording, Where: "exchanges/chat.basic/chat-json--gen-text-1.json", Message: "no recording"}}
+			r.Reasons = []vocab.Reason{{Check: vocab.CheckNoRecording, Where: "exchanges/chat.basic/chat-json--gen-text-1.json", Message: "no recording"}}
 		}),
 	}
 }

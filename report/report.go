@@ -14,12 +14,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/gwconform/gwconform/conformance/redact"
 	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gwconform/gwconform/conformance/redact"
+	"github.com/gwconform/gwconform/conformance/vocab"
 
 	"github.com/gwconform/gwconform/conformance/results"
 )
@@ -115,10 +117,10 @@ type WaiverUse struct {
 
 // WaiverMatch is one result a waiver matched.
 type WaiverMatch struct {
-	Model   string         `json:"model"`
-	Feature string         `json:"feature"`
-	Case    string         `json:"case"`
-	Status  results.Status `json:"status"`
+	Model   string       `json:"model"`
+	Feature string       `json:"feature"`
+	Case    string       `json:"case"`
+	Status  vocab.Status `json:"status"`
 }
 
 // Metadata is Meta as written in report.json.
@@ -164,21 +166,21 @@ type Counts struct {
 // Add counts one result.
 func (c *Counts) Add(r results.Result) {
 	switch r.Status {
-	case results.StatusPass:
+	case vocab.StatusPass:
 		c.Pass++
-	case results.StatusFail:
+	case vocab.StatusFail:
 		c.Fail++
-	case results.StatusError:
+	case vocab.StatusError:
 		c.Error++
-	case results.StatusSkip:
+	case vocab.StatusSkip:
 		c.Skip++
-	case results.StatusUnsupported:
+	case vocab.StatusUnsupported:
 		c.Unsupported++
-	case results.StatusThrottled:
+	case vocab.StatusThrottled:
 		c.Throttled++
-	case results.StatusInconclusive:
+	case vocab.StatusInconclusive:
 		c.Inconclusive++
-	case results.StatusWaived:
+	case vocab.StatusWaived:
 		c.Waived++
 	}
 	c.Total++
@@ -188,23 +190,23 @@ func (c *Counts) Add(r results.Result) {
 }
 
 // Of returns the count for one status.
-func (c Counts) Of(s results.Status) int {
+func (c Counts) Of(s vocab.Status) int {
 	switch s {
-	case results.StatusPass:
+	case vocab.StatusPass:
 		return c.Pass
-	case results.StatusFail:
+	case vocab.StatusFail:
 		return c.Fail
-	case results.StatusError:
+	case vocab.StatusError:
 		return c.Error
-	case results.StatusSkip:
+	case vocab.StatusSkip:
 		return c.Skip
-	case results.StatusUnsupported:
+	case vocab.StatusUnsupported:
 		return c.Unsupported
-	case results.StatusThrottled:
+	case vocab.StatusThrottled:
 		return c.Throttled
-	case results.StatusInconclusive:
+	case vocab.StatusInconclusive:
 		return c.Inconclusive
-	case results.StatusWaived:
+	case vocab.StatusWaived:
 		return c.Waived
 	}
 	return 0
@@ -253,8 +255,8 @@ type Cell struct {
 
 // TierTotal counts the results of one tier.
 type TierTotal struct {
-	Tier   results.Tier `json:"tier"`
-	Counts Counts       `json:"counts"`
+	Tier   vocab.Tier `json:"tier"`
+	Counts Counts     `json:"counts"`
 	// Decides says whether this tier's failures decide the exit code.
 	Decides bool `json:"decides"`
 }
@@ -390,7 +392,7 @@ func Build(meta Meta, rs []results.Result) *Report {
 
 	type mf struct{ m, f string }
 	byCell := map[mf][]results.Result{}
-	tiers := map[results.Tier]*Counts{}
+	tiers := map[vocab.Tier]*Counts{}
 	for _, res := range r.Results {
 		k := mf{res.Model, res.Feature}
 		byCell[k] = append(byCell[k], res)
@@ -411,14 +413,14 @@ func Build(meta Meta, rs []results.Result) *Report {
 	// Every known tier gets a row, so the totals table has a stable shape;
 	// an unknown tier (a newer runner) is kept after them rather than lost.
 	r.Totals = []TierTotal{}
-	for _, t := range results.Tiers {
+	for _, t := range vocab.Tiers {
 		c := Counts{}
 		if tiers[t] != nil {
 			c = *tiers[t]
 		}
 		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: c, Decides: t.Decides(meta.Strict)})
 	}
-	var unknown []results.Tier
+	var unknown []vocab.Tier
 	for t := range tiers {
 		if !t.Valid() {
 			unknown = append(unknown, t)
@@ -527,7 +529,7 @@ func (r *Report) exploreFeatures() map[string]bool {
 	explore := map[string]bool{}
 	for _, res := range r.Results {
 		if v, seen := explore[res.Feature]; !seen || v {
-			explore[res.Feature] = res.Tier == results.TierExplore
+			explore[res.Feature] = res.Tier == vocab.TierExplore
 		}
 	}
 	for f, v := range explore {

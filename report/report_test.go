@@ -13,19 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 var t0 = time.Date(2026, 3, 14, 2, 0, 0, 0, time.UTC)
 
 // res makes a result; opts adjust it.
-func res(caseID, feature, model string, tier results.Tier, st results.Status, opts ...func(*results.Result)) results.Result {
+func res(caseID, feature, model string, tier vocab.Tier, st vocab.Status, opts ...func(*results.Result)) results.Result {
 	r := results.Result{
 		Case: caseID, Feature: feature, Model: model, Tier: tier, Status: st,
-		DurationMS: 120, TTFBMS: 40, Attempts: 1, Reasons: []results.Reason{},
+		DurationMS: 120, TTFBMS: 40, Attempts: 1, Reasons: []vocab.Reason{},
 		Started: t0, Key: "text", Spec: "4.2", Requirement: "a requirement",
 	}
-	if st == results.StatusFail || st == results.StatusError || st == results.StatusWaived {
-		r.Reasons = []results.Reason{{Check: "status", Expected: "200", Actual: "500", Message: "unexpected status"}}
+	if st == vocab.StatusFail || st == vocab.StatusError || st == vocab.StatusWaived {
+		r.Reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: "500", Message: "unexpected status"}}
 	}
 	for _, o := range opts {
 		o(&r)
@@ -35,30 +36,30 @@ func res(caseID, feature, model string, tier results.Tier, st results.Status, op
 
 func withReason(msg string) func(*results.Result) {
 	return func(r *results.Result) {
-		r.Reasons = []results.Reason{{Check: "json", Where: "data.0", Expected: "x", Actual: msg, Message: msg}}
+		r.Reasons = []vocab.Reason{{Check: "json", Where: "data.0", Expected: "x", Actual: msg, Message: msg}}
 	}
 }
 
 func flaky(r *results.Result) { r.Flaky = true; r.Attempts = 2 }
 
 const (
-	P  = results.StatusPass
-	F  = results.StatusFail
-	E  = results.StatusError
-	S  = results.StatusSkip
-	U  = results.StatusUnsupported
-	T  = results.StatusThrottled
-	TV = results.TierVerified
-	TN = results.TierNegative
-	TS = results.TierStrict
-	TE = results.TierExplore
+	P  = vocab.StatusPass
+	F  = vocab.StatusFail
+	E  = vocab.StatusError
+	S  = vocab.StatusSkip
+	U  = vocab.StatusUnsupported
+	T  = vocab.StatusThrottled
+	TV = vocab.TierVerified
+	TN = vocab.TierNegative
+	TS = vocab.TierStrict
+	TE = vocab.TierExplore
 )
 
 // W is the waived status.
-const W = results.StatusWaived
+const W = vocab.StatusWaived
 
 // I is the inconclusive status: a refusal whose control was not served.
-const I = results.StatusInconclusive
+const I = vocab.StatusInconclusive
 
 // waiver marks a result as matched by a --waivers entry in the given state.
 func waiver(st results.WaiverState) func(*results.Result) {
@@ -75,8 +76,8 @@ func cost(units float64) func(*results.Result) {
 
 // rerunPassed marks a result as passed on a --rerun-failed re-run.
 func rerunPassed(r *results.Result) {
-	r.Reruns, r.Flaky, r.FirstStatus = 1, true, results.StatusFail
-	r.FirstReasons = []results.Reason{{Check: "status", Expected: "200", Actual: "502", Message: "HTTP status 502, want 200"}}
+	r.Reruns, r.Flaky, r.FirstStatus = 1, true, vocab.StatusFail
+	r.FirstReasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: "502", Message: "HTTP status 502, want 200"}}
 }
 
 // nightly is a night with the issue-12 features: a waived failure, a
@@ -249,11 +250,11 @@ func TestBuildTotals(t *testing.T) {
 		strict  bool
 		rs      []results.Result
 		verdict string
-		want    map[results.Tier]Counts
+		want    map[vocab.Tier]Counts
 	}{
 		{
 			name: "per tier", rs: sample(), verdict: "fail",
-			want: map[results.Tier]Counts{
+			want: map[vocab.Tier]Counts{
 				TV: {Pass: 3, Fail: 1, Error: 1, Skip: 1, Total: 6, Flaky: 1},
 				TN: {Fail: 1, Total: 1},
 				TS: {Throttled: 1, Total: 1},
@@ -263,16 +264,16 @@ func TestBuildTotals(t *testing.T) {
 		{
 			name: "strict and explore failures do not fail the run", verdict: "pass",
 			rs: []results.Result{res("a", "chat.basic", "m", TV, P), res("b", "chat.basic", "m", TS, F), res("c", "chat.basic", "m", TE, F)},
-			want: map[results.Tier]Counts{
+			want: map[vocab.Tier]Counts{
 				TV: {Pass: 1, Total: 1}, TN: {}, TS: {Fail: 1, Total: 1}, TE: {Fail: 1, Total: 1},
 			},
 		},
 		{
 			name: "--strict makes strict failures count", strict: true, verdict: "fail",
 			rs:   []results.Result{res("a", "chat.basic", "m", TV, P), res("b", "chat.basic", "m", TS, F)},
-			want: map[results.Tier]Counts{TV: {Pass: 1, Total: 1}, TN: {}, TS: {Fail: 1, Total: 1}, TE: {}},
+			want: map[vocab.Tier]Counts{TV: {Pass: 1, Total: 1}, TN: {}, TS: {Fail: 1, Total: 1}, TE: {}},
 		},
-		{name: "an empty run checked nothing: incomplete", verdict: "incomplete", want: map[results.Tier]Counts{TV: {}, TN: {}, TS: {}, TE: {}}},
+		{name: "an empty run checked nothing: incomplete", verdict: "incomplete", want: map[vocab.Tier]Counts{TV: {}, TN: {}, TS: {}, TE: {}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,7 +284,7 @@ func TestBuildTotals(t *testing.T) {
 			require.Len(t, r.Totals, 4)
 			sum := Counts{}
 			for i, tot := range r.Totals {
-				assert.Equal(t, results.Tiers[i], tot.Tier)
+				assert.Equal(t, vocab.Tiers[i], tot.Tier)
 				assert.Equal(t, tt.want[tot.Tier], tot.Counts, tot.Tier)
 				assert.Equal(t, tot.Tier.Decides(tt.strict), tot.Decides)
 				sum.Pass += tot.Counts.Pass
@@ -301,7 +302,7 @@ func TestBuildTotals(t *testing.T) {
 func TestBuildSanitizes(t *testing.T) {
 	secret := "sk-live-0123456789abcdefXYZ"
 	in := []results.Result{res("a", "chat.basic", "m", TV, F, func(r *results.Result) {
-		r.Reasons = []results.Reason{{Check: "json", Actual: `{"error":"bad header Authorization: Bearer ` + secret + `"}`, Message: "echoed Bearer " + secret}}
+		r.Reasons = []vocab.Reason{{Check: "json", Actual: `{"error":"bad header Authorization: Bearer ` + secret + `"}`, Message: "echoed Bearer " + secret}}
 		r.Request = &results.Request{Method: "POST", Path: "/v1/chat/completions?api_key=" + secret, Body: `{"api_key":"` + secret + `","x":"` + strings.Repeat("y", 10000) + `"}`}
 		r.Images = []results.ImageInfo{{Where: "data[0]", Format: "png", Thumb: "javascript:alert(1)"}, {Where: "data[1]", Format: "png", Thumb: "data:image/png;base64,AAAA"}}
 	})}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // maxBody bounds a request body in the report: the runner truncates already,
@@ -32,7 +33,7 @@ const maxText = 8 << 10
 func sanitizeResult(r results.Result) results.Result {
 	redact.Walk(&r, func(s string) string { return results.Truncate(redact.Credentials(s), maxText) })
 	if r.Reasons == nil {
-		r.Reasons = []results.Reason{}
+		r.Reasons = []vocab.Reason{}
 	}
 	if r.Request != nil {
 		r.Request.Body = results.Truncate(r.Request.Body, maxBody)

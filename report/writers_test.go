@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 const xss = `<script>alert(1)</script>`
@@ -136,7 +137,7 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 	_, night := nightly()
 	rs := append(sample(), night[2], // and a waived result
 		res("chat-no-model", "chat.errors", "gen-text-1", TN, I, func(r *results.Result) {
-			r.Reasons = []results.Reason{{Check: results.CheckControl, Where: "chat-json (gen-text-1)", Expected: "the control served (pass)", Actual: "fail", Message: "not served"}}
+			r.Reasons = []vocab.Reason{{Check: vocab.CheckControl, Where: "chat-json (gen-text-1)", Expected: "the control served (pass)", Actual: "fail", Message: "not served"}}
 		}))
 	r := Build(meta(), rs)
 	var b bytes.Buffer
@@ -158,11 +159,11 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 		for _, c := range []*cnt{c, &total} {
 			c.tests++
 			switch x.Status {
-			case results.StatusFail:
+			case vocab.StatusFail:
 				c.failures++
-			case results.StatusError:
+			case vocab.StatusError:
 				c.errors++
-			case results.StatusSkip, results.StatusUnsupported, results.StatusThrottled, results.StatusInconclusive, results.StatusWaived:
+			case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive, vocab.StatusWaived:
 				c.skipped++
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 )
 
@@ -110,19 +111,19 @@ func (c *console) waits() string {
 	return fmt.Sprintf("waiting on the rate limit: %s (and %d more)", w[0], len(w)-1)
 }
 
-var statusColor = map[results.Status]string{
-	results.StatusPass: "32", results.StatusFail: "31", results.StatusError: "35",
-	results.StatusSkip: "90", results.StatusUnsupported: "33", results.StatusThrottled: "33",
-	results.StatusInconclusive: "33", results.StatusWaived: "36",
+var statusColor = map[vocab.Status]string{
+	vocab.StatusPass: "32", vocab.StatusFail: "31", vocab.StatusError: "35",
+	vocab.StatusSkip: "90", vocab.StatusUnsupported: "33", vocab.StatusThrottled: "33",
+	vocab.StatusInconclusive: "33", vocab.StatusWaived: "36",
 }
 
 // outcomeColor paints the verdict line like the status it resembles.
-var outcomeColor = map[results.Outcome]results.Status{
-	results.OutcomePass: results.StatusPass, results.OutcomeFail: results.StatusFail,
-	results.OutcomeIncomplete: results.StatusThrottled, results.OutcomeNoVerdict: results.StatusUnsupported,
+var outcomeColor = map[results.Outcome]vocab.Status{
+	results.OutcomePass: vocab.StatusPass, results.OutcomeFail: vocab.StatusFail,
+	results.OutcomeIncomplete: vocab.StatusThrottled, results.OutcomeNoVerdict: vocab.StatusUnsupported,
 }
 
-func (c *console) paint(st results.Status, s string) string {
+func (c *console) paint(st vocab.Status, s string) string {
 	if !c.color {
 		return s
 	}
@@ -173,7 +174,7 @@ func (c *console) full(r results.Result) {
 	}
 	fmt.Fprintf(c.w, "%s %-30s %-24s %s (%s, %dms%s)\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))),
 		r.Feature, r.Model, r.Case, r.Tier, r.DurationMS, waited)
-	if r.Status != results.StatusPass && r.Status != results.StatusSkip {
+	if r.Status != vocab.StatusPass && r.Status != vocab.StatusSkip {
 		for _, reason := range r.Reasons {
 			fmt.Fprintf(c.w, "    %s\n", reason)
 		}
@@ -212,21 +213,21 @@ func (c *console) summary(rs []results.Result, v results.Verdict) {
 	if c.tty {
 		fmt.Fprint(c.w, "\r\x1b[2K")
 	}
-	counts := map[results.Tier]map[results.Status]int{}
+	counts := map[vocab.Tier]map[vocab.Status]int{}
 	for _, r := range rs {
 		if counts[r.Tier] == nil {
-			counts[r.Tier] = map[results.Status]int{}
+			counts[r.Tier] = map[vocab.Status]int{}
 		}
 		counts[r.Tier][r.Status]++
 	}
 	fmt.Fprintf(c.w, "\n%-10s", "tier")
-	for _, s := range results.Statuses {
+	for _, s := range vocab.Statuses {
 		fmt.Fprintf(c.w, " %12s", s)
 	}
 	fmt.Fprintln(c.w)
-	for _, t := range results.Tiers {
+	for _, t := range vocab.Tiers {
 		fmt.Fprintf(c.w, "%-10s", t)
-		for _, s := range results.Statuses {
+		for _, s := range vocab.Statuses {
 			fmt.Fprintf(c.w, " %12d", counts[t][s])
 		}
 		fmt.Fprintln(c.w)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // In a log (not a terminal) the console prints one line per result that
@@ -16,20 +17,20 @@ import (
 // failures grouped by cause, deciding groups first; --verbose prints every
 // result whole.
 func TestConsoleInALog(t *testing.T) {
-	size := func(got string) results.Reason {
-		return results.Reason{Check: "image", Where: "data[0]", Expected: "1024x1024", Actual: got,
+	size := func(got string) vocab.Reason {
+		return vocab.Reason{Check: "image", Where: "data[0]", Expected: "1024x1024", Actual: got,
 			Message: "decoded image size differs from the requested size (spec 2.2)"}
 	}
 	rs := []results.Result{
-		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: results.TierVerified, Status: results.StatusFail,
-			Reasons: []results.Reason{size("512x512"), {Check: "json", Message: "created is not the time of this exchange"}}},
-		{Case: "edit-size", Model: "gen-image-2", Feature: "images.edit.size", Tier: results.TierVerified, Status: results.StatusFail,
-			Reasons: []results.Reason{size("742x742")}},
-		{Case: "chat-json", Model: "gen-5.5", Feature: "chat.basic", Tier: results.TierVerified, Status: results.StatusPass},
-		{Case: "chat-stream-strict", Model: "gen-5.5", Feature: "chat.stream", Tier: results.TierStrict, Status: results.StatusFail,
-			Reasons: []results.Reason{{Check: "sse-strict", Message: "chunk ids differ (chat.id-changed)"}}},
-		{Case: "chat-no-model", Model: "gen-5.5", Feature: "chat.errors", Tier: results.TierNegative, Status: results.StatusError,
-			Cancelled: true, Reasons: []results.Reason{{Check: "transport", Message: "context canceled"}}},
+		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: vocab.TierVerified, Status: vocab.StatusFail,
+			Reasons: []vocab.Reason{size("512x512"), {Check: "json", Message: "created is not the time of this exchange"}}},
+		{Case: "edit-size", Model: "gen-image-2", Feature: "images.edit.size", Tier: vocab.TierVerified, Status: vocab.StatusFail,
+			Reasons: []vocab.Reason{size("742x742")}},
+		{Case: "chat-json", Model: "gen-5.5", Feature: "chat.basic", Tier: vocab.TierVerified, Status: vocab.StatusPass},
+		{Case: "chat-stream-strict", Model: "gen-5.5", Feature: "chat.stream", Tier: vocab.TierStrict, Status: vocab.StatusFail,
+			Reasons: []vocab.Reason{{Check: "sse-strict", Message: "chunk ids differ (chat.id-changed)"}}},
+		{Case: "chat-no-model", Model: "gen-5.5", Feature: "chat.errors", Tier: vocab.TierNegative, Status: vocab.StatusError,
+			Cancelled: true, Reasons: []vocab.Reason{{Check: "transport", Message: "context canceled"}}},
 	}
 	verdict := results.Verdict{Outcome: results.OutcomeFail, Headline: "conformance failed: 2 of 3 verified/negative results failed or errored"}
 

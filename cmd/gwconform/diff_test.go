@@ -10,16 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 )
 
 // writeNight writes a report.json of one case per status given, and returns its path.
-func writeNight(t *testing.T, statuses ...results.Status) string {
+func writeNight(t *testing.T, statuses ...vocab.Status) string {
 	t.Helper()
 	var rs []results.Result
 	for i, st := range statuses {
-		rs = append(rs, results.Result{Case: "c" + string(rune('a'+i)), Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified,
-			Status: st, Reasons: []results.Reason{}, Attempts: 1, Started: time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)})
+		rs = append(rs, results.Result{Case: "c" + string(rune('a'+i)), Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified,
+			Status: st, Reasons: []vocab.Reason{}, Attempts: 1, Started: time.Date(2026, 3, 14, 3, 17, 0, 0, time.UTC)})
 	}
 	path := filepath.Join(t.TempDir(), report.FileJSON)
 	f, err := os.Create(path)
@@ -31,16 +32,16 @@ func writeNight(t *testing.T, statuses ...results.Status) string {
 
 func TestDiffExitCodes(t *testing.T) {
 	clearEnv(t)
-	pass := writeNight(t, results.StatusPass, results.StatusPass)
+	pass := writeNight(t, vocab.StatusPass, vocab.StatusPass)
 	tests := []struct {
 		name string
 		new  string
 		code int
 		says string
 	}{
-		{"no change", writeNight(t, results.StatusPass, results.StatusPass), exitOK, "no regressions"},
-		{"a regression", writeNight(t, results.StatusPass, results.StatusFail), exitFailed, "1 regression"},
-		{"an incomplete night", writeNight(t, results.StatusPass, results.StatusThrottled), exitIncomplete, "the night was incomplete"},
+		{"no change", writeNight(t, vocab.StatusPass, vocab.StatusPass), exitOK, "no regressions"},
+		{"a regression", writeNight(t, vocab.StatusPass, vocab.StatusFail), exitFailed, "1 regression"},
+		{"an incomplete night", writeNight(t, vocab.StatusPass, vocab.StatusThrottled), exitIncomplete, "the night was incomplete"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

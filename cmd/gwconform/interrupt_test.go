@@ -17,6 +17,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -98,7 +99,7 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 	rs, err := results.ReadFile(jsonl)
 	require.NoError(t, err, "every line of results.jsonl must be whole")
 	assert.GreaterOrEqual(t, len(rs), 3)
-	rank := map[results.Tier]int{results.TierVerified: 0, results.TierNegative: 0, results.TierStrict: 1, results.TierExplore: 2}
+	rank := map[vocab.Tier]int{vocab.TierVerified: 0, vocab.TierNegative: 0, vocab.TierStrict: 1, vocab.TierExplore: 2}
 	for i, r := range rs {
 		assert.NotEmpty(t, r.Case)
 		assert.NotEmpty(t, r.Status)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 )
 
@@ -23,7 +24,7 @@ func TestBudgetSpendsOnTheVerdictFirst(t *testing.T) {
 	require.Equal(t, exitIncomplete, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	made, counted := 0, 0
 	for _, r := range readResultsFile(t, out) {
-		if r.Status == results.StatusSkip {
+		if r.Status == vocab.StatusSkip {
 			continue
 		}
 		made++
@@ -51,7 +52,7 @@ func TestRerunFailedMakesTheCallsNeverMade(t *testing.T) {
 
 	// What a SIGKILL leaves: the first lines, and one cut by the interrupt.
 	cut := whole[3]
-	cut.Status, cut.Cancelled, cut.Reasons = results.StatusError, true, []results.Reason{{Check: "transport", Message: "context canceled"}}
+	cut.Status, cut.Cancelled, cut.Reasons = vocab.StatusError, true, []vocab.Reason{{Check: "transport", Message: "context canceled"}}
 	require.NoError(t, results.WriteFile(filepath.Join(out, results.FileName), append(whole[:3:3], cut)))
 
 	code, stdout, stderr = gw(t, "run", "--out", out, "--rerun-failed")
@@ -75,10 +76,10 @@ func TestRerunFailedMakesTheCallsNeverMade(t *testing.T) {
 func TestMergeShards(t *testing.T) {
 	clearEnv(t)
 	start := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
-	shard := func(t *testing.T, index, baseURL, catalogHash string, offset time.Duration, status results.Status) string {
+	shard := func(t *testing.T, index, baseURL, catalogHash string, offset time.Duration, status vocab.Status) string {
 		dir := filepath.Join(t.TempDir(), "shard-"+index)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		rs := []results.Result{{Case: "case-" + index, Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified, Status: status,
+		rs := []results.Result{{Case: "case-" + index, Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: status,
 			Started: start.Add(offset)}}
 		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
 		meta := report.Meta{BaseURL: baseURL, CatalogHash: catalogHash, Shard: index + "/2",
@@ -89,7 +90,7 @@ func TestMergeShards(t *testing.T) {
 	const gateway = "https://gateway.test"
 	t.Run("both shards", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
-		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", gateway, "abc", 5*time.Minute, results.StatusPass))
+		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass), shard(t, "2", gateway, "abc", 5*time.Minute, vocab.StatusPass))
 		require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 		rep := readJSONReport(t, out)
 		assert.Equal(t, gateway, rep.Metadata.BaseURL, "the shards' gateway, not the reference gateway")
@@ -99,7 +100,7 @@ func TestMergeShards(t *testing.T) {
 	})
 	t.Run("shard 2 missing", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
-		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass))
+		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass))
 		require.Equal(t, exitIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 		rep := readJSONReport(t, out)
 		assert.Equal(t, "incomplete", rep.Verdict)
@@ -108,12 +109,12 @@ func TestMergeShards(t *testing.T) {
 	})
 	t.Run("a failure exits 1", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
-		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusFail), shard(t, "2", gateway, "abc", 0, results.StatusPass))
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusFail), shard(t, "2", gateway, "abc", 0, vocab.StatusPass))
 		assert.Equal(t, exitFailed, code, stderr)
 	})
 	t.Run("two gateways are refused", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
-		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", "", "abc", 0, results.StatusPass))
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass), shard(t, "2", "", "abc", 0, vocab.StatusPass))
 		assert.Equal(t, exitNotStart, code)
 		assert.Contains(t, stderr, "tested https://gateway.test")
 		assert.Contains(t, stderr, "tested reference gateway (in-process)")
@@ -121,14 +122,14 @@ func TestMergeShards(t *testing.T) {
 	})
 	t.Run("two catalogs are refused", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
-		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, results.StatusPass), shard(t, "2", gateway, "def", 0, results.StatusPass))
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass), shard(t, "2", gateway, "def", 0, vocab.StatusPass))
 		assert.Equal(t, exitNotStart, code)
 		assert.Contains(t, stderr, "ran catalog abc")
 	})
 	t.Run("re-rendering one run keeps its gateway and duration", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "run")
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		rs := []results.Result{{Case: "c", Feature: "chat.basic", Model: "gen-5.5", Tier: results.TierVerified, Status: results.StatusPass, Started: start}}
+		rs := []results.Result{{Case: "c", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass, Started: start}}
 		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
 		require.NoError(t, report.WriteAll(dir, report.Build(report.Meta{BaseURL: gateway, CatalogHash: "abc", Started: start, Finished: start.Add(42 * time.Minute)}, rs)))
 		code, _, stderr := gw(t, "merge", dir, filepath.Join(dir, results.FileName))

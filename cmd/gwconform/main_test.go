@@ -14,6 +14,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/schemas"
 )
@@ -117,14 +118,14 @@ func TestRunOutputsShardsAndSecrets(t *testing.T) {
 				}
 			}
 		}
-		want := map[results.Status]int{}
+		want := map[vocab.Status]int{}
 		for _, r := range rs {
 			want[r.Status]++
 		}
 		assert.Equal(t, len(rs), tests)
-		assert.Equal(t, want[results.StatusFail], failures)
-		assert.Equal(t, want[results.StatusError], errs)
-		assert.Equal(t, want[results.StatusSkip]+want[results.StatusUnsupported]+want[results.StatusThrottled], skips)
+		assert.Equal(t, want[vocab.StatusFail], failures)
+		assert.Equal(t, want[vocab.StatusError], errs)
+		assert.Equal(t, want[vocab.StatusSkip]+want[vocab.StatusUnsupported]+want[vocab.StatusThrottled], skips)
 	})
 	t.Run("no key in any output", func(t *testing.T) {
 		files, err := filepath.Glob(filepath.Join(whole, "*"))

@@ -19,6 +19,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
 )
@@ -105,15 +106,15 @@ func TestWaiversAcceptance(t *testing.T) {
 		name    string
 		waivers string
 		code    int
-		status  results.Status // of the wrong-404 cases
+		status  vocab.Status // of the wrong-404 cases
 		state   results.WaiverState
 		says    []string // in matrix.md
 	}{
-		{name: "no waiver: the run fails", code: exitFailed, status: results.StatusFail,
+		{name: "no waiver: the run fails", code: exitFailed, status: vocab.StatusFail,
 			says: []string{"❌ gwconform: conformance failed"}},
-		{name: "a live waiver: the run passes, the cases waived", waivers: waiver("2099-01-01"), code: exitOK, status: results.StatusWaived, state: results.WaiverApplied,
+		{name: "a live waiver: the run passes, the cases waived", waivers: waiver("2099-01-01"), code: exitOK, status: vocab.StatusWaived, state: results.WaiverApplied,
 			says: []string{"✅ gwconform: conformance passed", "### 🔕 Waived: known deviations", "the relay answers 400 for retired and unknown model ids", "https://tracker.test/GW-404"}},
-		{name: "the waiver expired: the run fails again", waivers: waiver("2020-01-01"), code: exitFailed, status: results.StatusFail, state: results.WaiverExpired,
+		{name: "the waiver expired: the run fails again", waivers: waiver("2020-01-01"), code: exitFailed, status: vocab.StatusFail, state: results.WaiverExpired,
 			says: []string{"❌ gwconform: conformance failed", "expired 2020-01-01 and no longer applies", "### ⌛ Expired waivers"}},
 	}
 	for _, tt := range tests {
@@ -129,7 +130,7 @@ func TestWaiversAcceptance(t *testing.T) {
 			affected := 0
 			for _, r := range rep.Results {
 				if !strings.HasSuffix(r.Case, "-model-404") {
-					assert.Equal(t, results.StatusPass, r.Status, "%s %s", r.Case, r.Model)
+					assert.Equal(t, vocab.StatusPass, r.Status, "%s %s", r.Case, r.Model)
 					continue
 				}
 				affected++
@@ -219,10 +220,10 @@ func TestRerunFailedAcceptance(t *testing.T) {
 		assert.Equal(t, first[i].Case+"/"+first[i].Model, r.Case+"/"+r.Model, "same order")
 		was, rerun := failed[r.Case+"/"+r.Model]
 		if controls[r.Case+"/"+r.Model] {
-			assert.Equal(t, results.StatusPass, r.Status, "%s %s", r.Case, r.Model)
+			assert.Equal(t, vocab.StatusPass, r.Status, "%s %s", r.Case, r.Model)
 			assert.False(t, r.Flaky, "a control that passed twice is not flaky")
 			assert.Equal(t, 1, r.Reruns)
-			assert.Equal(t, results.StatusPass, r.FirstStatus)
+			assert.Equal(t, vocab.StatusPass, r.FirstStatus)
 			assert.InDelta(t, 2*first[i].CostUnits, r.CostUnits, 1e-9, "both runs' cost")
 			continue
 		}
@@ -230,7 +231,7 @@ func TestRerunFailedAcceptance(t *testing.T) {
 			assert.Equal(t, first[i], r, "a result that passed is left as it was")
 			continue
 		}
-		assert.Equal(t, results.StatusPass, r.Status, "%s %s", r.Case, r.Model)
+		assert.Equal(t, vocab.StatusPass, r.Status, "%s %s", r.Case, r.Model)
 		assert.True(t, r.Flaky)
 		assert.Equal(t, 1, r.Reruns)
 		assert.Equal(t, was.Status, r.FirstStatus)
@@ -315,7 +316,7 @@ func TestRunRecordsCostAndManifest(t *testing.T) {
 	spent, budgetSkips := 0.0, 0
 	for _, r := range readResultsFile(t, out) {
 		spent += r.CostUnits
-		if r.Status == results.StatusSkip && r.Reasons[0].Check == results.CheckBudget {
+		if r.Status == vocab.StatusSkip && r.Reasons[0].Check == vocab.CheckBudget {
 			budgetSkips++
 		}
 	}
@@ -383,7 +384,7 @@ func TestRunListsUncoveredModels(t *testing.T) {
 // gwconform history reads nights (files or directories) and writes the page.
 func TestHistoryCommand(t *testing.T) {
 	clearEnv(t)
-	dirs := []string{filepath.Dir(writeNight(t, results.StatusPass)), writeNight(t, results.StatusFail)}
+	dirs := []string{filepath.Dir(writeNight(t, vocab.StatusPass)), writeNight(t, vocab.StatusFail)}
 	out := t.TempDir()
 	code, stdout, stderr := gw(t, append([]string{"history", "--out", out}, dirs...)...)
 	require.Equal(t, exitOK, code, stderr)

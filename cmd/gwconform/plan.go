@@ -11,7 +11,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
@@ -80,7 +80,7 @@ func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection)
 	if sel.MaxCalls > 0 || sel.MaxCost > 0 {
 		over := 0
 		for _, c := range calls {
-			if c.Skip != nil && c.Skip.Check == results.CheckBudget {
+			if c.Skip != nil && c.Skip.Check == vocab.CheckBudget {
 				over++
 			}
 		}

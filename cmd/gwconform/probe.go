@@ -11,6 +11,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 )
 
@@ -82,7 +83,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout)
 	passed := map[string][]string{}
 	for _, r := range rs {
-		if r.Status == results.StatusPass {
+		if r.Status == vocab.StatusPass {
 			passed[r.Model] = append(passed[r.Model], r.Case)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -63,7 +64,7 @@ func TestProbeSnippetAddsModelsToTheNextRun(t *testing.T) {
 	require.NoError(t, err)
 	ran := map[string]int{}
 	for _, r := range rs {
-		assert.Equal(t, results.StatusPass, r.Status, "%s %s: %v", r.Model, r.Case, r.Reasons)
+		assert.Equal(t, vocab.StatusPass, r.Status, "%s %s: %v", r.Model, r.Case, r.Reasons)
 		ran[r.Model]++
 	}
 	assert.Positive(t, ran["gen-image-3-nova"])

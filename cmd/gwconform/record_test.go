@@ -22,6 +22,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/schemas"
@@ -78,8 +79,8 @@ type key struct{ caseID, model string }
 // verdicts are what a replay must reproduce of each result: status,
 // reasons, HTTP status and image hashes.
 type verdict struct {
-	Status  results.Status
-	Reasons []results.Reason
+	Status  vocab.Status
+	Reasons []vocab.Reason
 	HTTP    int
 	Images  []string
 }
@@ -182,7 +183,7 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 			assert.Equal(t, want, got[k], "%v", k)
 		}
 		bad := got[tampered]
-		assert.Equal(t, results.StatusFail, bad.Status)
+		assert.Equal(t, vocab.StatusFail, bad.Status)
 		require.NotEmpty(t, bad.Reasons)
 		for _, r := range bad.Reasons {
 			assert.Contains(t, r.String(), "robot", "every reason is the tampered role")
@@ -223,16 +224,16 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 		got := verdicts(t, out)
 		require.Len(t, got, len(recorded))
 		stale, missing := got[tampered], got[key{"chat-stream", "gen-5.5"}]
-		assert.Equal(t, results.StatusSkip, stale.Status)
-		assert.Equal(t, results.CheckRecordingStale, stale.Reasons[0].Check)
+		assert.Equal(t, vocab.StatusSkip, stale.Status)
+		assert.Equal(t, vocab.CheckRecordingStale, stale.Reasons[0].Check)
 		assert.Contains(t, stale.Reasons[0].Actual, "body sha256:")
-		assert.Equal(t, results.StatusSkip, missing.Status)
-		assert.Equal(t, results.CheckNoRecording, missing.Reasons[0].Check)
+		assert.Equal(t, vocab.StatusSkip, missing.Status)
+		assert.Equal(t, vocab.CheckNoRecording, missing.Reasons[0].Check)
 		refusals := []key{{"chat-no-model", "gen-5.5"}, {"chat-no-messages", "gen-5.5"}}
 		for _, k := range refusals {
-			assert.Equal(t, results.StatusInconclusive, got[k].Status, "%v", k)
+			assert.Equal(t, vocab.StatusInconclusive, got[k].Status, "%v", k)
 			require.NotEmpty(t, got[k].Reasons)
-			assert.Equal(t, results.CheckControl, got[k].Reasons[0].Check)
+			assert.Equal(t, vocab.CheckControl, got[k].Reasons[0].Check)
 			assert.Contains(t, got[k].Reasons[0].Actual, "recording stale")
 		}
 		for k, want := range recorded {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // adopt gives every setting the command line does not set the recorded
@@ -90,7 +91,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 			switch {
 			case companion:
 				controls++
-			case r.Status == results.StatusPass:
+			case r.Status == vocab.StatusPass:
 				flaky++
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -96,7 +97,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 			for _, r := range rs {
 				seen[key{r.Case, r.Model}]++
 				assert.False(t, r.Cancelled, "%s/%s is still cancelled", r.Case, r.Model)
-				assert.Equal(t, results.StatusPass, r.Status, "%s/%s: %v", r.Case, r.Model, r.Reasons)
+				assert.Equal(t, vocab.StatusPass, r.Status, "%s/%s: %v", r.Case, r.Model, r.Reasons)
 				if assert.NotNil(t, r.Transcript, "%s/%s", r.Case, r.Model) {
 					assert.FileExists(t, r.Transcript.Exchange, "the resumed run records to the same recording")
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 )
 
@@ -129,7 +130,7 @@ func TestRunThatCannotStartLeavesNoStaleReport(t *testing.T) {
 	clearEnv(t)
 	out := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
-	rep := report.Build(report.Meta{}, []results.Result{{Case: "c", Model: "m", Tier: results.TierVerified, Status: results.StatusPass}})
+	rep := report.Build(report.Meta{}, []results.Result{{Case: "c", Model: "m", Tier: vocab.TierVerified, Status: vocab.StatusPass}})
 	require.NoError(t, report.WriteAll(out, rep))
 	require.FileExists(t, filepath.Join(out, report.FileJSON))
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // runShow prints one result of a run: what it judged, every reason, the
@@ -89,7 +90,7 @@ func pickResult(rs []results.Result, caseID, model string) (results.Result, erro
 		return results.Result{}, fmt.Errorf("no result for case %q in this run", caseID)
 	}
 	for _, r := range of {
-		if r.Status != results.StatusPass {
+		if r.Status != vocab.StatusPass {
 			return r, nil
 		}
 	}

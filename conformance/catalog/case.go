@@ -13,8 +13,7 @@ import (
 	"strconv"
 
 	"github.com/goccy/go-yaml/ast"
-
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // KeyKind names the capability a key grants (spec section 5).
@@ -33,9 +32,9 @@ var KeyKinds = []KeyKind{KeyText, KeyMessages, KeyImage, KeyAlt}
 // Case is one declared check: a request, sent once per model, and what the
 // answer must look like.
 type Case struct {
-	ID      string       `yaml:"id"`
-	Feature string       `yaml:"feature"`
-	Tier    results.Tier `yaml:"tier"`
+	ID      string     `yaml:"id"`
+	Feature string     `yaml:"feature"`
+	Tier    vocab.Tier `yaml:"tier"`
 	// Refs are the requirement rows this case checks (SpecRef), as written
 	// in `spec:`; the loader rejects one that cases/requirements does not list.
 	Refs SpecRefs `yaml:"spec"`
@@ -179,7 +178,7 @@ func (e Expect) Accepts(code int) bool {
 // success, never its code (2.2 says "200-class"), so outside the strict tier
 // any 2xx is one.
 func (c *Case) successShown() bool {
-	return c.Tier != results.TierStrict && c.Expect.StatusIn == nil && c.Expect.Status/100 == 2
+	return c.Tier != vocab.TierStrict && c.Expect.StatusIn == nil && c.Expect.Status/100 == 2
 }
 
 // Accepts reports whether an answer's status is the one the case expects:

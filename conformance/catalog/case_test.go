@@ -3,9 +3,8 @@ package catalog
 import (
 	"testing"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // The spec shows success, not its code: outside the strict tier any 2xx
@@ -14,18 +13,18 @@ func TestCaseAccepts(t *testing.T) {
 	refused := &StatusSet{Class: "4xx", Except: []int{408, 429}}
 	for _, tc := range []struct {
 		name     string
-		tier     results.Tier
+		tier     vocab.Tier
 		expect   Expect
 		accepted []int
 		refused  []int
 		want     string
 	}{
-		{"verified success", results.TierVerified, Expect{Status: 200}, []int{200, 201, 203, 299}, []int{199, 301, 400, 500}, "2xx"},
-		{"explore success", results.TierExplore, Expect{Status: 200}, []int{200, 201}, []int{400}, "2xx"},
-		{"strict success", results.TierStrict, Expect{Status: 200}, []int{200}, []int{201, 203, 400}, "200"},
-		{"negative exact", results.TierNegative, Expect{Status: 400}, []int{400}, []int{200, 401, 404}, "400"},
-		{"strict refusal", results.TierStrict, Expect{Status: 404}, []int{404}, []int{200, 400}, "404"},
-		{"refusal class", results.TierNegative, Expect{StatusIn: refused}, []int{400, 403, 404}, []int{200, 408, 429, 500}, "any 4xx except [408 429]"},
+		{"verified success", vocab.TierVerified, Expect{Status: 200}, []int{200, 201, 203, 299}, []int{199, 301, 400, 500}, "2xx"},
+		{"explore success", vocab.TierExplore, Expect{Status: 200}, []int{200, 201}, []int{400}, "2xx"},
+		{"strict success", vocab.TierStrict, Expect{Status: 200}, []int{200}, []int{201, 203, 400}, "200"},
+		{"negative exact", vocab.TierNegative, Expect{Status: 400}, []int{400}, []int{200, 401, 404}, "400"},
+		{"strict refusal", vocab.TierStrict, Expect{Status: 404}, []int{404}, []int{200, 400}, "404"},
+		{"refusal class", vocab.TierNegative, Expect{StatusIn: refused}, []int{400, 403, 404}, []int{200, 408, 429, 500}, "any 4xx except [408 429]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Case{Tier: tc.tier, Expect: tc.expect}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // validateControl checks what one case alone can say of its control: a
@@ -13,9 +13,9 @@ import (
 func (l *loader) validateControl(d *decoder, c *Case) {
 	named := d.present["control"]
 	switch {
-	case c.Tier == results.TierNegative && !named:
+	case c.Tier == vocab.TierNegative && !named:
 		d.errAt(d.at(""), "a negative case needs control: the id of a verified case on the same path that sends this request without its defect")
-	case named && c.Tier != results.TierNegative && c.Tier != "":
+	case named && c.Tier != vocab.TierNegative && c.Tier != "":
 		d.errAt(d.at("control"), "control: only a negative case names one (this one is %s)", c.Tier)
 	case named && c.Control == "":
 		d.errAt(d.at("control"), "control: empty; give the id of a verified case")
@@ -60,7 +60,7 @@ func (l *loader) checkControls(cases []Case) {
 		switch {
 		case ctl == nil:
 			diag.Message = fmt.Sprintf("control: no case with id %q%s", c.Control, Closest(c.Control, ids))
-		case ctl.Tier != results.TierVerified:
+		case ctl.Tier != vocab.TierVerified:
 			diag.Message = fmt.Sprintf("control %q is a %s case: a control must be verified, a row the spec shows served", c.Control, ctl.Tier)
 		case ctl.Expect.StatusIn != nil || ctl.Expect.Status/100 != 2:
 			diag.Message = fmt.Sprintf("control %q expects %s: a control is a request the spec shows served (a 2xx)", c.Control, ctl.Expect.WantStatus())

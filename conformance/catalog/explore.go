@@ -11,7 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/gwconform/gwconform/conformance/pairwise"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // An explore domain declares parameters and their values instead of single
@@ -149,7 +149,7 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 
 	pos := fmt.Sprintf("%s:%d:%d", d.file, at.Line, at.Col)
 	base := Case{
-		ID: e.ID, Feature: e.Feature, Tier: results.TierExplore, Refs: e.Refs, Spec: e.Refs.String(), Requirement: e.Requirement,
+		ID: e.ID, Feature: e.Feature, Tier: vocab.TierExplore, Refs: e.Refs, Spec: e.Refs.String(), Requirement: e.Requirement,
 		Why: e.Why, Key: e.Key, Models: e.Models, Requires: e.Requires, Request: e.Request, Pos: pos,
 	}
 	var rows [][]string

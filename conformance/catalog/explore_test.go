@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/pairwise"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // exploreFile holds the edit domain of the issue (JSON) and a small
@@ -195,7 +195,7 @@ func TestExploreAllPairs(t *testing.T) {
 
 	for i, c := range edits {
 		assert.Equal(t, fmt.Sprintf("explore-edit-%02d", i+1), c.ID)
-		assert.Equal(t, results.TierExplore, c.Tier)
+		assert.Equal(t, vocab.TierExplore, c.Tier)
 		assert.Equal(t, "images.edit.explore", c.Feature)
 		assert.Equal(t, "4.5/rule-4", c.Spec)
 		assert.Equal(t, "maps stacked combinations", c.Why)

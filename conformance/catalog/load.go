@@ -16,8 +16,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Catalog is the loaded, validated case catalog. It is immutable after Load
@@ -371,7 +370,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 	if !d.present["tier"] {
 		req("", false, "missing field tier")
 	} else if c.Tier != "" && !c.Tier.Valid() {
-		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(results.Tiers))
+		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(vocab.Tiers))
 	}
 	req("", d.present["spec"], "missing field spec (the requirement ids this case checks)")
 	req("", d.present["requirement"], "missing field requirement (the sentence of the spec this case checks)")
@@ -379,7 +378,7 @@ func (l *loader) validate(d *decoder, c *Case) {
 	if d.present["requirement"] && strings.TrimSpace(c.Requirement) == "" {
 		d.errAt(d.at("requirement"), "requirement: empty")
 	}
-	if (c.Tier == results.TierStrict || c.Tier == results.TierExplore) && strings.TrimSpace(c.Why) == "" {
+	if (c.Tier == vocab.TierStrict || c.Tier == vocab.TierExplore) && strings.TrimSpace(c.Why) == "" {
 		req("", false, fmt.Sprintf("a %s case needs why (the reason it matters)", c.Tier))
 	}
 	if !d.present["key"] {

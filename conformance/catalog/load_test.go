@@ -5,10 +5,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gwconform/gwconform/conformance/results"
 )
 
 var testSchemas = []string{"image_result", "message", "chat_completion", "model_list"}
@@ -91,7 +90,7 @@ func TestLoadGood(t *testing.T) {
 
 	c := cat.Cases[0]
 	assert.Equal(t, "edit-multipart-two-refs", c.ID)
-	assert.Equal(t, results.TierVerified, c.Tier)
+	assert.Equal(t, vocab.TierVerified, c.Tier)
 	assert.Equal(t, KeyImage, c.Key)
 	assert.Equal(t, "cases/images_edits.yaml:3:5", c.Pos)
 	assert.Equal(t, []string{"gen-image-2.5-flare", "gen-image-2.5-sunburst"}, c.Models)

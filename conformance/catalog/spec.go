@@ -11,7 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/gwconform/gwconform/cases/requirements"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The spec itself lives outside the repository; its testable sentences are
@@ -20,10 +20,10 @@ import (
 
 // SpecRow is one testable sentence of the spec.
 type SpecRow struct {
-	ID       string       `yaml:"id"`      // "<section>/<slug>", e.g. "4.5/rule-2"
-	Section  string       `yaml:"section"` // e.g. "4.5"; the id's prefix
-	Sentence string       `yaml:"sentence"`
-	Tier     results.Tier `yaml:"tier"` // the tier the sentence implies
+	ID       string     `yaml:"id"`      // "<section>/<slug>", e.g. "4.5/rule-2"
+	Section  string     `yaml:"section"` // e.g. "4.5"; the id's prefix
+	Sentence string     `yaml:"sentence"`
+	Tier     vocab.Tier `yaml:"tier"` // the tier the sentence implies
 	// NotTestable, when set, says why no black-box call can check the
 	// sentence; such a row cannot be cited.
 	NotTestable string `yaml:"not_testable"`
@@ -38,7 +38,7 @@ type SpecRow struct {
 // Proven says whether a row is proven both ways as far as a black-box suite
 // can: a fault that breaks it is caught. An explore row cannot fail by
 // design and is never proven.
-func (r SpecRow) Proven() bool { return len(r.Faults) > 0 && r.Tier != results.TierExplore }
+func (r SpecRow) Proven() bool { return len(r.Faults) > 0 && r.Tier != vocab.TierExplore }
 
 // Spec is the loaded requirements file: its rows in file order.
 type Spec struct {
@@ -171,7 +171,7 @@ func LoadSpec(file string, data []byte) (*Spec, error) {
 			d.errAt(d.at("section"), "section %q is not a section number such as 4.5 (or intro)", row.Section)
 		}
 		if row.Tier != "" && !row.Tier.Valid() {
-			d.errAt(d.at("tier"), "tier %q is not one of %s", row.Tier, joinStrings(results.Tiers))
+			d.errAt(d.at("tier"), "tier %q is not one of %s", row.Tier, joinStrings(vocab.Tiers))
 		}
 		if d.present["not_testable"] && strings.TrimSpace(row.NotTestable) == "" {
 			d.errAt(d.at("not_testable"), "not_testable: empty; give the reason, or leave the field out")

@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // TestEmbeddedSpec loads the committed requirements file: no diagnostics,
@@ -23,7 +22,7 @@ func TestEmbeddedSpec(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, testable, 112)
 	assert.Equal(t, "4.5", s.byID["4.5/rule-2"].Section)
-	assert.Equal(t, results.TierNegative, s.byID["4.5/rule-2"].Tier)
+	assert.Equal(t, vocab.TierNegative, s.byID["4.5/rule-2"].Tier)
 }
 
 func TestLoadSpecBad(t *testing.T) {

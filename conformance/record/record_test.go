@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/record"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 const (
@@ -235,7 +235,7 @@ func TestTapThenReplay(t *testing.T) {
 		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 		assert.Equal(t, string(liveStream), string(got))
 	})
-	skip := func(t *testing.T, call record.Call, key, body string) results.Reason {
+	skip := func(t *testing.T, call record.Call, key, body string) vocab.Reason {
 		t.Helper()
 		ctx, log := record.Begin(t.Context(), call)
 		_, _, err := do(t, ctx, replay, "POST", srv.URL+"/base/v1/chat/completions", key, body)
@@ -248,18 +248,18 @@ func TestTapThenReplay(t *testing.T) {
 	}
 	t.Run("a changed request is stale", func(t *testing.T) {
 		r := skip(t, chatCall, "replay-text-key", `{"model":"gen-5.5","stream":false}`)
-		assert.Equal(t, results.CheckRecordingStale, r.Check)
+		assert.Equal(t, vocab.CheckRecordingStale, r.Check)
 		assert.Equal(t, "recording stale", r.Message)
 		assert.Contains(t, r.Actual, "body sha256:")
 	})
 	t.Run("another key kind is stale", func(t *testing.T) {
 		r := skip(t, chatCall, "replay-image-key", chatBody)
-		assert.Equal(t, results.CheckRecordingStale, r.Check)
+		assert.Equal(t, vocab.CheckRecordingStale, r.Check)
 		assert.Contains(t, r.Actual, "key image, recorded text")
 	})
 	t.Run("a call never recorded", func(t *testing.T) {
 		r := skip(t, record.Call{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Key: "text"}, "replay-text-key", chatBody)
-		assert.Equal(t, results.CheckNoRecording, r.Check)
+		assert.Equal(t, vocab.CheckNoRecording, r.Check)
 		assert.Equal(t, "no recording", r.Message)
 	})
 }

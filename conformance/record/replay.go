@@ -12,13 +12,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // SkipError is a Replay's answer for a call it cannot replay: no
 // recording, a changed request, or a recording the recording run itself
 // cut short. The engine reports the call as skipped with Reason.
-type SkipError struct{ Reason results.Reason }
+type SkipError struct{ Reason vocab.Reason }
 
 func (e *SkipError) Error() string { return e.Reason.String() }
 
@@ -49,7 +49,7 @@ func (r *Replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	rel := CallFile(log.call)
 	ex, err := r.load(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &SkipError{results.Reason{Check: results.CheckNoRecording, Where: filepath.ToSlash(rel),
+		return nil, &SkipError{vocab.Reason{Check: vocab.CheckNoRecording, Where: filepath.ToSlash(rel),
 			Expected: "a recorded exchange", Actual: "none in " + r.Store.Dir(), Message: "no recording"}}
 	}
 	if err != nil {
@@ -63,14 +63,14 @@ func (r *Replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	i, why := log.match(ex, key)
 	where := filepath.Join(r.Store.Dir(), rel)
 	if i < 0 {
-		return nil, &SkipError{results.Reason{Check: results.CheckRecordingStale, Where: filepath.ToSlash(where),
+		return nil, &SkipError{vocab.Reason{Check: vocab.CheckRecordingStale, Where: filepath.ToSlash(where),
 			Expected: "the request as recorded", Actual: why, Message: "recording stale"}}
 	}
 	rd := ex.Rounds[i]
 	log.serve(where, rd)
 	switch {
 	case rd.Cut != "":
-		return nil, &SkipError{results.Reason{Check: results.CheckRecordingCut, Where: filepath.ToSlash(where), Actual: rd.Cut,
+		return nil, &SkipError{vocab.Reason{Check: vocab.CheckRecordingCut, Where: filepath.ToSlash(where), Actual: rd.Cut,
 			Message: "recording cut short: the recording run ended this call itself, so there is nothing to judge"}}
 	case rd.Response == nil:
 		return nil, errors.New(rd.Error)

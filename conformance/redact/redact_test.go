@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 func TestCredentials(t *testing.T) {
@@ -55,7 +56,7 @@ func TestResultRedactsEveryText(t *testing.T) {
 	const key = "sk-Distinctive-123"
 	res := results.Result{
 		Model:      "m-" + key,
-		Reasons:    []results.Reason{{Where: key, Expected: key, Actual: key, Message: key}},
+		Reasons:    []vocab.Reason{{Where: key, Expected: key, Actual: key, Message: key}},
 		EventTypes: []string{key},
 		Request:    &results.Request{Path: "/v1?k=" + key, Body: key},
 	}

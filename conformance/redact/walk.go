@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Walk applies f to every text of a result: what a request, a gateway, a
@@ -19,13 +20,13 @@ import (
 // patterns (the published artefact's second line of defence): one list of
 // fields for both.
 func Walk(r *results.Result, f func(string) string) {
-	reasons := func(rs []results.Reason) []results.Reason {
+	reasons := func(rs []vocab.Reason) []vocab.Reason {
 		if rs == nil {
 			return nil
 		}
-		out := make([]results.Reason, len(rs))
+		out := make([]vocab.Reason, len(rs))
 		for i, x := range rs {
-			out[i] = results.Reason{Check: f(x.Check), Where: f(x.Where), Expected: f(x.Expected), Actual: f(x.Actual), Message: f(x.Message)}
+			out[i] = vocab.Reason{Check: f(x.Check), Where: f(x.Where), Expected: f(x.Expected), Actual: f(x.Actual), Message: f(x.Message)}
 		}
 		return out
 	}

@@ -7,67 +7,20 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
+
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
-
-// Cause names what a reason found wrong, without the values of one case:
-// its check and its message, with the numbers and quoted values outside
-// parentheses taken out (a parenthesis holds a rule id or a spec citation,
-// which belong to the cause). Reasons of one cause in many cases name one
-// defect, which triage reads once.
-func (r Reason) Cause() string {
-	return r.Check + ": " + causeText(r.Message)
-}
-
-var (
-	quotedRE = regexp.MustCompile(`"[^"]*"|'[^']*'`)
-	numberRE = regexp.MustCompile(`\d+(\.\d+)?`)
-)
-
-// causeText replaces quoted values and numbers outside parentheses.
-func causeText(s string) string {
-	var b strings.Builder
-	depth, start := 0, 0
-	flush := func(end int) {
-		part := quotedRE.ReplaceAllString(s[start:end], "…")
-		b.WriteString(numberRE.ReplaceAllString(part, "N"))
-	}
-	for i, c := range s {
-		switch c {
-		case '(':
-			if depth == 0 {
-				flush(i)
-				start = i
-			}
-			depth++
-		case ')':
-			if depth > 0 {
-				depth--
-				if depth == 0 {
-					b.WriteString(s[start : i+1])
-					start = i + 1
-				}
-			}
-		}
-	}
-	if depth > 0 {
-		b.WriteString(s[start:])
-	} else {
-		flush(len(s))
-	}
-	return b.String()
-}
 
 // CauseGroup is every result that one cause made fail: what a triage reads
 // instead of a line per case × model.
 type CauseGroup struct {
 	Cause    string
-	Deciding bool     // the results decide the verdict (verified, negative; strict with --strict)
-	Results  int      // results with a reason of this cause
-	Cells    int      // distinct model × feature cells among them
-	Cases    []string // their case ids, sorted
-	Example  Result   // the first such result
-	Reason   Reason   // its reason of this cause
+	Deciding bool         // the results decide the verdict (verified, negative; strict with --strict)
+	Results  int          // results with a reason of this cause
+	Cells    int          // distinct model × feature cells among them
+	Cases    []string     // their case ids, sorted
+	Example  Result       // the first such result
+	Reason   vocab.Reason // its reason of this cause
 }
 
 // GroupByCause groups the results that failed (fail, error, throttled,

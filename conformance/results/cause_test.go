@@ -4,47 +4,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestCause(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		a, b Reason
-		same bool
-	}{
-		{Reason{Check: "status", Message: "HTTP status 404, want 2xx (spec 4.4/verified-models)"},
-			Reason{Check: "status", Message: "HTTP status 400, want 2xx (spec 4.4/verified-models)"}, true},
-		{Reason{Check: "image", Where: "data[0]", Message: "decoded size 512x512 differs from the requested size 1024x1024 (spec 2.2)"},
-			Reason{Check: "image", Where: "data[1]", Message: "decoded size 1254x1254 differs from the requested size 1536x1024 (spec 2.2)"}, true},
-		{Reason{Check: "sse", Message: `event data is not JSON (chat.not-json)`},
-			Reason{Check: "sse", Message: `event data is not JSON (messages.not-json)`}, false},
-		{Reason{Check: "json", Message: `model "gen-5" is not the model requested (spec 2.3, 2.4)`},
-			Reason{Check: "json", Message: `model "msg-opus-5" is not the model requested (spec 2.3, 2.4)`}, true},
-		{Reason{Check: "json", Message: "x (spec 2.3)"}, Reason{Check: "json", Message: "x (spec 2.4)"}, false},
-		{Reason{Check: "schema", Message: "x"}, Reason{Check: "json", Message: "x"}, false},
-	} {
-		assert.Equal(t, tc.same, tc.a.Cause() == tc.b.Cause(), "%q vs %q", tc.a.Cause(), tc.b.Cause())
-	}
-	assert.Equal(t, "image: decoded size NxN differs from the requested size NxN (spec 2.2)",
-		Reason{Check: "image", Message: "decoded size 512x512 differs from the requested size 1024x1024 (spec 2.2)"}.Cause())
-}
-
 func TestGroupByCause(t *testing.T) {
 	t.Parallel()
-	size := func(got string) Reason {
-		return Reason{Check: "image", Where: "data[0]", Expected: "1024x1024", Actual: got, Message: "decoded size " + got + " differs from the requested size 1024x1024 (spec 2.2)"}
+	size := func(got string) vocab.Reason {
+		return vocab.Reason{Check: "image", Where: "data[0]", Expected: "1024x1024", Actual: got, Message: "decoded size " + got + " differs from the requested size 1024x1024 (spec 2.2)"}
 	}
-	done := Reason{Check: "sse", Message: "no [DONE] (chat.done-missing)"}
+	done := vocab.Reason{Check: "sse", Message: "no [DONE] (chat.done-missing)"}
 	rs := []Result{
-		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: TierVerified, Status: StatusFail, Reasons: []Reason{size("512x512")}},
-		{Case: "gen-basic", Model: "gen-image-2.5-flare", Feature: "images.generate", Tier: TierVerified, Status: StatusFail, Reasons: []Reason{size("742x742")}},
-		{Case: "edit-size", Model: "gen-image-2", Feature: "images.edit.size", Tier: TierVerified, Status: StatusFail, Reasons: []Reason{size("512x512"), size("1x1")}},
-		{Case: "chat-stream", Model: "gen-5.5", Feature: "chat.stream", Tier: TierVerified, Status: StatusFail, Reasons: []Reason{done}},
-		{Case: "chat-stream-strict", Model: "gen-5.5", Feature: "chat.stream", Tier: TierStrict, Status: StatusFail, Reasons: []Reason{done}},
-		{Case: "chat-json", Model: "gen-5.5", Feature: "chat.basic", Tier: TierVerified, Status: StatusError, Cancelled: true, Reasons: []Reason{{Check: "transport", Message: "context canceled"}}},
-		{Case: "chat-json", Model: "gen-5", Feature: "chat.basic", Tier: TierVerified, Status: StatusPass},
+		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{size("512x512")}},
+		{Case: "gen-basic", Model: "gen-image-2.5-flare", Feature: "images.generate", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{size("742x742")}},
+		{Case: "edit-size", Model: "gen-image-2", Feature: "images.edit.size", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{size("512x512"), size("1x1")}},
+		{Case: "chat-stream", Model: "gen-5.5", Feature: "chat.stream", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{done}},
+		{Case: "chat-stream-strict", Model: "gen-5.5", Feature: "chat.stream", Tier: vocab.TierStrict, Status: vocab.StatusFail, Reasons: []vocab.Reason{done}},
+		{Case: "chat-json", Model: "gen-5.5", Feature: "chat.basic", Tier: vocab.TierVerified, Status: vocab.StatusError, Cancelled: true, Reasons: []vocab.Reason{{Check: "transport", Message: "context canceled"}}},
+		{Case: "chat-json", Model: "gen-5", Feature: "chat.basic", Tier: vocab.TierVerified, Status: vocab.StatusPass},
 	}
 	groups := GroupByCause(rs, false)
 	require.Len(t, groups, 3, "%+v", groups)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // A negative case names a control: a verified case on the same endpoint,
@@ -25,13 +27,13 @@ import (
 // throttled keeps its result: an accepted defect, or an answer the rule
 // does not allow, needs no control.
 func Settle(neg Result, controlID string, control *Result) Result {
-	if neg.Tier != TierNegative || neg.Status != StatusPass || neg.Cancelled {
+	if neg.Tier != vocab.TierNegative || neg.Status != vocab.StatusPass || neg.Cancelled {
 		return neg
 	}
 	if control != nil && control.Served() {
 		return neg
 	}
-	r := Reason{Check: CheckControl, Where: fmt.Sprintf("%s (%s)", controlID, neg.Model), Expected: "the control served (a 2xx success)", Actual: "not in this run",
+	r := vocab.Reason{Check: vocab.CheckControl, Where: fmt.Sprintf("%s (%s)", controlID, neg.Model), Expected: "the control served (a 2xx success)", Actual: "not in this run",
 		Message: "refused as stated, but the control — the same request without the defect — was not served, so the refusal proves nothing"}
 	if control != nil {
 		r.Actual = string(control.Status)
@@ -47,8 +49,8 @@ func Settle(neg Result, controlID string, control *Result) Result {
 			neg.Cancelled = true
 		}
 	}
-	neg.Status, neg.Flaky = StatusInconclusive, false
-	neg.Reasons = append([]Reason{r}, neg.Reasons...)
+	neg.Status, neg.Flaky = vocab.StatusInconclusive, false
+	neg.Reasons = append([]vocab.Reason{r}, neg.Reasons...)
 	return neg
 }
 
@@ -64,9 +66,9 @@ func (r Result) Served() bool {
 		return false
 	}
 	switch r.Status {
-	case StatusPass:
+	case vocab.StatusPass:
 		return true
-	case StatusFail, StatusWaived:
+	case vocab.StatusFail, vocab.StatusWaived:
 		return !slices.ContainsFunc(r.Reasons, refusedInBody)
 	}
 	return false
@@ -74,7 +76,7 @@ func (r Result) Served() bool {
 
 // refusedInBody is the reason the success-body rule of 2.2 and 7 gives (the
 // engine's checkSuccessBody): an error member, or an empty data list.
-func refusedInBody(r Reason) bool {
+func refusedInBody(r vocab.Reason) bool {
 	return r.Check == "json" && (r.Where == "error" || r.Where == "data" && r.Actual == "[]")
 }
 
@@ -84,7 +86,7 @@ func refusedInBody(r Reason) bool {
 func describeControl(r Result) string {
 	s := r.Case + " on " + r.Model
 	for _, reason := range r.Reasons {
-		if reason.Check == CheckControl {
+		if reason.Check == vocab.CheckControl {
 			status, _, _ := strings.Cut(reason.Actual, ": ")
 			return fmt.Sprintf("%s: control %s %s", s, reason.Where, status)
 		}

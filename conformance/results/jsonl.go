@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Writer appends results to a JSONL file, one line per Write, flushed and
@@ -40,7 +42,7 @@ func Append(path string) (*Writer, error) {
 // an array, never null.
 func line(r Result) ([]byte, error) {
 	if r.Reasons == nil {
-		r.Reasons = []Reason{}
+		r.Reasons = []vocab.Reason{}
 	}
 	b, err := json.Marshal(r)
 	if err != nil {

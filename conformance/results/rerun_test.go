@@ -5,27 +5,28 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestRerunnable(t *testing.T) {
 	tests := []struct {
-		tier   Tier
-		status Status
+		tier   vocab.Tier
+		status vocab.Status
 		strict bool
 		want   bool
 	}{
-		{TierVerified, StatusFail, false, true},
-		{TierNegative, StatusError, false, true},
-		{TierVerified, StatusThrottled, false, true},
-		{TierNegative, StatusInconclusive, false, true},
-		{TierVerified, StatusPass, false, false},
-		{TierVerified, StatusWaived, false, false},
-		{TierVerified, StatusSkip, false, false},
-		{TierStrict, StatusFail, false, false},
-		{TierStrict, StatusFail, true, true},
-		{TierExplore, StatusFail, true, false},
+		{vocab.TierVerified, vocab.StatusFail, false, true},
+		{vocab.TierNegative, vocab.StatusError, false, true},
+		{vocab.TierVerified, vocab.StatusThrottled, false, true},
+		{vocab.TierNegative, vocab.StatusInconclusive, false, true},
+		{vocab.TierVerified, vocab.StatusPass, false, false},
+		{vocab.TierVerified, vocab.StatusWaived, false, false},
+		{vocab.TierVerified, vocab.StatusSkip, false, false},
+		{vocab.TierStrict, vocab.StatusFail, false, false},
+		{vocab.TierStrict, vocab.StatusFail, true, true},
+		{vocab.TierExplore, vocab.StatusFail, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tier)+"/"+string(tt.status), func(t *testing.T) {
@@ -35,10 +36,10 @@ func TestRerunnable(t *testing.T) {
 }
 
 func TestRerun(t *testing.T) {
-	wrong := []Reason{{Check: "status", Expected: "404", Actual: "400", Message: "HTTP status 400, want 404"}}
-	first := Result{Case: "c", Model: "m", Status: StatusFail, Reasons: wrong, CostUnits: 1, Attempts: 1}
-	pass := Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, CostUnits: 1, Attempts: 1}
-	fail := Result{Case: "c", Model: "m", Status: StatusFail, Reasons: []Reason{{Check: "schema", Message: "other"}}, CostUnits: 2, Attempts: 2}
+	wrong := []vocab.Reason{{Check: "status", Expected: "404", Actual: "400", Message: "HTTP status 400, want 404"}}
+	first := Result{Case: "c", Model: "m", Status: vocab.StatusFail, Reasons: wrong, CostUnits: 1, Attempts: 1}
+	pass := Result{Case: "c", Model: "m", Status: vocab.StatusPass, Reasons: []vocab.Reason{}, CostUnits: 1, Attempts: 1}
+	fail := Result{Case: "c", Model: "m", Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "schema", Message: "other"}}, CostUnits: 2, Attempts: 2}
 
 	tests := []struct {
 		name        string
@@ -46,13 +47,13 @@ func TestRerun(t *testing.T) {
 		want        Result
 	}{
 		{"now passes: flaky, first reasons kept", first, pass,
-			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Flaky: true, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: StatusFail, FirstReasons: wrong}},
+			Result{Case: "c", Model: "m", Status: vocab.StatusPass, Reasons: []vocab.Reason{}, Flaky: true, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: vocab.StatusFail, FirstReasons: wrong}},
 		{"fails again: its own reasons, the first kept", first, fail,
-			Result{Case: "c", Model: "m", Status: StatusFail, Reasons: fail.Reasons, Attempts: 2, CostUnits: 3, Reruns: 1, FirstStatus: StatusFail, FirstReasons: wrong}},
+			Result{Case: "c", Model: "m", Status: vocab.StatusFail, Reasons: fail.Reasons, Attempts: 2, CostUnits: 3, Reruns: 1, FirstStatus: vocab.StatusFail, FirstReasons: wrong}},
 		{"a second re-run keeps the very first run", Rerun(first, fail), pass,
-			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Flaky: true, Attempts: 1, CostUnits: 4, Reruns: 2, FirstStatus: StatusFail, FirstReasons: wrong}},
+			Result{Case: "c", Model: "m", Status: vocab.StatusPass, Reasons: []vocab.Reason{}, Flaky: true, Attempts: 1, CostUnits: 4, Reruns: 2, FirstStatus: vocab.StatusFail, FirstReasons: wrong}},
 		{"a control re-run beside its negative passes again: not flaky", pass, pass,
-			Result{Case: "c", Model: "m", Status: StatusPass, Reasons: []Reason{}, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: StatusPass, FirstReasons: []Reason{}}},
+			Result{Case: "c", Model: "m", Status: vocab.StatusPass, Reasons: []vocab.Reason{}, Attempts: 1, CostUnits: 2, Reruns: 1, FirstStatus: vocab.StatusPass, FirstReasons: []vocab.Reason{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,12 +65,12 @@ func TestRerun(t *testing.T) {
 func TestWriteFileReplaces(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o600))
-	rs := []Result{{Case: "a", Status: StatusPass}, {Case: "b", Status: StatusWaived, Waiver: &Waiver{Reason: "r", State: WaiverApplied}}}
+	rs := []Result{{Case: "a", Status: vocab.StatusPass}, {Case: "b", Status: vocab.StatusWaived, Waiver: &Waiver{Reason: "r", State: WaiverApplied}}}
 	require.NoError(t, WriteFile(path, rs))
 	got, err := ReadFile(path)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, StatusWaived, got[1].Status)
+	assert.Equal(t, vocab.StatusWaived, got[1].Status)
 	assert.Equal(t, "r", got[1].Waiver.Reason)
 	st, err := os.Stat(path)
 	require.NoError(t, err)

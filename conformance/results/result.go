@@ -5,82 +5,11 @@
 // added to, never renamed.
 package results
 
-import "time"
+import (
+	"time"
 
-// Tier says how much weight a case carries.
-type Tier string
-
-const (
-	// TierVerified cases are rows the spec shows working: they must pass.
-	TierVerified Tier = "verified"
-	// TierNegative cases are rows of the spec's error table: they must be rejected as stated.
-	TierNegative Tier = "negative"
-	// TierStrict cases follow from the spec's text (or the official clients) but
-	// are not verified rows; they count toward the exit code only with --strict.
-	TierStrict Tier = "strict"
-	// TierExplore cases discover capabilities and never fail a run.
-	TierExplore Tier = "explore"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
-
-// Tiers lists every tier in the order reports show them.
-var Tiers = []Tier{TierVerified, TierNegative, TierStrict, TierExplore}
-
-// Valid reports whether t is one of the four tiers.
-func (t Tier) Valid() bool {
-	for _, k := range Tiers {
-		if t == k {
-			return true
-		}
-	}
-	return false
-}
-
-// Status is the outcome of one case × model.
-type Status string
-
-const (
-	StatusPass        Status = "pass"        // every expectation held
-	StatusFail        Status = "fail"        // the gateway broke the contract
-	StatusError       Status = "error"       // the run itself broke (bad fixture, DNS failure, ...)
-	StatusSkip        Status = "skip"        // not selected, or a precondition is missing
-	StatusUnsupported Status = "unsupported" // explore tier: the gateway declined
-	StatusThrottled   Status = "throttled"   // still 429 after waiting --max-wait (Options.MaxWait)
-	// StatusWaived is a failure covered by a live entry of --waivers: a
-	// known deviation, reported apart with the entry's reason and link,
-	// never failing the run.
-	StatusWaived Status = "waived"
-	// StatusInconclusive is a negative case refused as stated whose control
-	// (Settle) was not accepted in the same run: an endpoint that refuses
-	// everything refuses the defective request too, so the refusal proves
-	// nothing. Not a pass: it makes a run without failures incomplete.
-	StatusInconclusive Status = "inconclusive"
-)
-
-// Statuses lists every status in the order reports show them.
-var Statuses = []Status{StatusPass, StatusFail, StatusError, StatusSkip, StatusUnsupported, StatusThrottled, StatusInconclusive, StatusWaived}
-
-// Reason explains one broken expectation: which check, where (a JSON path,
-// "event 3", "image 1"), what was expected and what came back.
-type Reason struct {
-	Check    string `json:"check"`              // status, schema, json, sse, image, content_type, transport, ...
-	Where    string `json:"where,omitempty"`    // JSON path or event/image number
-	Expected string `json:"expected,omitempty"` // rendered for humans
-	Actual   string `json:"actual,omitempty"`   // rendered for humans, truncated
-	Message  string `json:"message"`            // one sentence
-}
-
-// String renders a reason on one line: "check at where: message (expected X, got Y)".
-func (r Reason) String() string {
-	s := r.Check
-	if r.Where != "" {
-		s += " at " + r.Where
-	}
-	s += ": " + r.Message
-	if r.Expected != "" || r.Actual != "" {
-		s += " (expected " + r.Expected + ", got " + r.Actual + ")"
-	}
-	return s
-}
 
 // ImageInfo describes one decoded image without carrying its bytes.
 type ImageInfo struct {
@@ -107,27 +36,27 @@ type Request struct {
 
 // Result is one line of results.jsonl: one finished case × model.
 type Result struct {
-	Case       string `json:"case"`
-	Feature    string `json:"feature"`
-	Model      string `json:"model"`
-	Tier       Tier   `json:"tier"`
-	Status     Status `json:"status"`
-	DurationMS int64  `json:"duration_ms"`
-	TTFBMS     int64  `json:"ttfb_ms"`
-	Attempts   int    `json:"attempts"`
+	Case       string       `json:"case"`
+	Feature    string       `json:"feature"`
+	Model      string       `json:"model"`
+	Tier       vocab.Tier   `json:"tier"`
+	Status     vocab.Status `json:"status"`
+	DurationMS int64        `json:"duration_ms"`
+	TTFBMS     int64        `json:"ttfb_ms"`
+	Attempts   int          `json:"attempts"`
 	// Flaky: passed only when asked again after a 5xx or a lost
 	// connection. Waiting on the rate limit is not flakiness.
 	Flaky bool `json:"flaky"`
 	// Waits is how often the call waited on the gateway's rate limit before
 	// a send (a 429's Retry-After, a spent quota), and WaitMS how long in
 	// all; neither is part of DurationMS, which counts from the send.
-	Waits       int      `json:"waits,omitempty"`
-	WaitMS      int64    `json:"wait_ms,omitempty"`
-	Reasons     []Reason `json:"reasons"`
-	Key         string   `json:"key,omitempty"`         // key kind (text, messages, image, alt), never the key
-	Spec        string   `json:"spec,omitempty"`        // spec section
-	Requirement string   `json:"requirement,omitempty"` // requirement sentence
-	HTTPStatus  int      `json:"http_status,omitempty"`
+	Waits       int            `json:"waits,omitempty"`
+	WaitMS      int64          `json:"wait_ms,omitempty"`
+	Reasons     []vocab.Reason `json:"reasons"`
+	Key         string         `json:"key,omitempty"`         // key kind (text, messages, image, alt), never the key
+	Spec        string         `json:"spec,omitempty"`        // spec section
+	Requirement string         `json:"requirement,omitempty"` // requirement sentence
+	HTTPStatus  int            `json:"http_status,omitempty"`
 	// Requests is how many HTTP requests the call made: retries, the
 	// variants a gateway declined, and the extra model lists of a
 	// differs_from check included.
@@ -161,9 +90,9 @@ type Result struct {
 	// Reruns counts the times --rerun-failed re-ran this case × model;
 	// FirstStatus and FirstReasons are what its first run ended with, kept
 	// so a failure that passed on a re-run (flaky) stays visible.
-	Reruns       int      `json:"reruns,omitempty"`
-	FirstStatus  Status   `json:"first_status,omitempty"`
-	FirstReasons []Reason `json:"first_reasons,omitempty"`
+	Reruns       int            `json:"reruns,omitempty"`
+	FirstStatus  vocab.Status   `json:"first_status,omitempty"`
+	FirstReasons []vocab.Reason `json:"first_reasons,omitempty"`
 	// RequestID is the gateway's id of the answer a non-passing result
 	// judged (X-Request-Id, Request-Id or a like response header): what
 	// the gateway's operators ask for first.
@@ -262,23 +191,11 @@ func (r Result) CaseModel() CaseModel { return CaseModel{r.Case, r.Model} }
 // Decides reports whether the result decides the verdict and the exit code (Tier.Decides).
 func (r Result) Decides(strict bool) bool { return r.Tier.Decides(strict) }
 
-// Decides reports whether a tier decides the verdict and the exit code: verified and
-// negative always, strict only when strict is set. Explore never.
-func (t Tier) Decides(strict bool) bool {
-	switch t {
-	case TierVerified, TierNegative:
-		return true
-	case TierStrict:
-		return strict
-	}
-	return false
-}
-
 // Failed is true for a result that breaks the run when it Decides. A waived
 // result is not failed: its entry accepted the deviation; nor is a call an
 // interrupt cut: no verdict on the gateway.
 func (r Result) Failed() bool {
-	return (r.Status == StatusFail || r.Status == StatusError) && !r.Cancelled
+	return (r.Status == vocab.StatusFail || r.Status == vocab.StatusError) && !r.Cancelled
 }
 
 // FailsRun is true for a result that decides the exit code and failed.
@@ -289,7 +206,7 @@ func (r Result) FailsRun(strict bool) bool { return r.Decides(strict) && r.Faile
 // the results that would page someone or leave the run incomplete — or was
 // cut by an interrupt. A waived result is a known deviation, not run again.
 func (r Result) Rerunnable(strict bool) bool {
-	return r.Decides(strict) && (r.Failed() || r.Status == StatusThrottled || r.Status == StatusInconclusive || r.Cancelled)
+	return r.Decides(strict) && (r.Failed() || r.Status == vocab.StatusThrottled || r.Status == vocab.StatusInconclusive || r.Cancelled)
 }
 
 // Rerun combines a result with its re-run: the re-run's outcome, with the
@@ -306,11 +223,11 @@ func Rerun(first, again Result) Result {
 		again.FirstStatus, again.FirstReasons = first.FirstStatus, first.FirstReasons
 	}
 	if again.FirstReasons == nil {
-		again.FirstReasons = []Reason{}
+		again.FirstReasons = []vocab.Reason{}
 	}
 	again.CostUnits += first.CostUnits
 	again.Refused += first.Refused
-	if again.Status == StatusPass && again.FirstStatus != StatusPass {
+	if again.Status == vocab.StatusPass && again.FirstStatus != vocab.StatusPass {
 		again.Flaky = true
 	}
 	return again

@@ -4,25 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// Checks of a skipped result's reason: why a planned call was not made. The
-// verdict reads them, so a missing key, a rejected key and a budget are each
-// said once, not once per case.
-const (
-	CheckKeyMissing   = "key-missing"  // no key of that kind configured
-	CheckKeyRejected  = "key-rejected" // the key was refused by the preflight call
-	CheckPrecondition = "precondition" // e.g. no public image URL for the URL-reference case
-	CheckBudget       = "budget"       // beyond --max-calls or --max-cost
-	// A replay's reasons (run --replay): no exchange recorded for the case
-	// × model, a rendered request that differs from the recorded one, or a
-	// recorded call the recording run itself cut short.
-	CheckNoRecording    = "no-recording"
-	CheckRecordingStale = "recording-stale"
-	CheckRecordingCut   = "recording-cut"
-	// CheckControl: a negative case's control (Settle) was not served, or
-	// cannot be made (a skipped negative: nothing it could show is judged).
-	CheckControl = "control"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Outcome is a run's verdict, the exit code's meaning (DESIGN.md).
@@ -107,7 +90,7 @@ type tally struct {
 	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished int
 	firstInconclusive                                                                   *Result
 	ranAny                                                                              bool
-	tiers                                                                               map[Tier]int
+	tiers                                                                               map[vocab.Tier]int
 	// notChecked counts the counted cases skipped, by why, in the order
 	// first seen; first is the first message of each.
 	notChecked map[unchecked]int
@@ -116,13 +99,13 @@ type tally struct {
 }
 
 func tallyResults(rs []Result, strict bool) *tally {
-	t := &tally{tiers: map[Tier]int{}, notChecked: map[unchecked]int{}, first: map[unchecked]string{}}
+	t := &tally{tiers: map[vocab.Tier]int{}, notChecked: map[unchecked]int{}, first: map[unchecked]string{}}
 	for _, r := range rs {
 		if r.Cancelled {
 			continue
 		}
 		t.finished++
-		if r.Status != StatusSkip {
+		if r.Status != vocab.StatusSkip {
 			t.ranAny = true
 		}
 		if !r.Decides(strict) {
@@ -130,7 +113,7 @@ func tallyResults(rs []Result, strict bool) *tally {
 		}
 		t.counted++
 		t.status(r)
-		if r.Status != StatusSkip {
+		if r.Status != vocab.StatusSkip {
 			t.ran++
 			t.tiers[r.Tier]++
 			continue
@@ -145,16 +128,16 @@ func (t *tally) status(r Result) {
 	switch {
 	case r.Failed():
 		t.failed++
-	case r.Status == StatusThrottled:
+	case r.Status == vocab.StatusThrottled:
 		t.throttled++
-	case r.Status == StatusInconclusive:
+	case r.Status == vocab.StatusInconclusive:
 		if t.inconclusive == 0 {
 			t.firstInconclusive = &r
 		}
 		t.inconclusive++
-	case r.Status == StatusWaived:
+	case r.Status == vocab.StatusWaived:
 		t.waived++
-	case r.Status == StatusPass && r.Reruns > 0 && r.FirstStatus != StatusPass:
+	case r.Status == vocab.StatusPass && r.Reruns > 0 && r.FirstStatus != vocab.StatusPass:
 		t.flakyRerun++
 	}
 }
@@ -165,10 +148,10 @@ func (t *tally) skipped(r Result) {
 	if len(r.Reasons) > 0 {
 		w.check = r.Reasons[0].Check
 	}
-	if w.check == CheckBudget {
+	if w.check == vocab.CheckBudget {
 		t.budget++
 	}
-	if w.check != CheckKeyMissing && w.check != CheckKeyRejected {
+	if w.check != vocab.CheckKeyMissing && w.check != vocab.CheckKeyRejected {
 		w.key = ""
 	}
 	if t.notChecked[w] == 0 {
@@ -184,7 +167,7 @@ func (t *tally) skipped(r Result) {
 // rejected reports whether a configured key was rejected.
 func (t *tally) rejected() bool {
 	for _, w := range t.order {
-		if w.check == CheckKeyRejected {
+		if w.check == vocab.CheckKeyRejected {
 			return true
 		}
 	}
@@ -214,9 +197,9 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 	for _, w := range order {
 		n := t.notChecked[w]
 		switch w.check {
-		case CheckKeyMissing:
+		case vocab.CheckKeyMissing:
 			notes = append(notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
-		case CheckKeyRejected:
+		case vocab.CheckKeyRejected:
 			notes = append(notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, t.first[w], plural(n, kind+" case")))
 		default:
 			notes = append(notes, fmt.Sprintf("%s: %s not checked", t.first[w], plural(n, kind+" case")))
@@ -301,7 +284,7 @@ func waiverNotes(rs []Result) []string {
 		}
 		if r.Failed() {
 			t.failed++
-		} else if r.Status == StatusPass {
+		} else if r.Status == vocab.StatusPass {
 			t.passed++
 		}
 	}
@@ -324,9 +307,9 @@ func waiverNotes(rs []Result) []string {
 }
 
 // describeTiers says what was checked: "126 verified, 46 negative".
-func describeTiers(tiers map[Tier]int, strict bool) string {
+func describeTiers(tiers map[vocab.Tier]int, strict bool) string {
 	var parts []string
-	for _, t := range Tiers {
+	for _, t := range vocab.Tiers {
 		if tiers[t] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", tiers[t], t))
 		}
@@ -341,17 +324,17 @@ func describeTiers(tiers map[Tier]int, strict bool) string {
 // describeRun says what ran in a run that has no counted case, by tier and
 // status: "explore: 181 pass, 24 unsupported".
 func describeRun(rs []Result) string {
-	by := map[Tier]map[Status]int{}
+	by := map[vocab.Tier]map[vocab.Status]int{}
 	for _, r := range rs {
 		if by[r.Tier] == nil {
-			by[r.Tier] = map[Status]int{}
+			by[r.Tier] = map[vocab.Status]int{}
 		}
 		by[r.Tier][r.Status]++
 	}
 	var parts []string
-	for _, t := range Tiers {
+	for _, t := range vocab.Tiers {
 		var st []string
-		for _, s := range Statuses {
+		for _, s := range vocab.Statuses {
 			if n := by[t][s]; n > 0 {
 				st = append(st, fmt.Sprintf("%d %s", n, s))
 			}

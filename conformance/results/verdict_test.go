@@ -3,16 +3,17 @@ package results
 import (
 	"testing"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestJudge(t *testing.T) {
-	res := func(tier Tier, st Status, key string, reasons ...Reason) Result {
+	res := func(tier vocab.Tier, st vocab.Status, key string, reasons ...vocab.Reason) Result {
 		return Result{Tier: tier, Status: st, Key: key, Reasons: reasons}
 	}
-	missing := Reason{Check: CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
-	rejected := Reason{Check: CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
-	noURL := Reason{Check: CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
+	missing := vocab.Reason{Check: vocab.CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
+	rejected := vocab.Reason{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
+	noURL := vocab.Reason{Check: vocab.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
 	entry := Waiver{Case: "messages-unknown-model-404", Model: "*", Reason: "relay answers 400", Link: "https://tracker.test/T-1", Expires: "2026-04-01", Source: "waivers.yaml:1"}
 	waiver := func(r Result, st WaiverState) Result {
 		w := entry
@@ -30,111 +31,111 @@ func TestJudge(t *testing.T) {
 		notes      []string
 	}{
 		{name: "interrupted with nothing failed: incomplete, never pass", outcome: OutcomeIncomplete,
-			rs:         []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusPass, "text")},
+			rs:         []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierExplore, vocab.StatusPass, "text")},
 			completion: Completion{Interrupted: true, Planned: 10, Unrun: 6},
 			headline:   "incomplete: interrupted after 2 of 10 calls; 6 verified/negative cases not run; nothing that ran failed",
 			notes:      []string{"interrupted after 2 of 10 calls (SIGINT or SIGTERM): 6 verified/negative cases not run"}},
 		{name: "interrupted after a failure: the failure decides", outcome: OutcomeFail,
-			rs:         []Result{res(TierVerified, StatusFail, "text")},
+			rs:         []Result{res(vocab.TierVerified, vocab.StatusFail, "text")},
 			completion: Completion{Interrupted: true, Planned: 3, Unrun: 2},
 			headline:   "conformance failed: 1 of 1 verified/negative result failed or errored; interrupted after 1 of 3 calls",
 			notes:      []string{"interrupted after 1 of 3 calls (SIGINT or SIGTERM): 2 verified/negative cases not run"}},
 		{name: "a call cut by the interrupt counts neither way", outcome: OutcomeIncomplete,
-			rs:         []Result{res(TierVerified, StatusPass, "text"), {Tier: TierVerified, Status: StatusError, Key: "text", Cancelled: true, Reasons: []Reason{{Check: "transport", Message: "context canceled"}}}},
+			rs:         []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), {Tier: vocab.TierVerified, Status: vocab.StatusError, Key: "text", Cancelled: true, Reasons: []vocab.Reason{{Check: "transport", Message: "context canceled"}}}},
 			completion: Completion{Interrupted: true, Planned: 2, Unrun: 1},
 			headline:   "incomplete: interrupted after 1 of 2 calls; 1 verified/negative case not run; nothing that ran failed",
 			notes:      []string{"interrupted after 1 of 2 calls (SIGINT or SIGTERM): 1 verified/negative case not run"}},
 		{name: "a budget that leaves counted cases out: incomplete", outcome: OutcomeIncomplete,
-			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierNegative, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"}),
-				res(TierExplore, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"})},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierNegative, vocab.StatusSkip, "text", vocab.Reason{Check: vocab.CheckBudget, Message: "over the call budget (--max-calls 1)"}),
+				res(vocab.TierExplore, vocab.StatusSkip, "text", vocab.Reason{Check: vocab.CheckBudget, Message: "over the call budget (--max-calls 1)"})},
 			headline: "incomplete: the budget left 1 verified/negative case of 2 unchecked; nothing that ran failed",
 			notes:    []string{"over the call budget (--max-calls 1): 1 verified/negative case not checked"}},
 		{name: "a budget that leaves only explore out: pass", outcome: OutcomePass,
-			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusSkip, "text", Reason{Check: CheckBudget, Message: "over the call budget (--max-calls 1)"})}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierExplore, vocab.StatusSkip, "text", vocab.Reason{Check: vocab.CheckBudget, Message: "over the call budget (--max-calls 1)"})}},
 		{name: "counted calls of the plan without a result: incomplete", outcome: OutcomeIncomplete,
-			rs:         []Result{res(TierVerified, StatusPass, "text")},
+			rs:         []Result{res(vocab.TierVerified, vocab.StatusPass, "text")},
 			completion: Completion{Planned: 3, Unrun: 2},
 			headline:   "incomplete: 2 verified/negative cases of the plan never ran; nothing that ran failed",
 			notes:      []string{"2 verified/negative cases of the plan never ran (held back by the budget)"}},
 		{name: "a missing shard: incomplete, named", outcome: OutcomeIncomplete,
-			rs:         []Result{res(TierVerified, StatusPass, "text")},
+			rs:         []Result{res(vocab.TierVerified, vocab.StatusPass, "text")},
 			completion: Completion{MissingShards: []string{"2/2"}},
 			headline:   "incomplete: shard 2/2 missing; nothing that ran failed",
 			notes:      []string{"shard 2/2 missing: its results are not in this report"}},
 		{name: "all counted pass", outcome: OutcomePass, headline: "conformance passed: 2 verified, 1 negative",
-			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusPass, "text"), res(TierNegative, StatusPass, "text")}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierNegative, vocab.StatusPass, "text")}},
 		{name: "a failure wins over everything", outcome: OutcomeFail, headline: "conformance failed: 1 of 2 verified/negative results failed or errored",
-			rs:    []Result{res(TierVerified, StatusFail, "text"), res(TierVerified, StatusThrottled, "text")},
+			rs:    []Result{res(vocab.TierVerified, vocab.StatusFail, "text"), res(vocab.TierVerified, vocab.StatusThrottled, "text")},
 			notes: []string{"1 verified/negative result throttled (still 429 after waiting --max-wait): not verified"}},
 		{name: "an error fails too", outcome: OutcomeFail,
-			rs: []Result{res(TierNegative, StatusError, "image")}},
+			rs: []Result{res(vocab.TierNegative, vocab.StatusError, "image")}},
 		{name: "throttled counted results: incomplete", outcome: OutcomeIncomplete,
 			headline: "incomplete: 2 verified/negative results throttled, not verified; nothing else failed",
-			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusThrottled, "text"), res(TierNegative, StatusThrottled, "text")}},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierVerified, vocab.StatusThrottled, "text"), res(vocab.TierNegative, vocab.StatusThrottled, "text")}},
 		{name: "inconclusive refusals, nothing failed: incomplete, never pass", outcome: OutcomeIncomplete,
 			headline: "incomplete: 1 verified/negative result inconclusive (control not served); nothing failed",
-			rs: []Result{res(TierVerified, StatusPass, "text"), {Case: "chat-no-model", Model: "gen-5.5", Tier: TierNegative, Status: StatusInconclusive, Key: "text",
-				Reasons: []Reason{{Check: CheckControl, Where: "chat-json (gen-5.5)", Actual: "skip: no recording"}}}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), {Case: "chat-no-model", Model: "gen-5.5", Tier: vocab.TierNegative, Status: vocab.StatusInconclusive, Key: "text",
+				Reasons: []vocab.Reason{{Check: vocab.CheckControl, Where: "chat-json (gen-5.5)", Actual: "skip: no recording"}}}},
 			notes: []string{"1 verified/negative result inconclusive: refused as stated, but the control (the same request without the defect) was not served, so the refusal proves nothing (e.g. chat-no-model on gen-5.5: control chat-json (gen-5.5) skip)"}},
 		{name: "a failure wins over inconclusive refusals", outcome: OutcomeFail,
-			rs: []Result{res(TierVerified, StatusFail, "text"), res(TierNegative, StatusInconclusive, "text")}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusFail, "text"), res(vocab.TierNegative, vocab.StatusInconclusive, "text")}},
 		{name: "a negative skipped with its control is noted, not incomplete", outcome: OutcomePass,
-			rs:    []Result{res(TierVerified, StatusPass, "text"), res(TierNegative, StatusSkip, "text", Reason{Check: CheckControl, Where: "control gen-basic (gen-image-2)", Message: "its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY)"})},
+			rs:    []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierNegative, vocab.StatusSkip, "text", vocab.Reason{Check: vocab.CheckControl, Where: "control gen-basic (gen-image-2)", Message: "its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY)"})},
 			notes: []string{"its control cannot be made: no image key (set GWCONFORM_IMAGE_KEY): 1 verified/negative case not checked"}},
 		{name: "a control re-run beside its negative is no flaky pass", outcome: OutcomePass, headline: "conformance passed: 1 verified",
 			rs: []Result{func() Result {
-				r := res(TierVerified, StatusPass, "text")
-				r.Reruns, r.FirstStatus = 1, StatusPass
+				r := res(vocab.TierVerified, vocab.StatusPass, "text")
+				r.Reruns, r.FirstStatus = 1, vocab.StatusPass
 				return r
 			}()},
 			notes: []string{}},
 		{name: "throttled explore results do not matter", outcome: OutcomePass,
-			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierExplore, StatusThrottled, "text")}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierExplore, vocab.StatusThrottled, "text")}},
 		{name: "no keys: nothing ran", outcome: OutcomeIncomplete,
 			headline: "incomplete: none of the 2 verified/negative cases selected ran; nothing was checked",
-			rs:       []Result{res(TierVerified, StatusSkip, "image", missing), res(TierNegative, StatusSkip, "image", missing)},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusSkip, "image", missing), res(vocab.TierNegative, vocab.StatusSkip, "image", missing)},
 			notes:    []string{"image key not set: 2 verified/negative cases not checked"}},
 		{name: "a missing key alone is not incomplete", outcome: OutcomePass, headline: "conformance passed: 1 verified",
-			rs:    []Result{res(TierVerified, StatusPass, "text"), res(TierVerified, StatusSkip, "image", missing)},
+			rs:    []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierVerified, vocab.StatusSkip, "image", missing)},
 			notes: []string{"image key not set: 1 verified/negative case not checked"}},
 		{name: "a rejected key: incomplete", outcome: OutcomeIncomplete,
 			headline: "incomplete: a configured key was rejected; nothing that ran failed",
-			rs:       []Result{res(TierVerified, StatusPass, "image"), res(TierVerified, StatusSkip, "text", rejected), res(TierNegative, StatusSkip, "text", rejected)},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusPass, "image"), res(vocab.TierVerified, vocab.StatusSkip, "text", rejected), res(vocab.TierNegative, vocab.StatusSkip, "text", rejected)},
 			notes:    []string{"text key rejected (GET /v1/models with the text key answered 401): 2 verified/negative cases not checked"}},
 		{name: "the URL-reference row is named, not incomplete", outcome: OutcomePass,
-			rs:    []Result{res(TierVerified, StatusPass, "image"), res(TierVerified, StatusSkip, "image", noURL)},
+			rs:    []Result{res(vocab.TierVerified, vocab.StatusPass, "image"), res(vocab.TierVerified, vocab.StatusSkip, "image", noURL)},
 			notes: []string{"no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): 1 verified/negative case not checked"}},
 		{name: "explore only: no conformance claim", outcome: OutcomeNoVerdict,
 			headline: "no conformance verdict: no verified or negative case was selected; explore: 1 pass, 1 unsupported",
-			rs:       []Result{res(TierExplore, StatusPass, "image"), res(TierExplore, StatusUnsupported, "image")}},
+			rs:       []Result{res(vocab.TierExplore, vocab.StatusPass, "image"), res(vocab.TierExplore, vocab.StatusUnsupported, "image")}},
 		{name: "strict failures count only with --strict", outcome: OutcomePass,
-			rs: []Result{res(TierVerified, StatusPass, "text"), res(TierStrict, StatusFail, "text")}},
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierStrict, vocab.StatusFail, "text")}},
 		{name: "with --strict they fail", strict: true, outcome: OutcomeFail,
 			headline: "conformance failed: 1 of 2 verified/negative/strict results failed or errored",
-			rs:       []Result{res(TierVerified, StatusPass, "text"), res(TierStrict, StatusFail, "text")}},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), res(vocab.TierStrict, vocab.StatusFail, "text")}},
 		{name: "a waived failure does not fail the run", outcome: OutcomePass,
 			headline: "conformance passed: 1 verified, 1 negative (1 waived)",
-			rs:       []Result{res(TierVerified, StatusPass, "text"), waiver(res(TierNegative, StatusWaived, "messages"), WaiverApplied)},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), waiver(res(vocab.TierNegative, vocab.StatusWaived, "messages"), WaiverApplied)},
 			notes:    []string{"1 verified/negative result waived: known deviations, listed apart with their reason and link; they do not fail the run"}},
 		{name: "only waived results still ran", outcome: OutcomePass,
 			headline: "conformance passed: 1 negative (1 waived)",
-			rs:       []Result{waiver(res(TierNegative, StatusWaived, "messages"), WaiverApplied)}},
+			rs:       []Result{waiver(res(vocab.TierNegative, vocab.StatusWaived, "messages"), WaiverApplied)}},
 		{name: "an expired waiver: the failure counts again", outcome: OutcomeFail,
-			rs:    []Result{res(TierVerified, StatusPass, "text"), waiver(res(TierNegative, StatusFail, "messages"), WaiverExpired)},
+			rs:    []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), waiver(res(vocab.TierNegative, vocab.StatusFail, "messages"), WaiverExpired)},
 			notes: []string{"waiver waivers.yaml:1 (case messages-unknown-model-404, model *) expired 2026-04-01 and no longer applies: 1 failure, counted again"}},
 		{name: "a waiver no longer needed", outcome: OutcomePass, headline: "conformance passed: 2 negative",
-			rs:    []Result{waiver(res(TierNegative, StatusPass, "messages"), WaiverNotNeeded), waiver(res(TierNegative, StatusPass, "alt"), WaiverNotNeeded)},
+			rs:    []Result{waiver(res(vocab.TierNegative, vocab.StatusPass, "messages"), WaiverNotNeeded), waiver(res(vocab.TierNegative, vocab.StatusPass, "alt"), WaiverNotNeeded)},
 			notes: []string{"waiver waivers.yaml:1 (case messages-unknown-model-404, model *) no longer needed: 2 covered results passed"}},
 		{name: "a pass on a re-run passes, and says it was flaky", outcome: OutcomePass, headline: "conformance passed: 2 verified",
-			rs: []Result{res(TierVerified, StatusPass, "text"), func() Result {
-				r := res(TierVerified, StatusPass, "text")
-				r.Reruns, r.Flaky, r.FirstStatus = 1, true, StatusFail
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), func() Result {
+				r := res(vocab.TierVerified, vocab.StatusPass, "text")
+				r.Reruns, r.Flaky, r.FirstStatus = 1, true, vocab.StatusFail
 				return r
 			}()},
 			notes: []string{"1 verified/negative result failed first and passed when re-run (flaky): the first run's reasons are kept"}},
 		{name: "nothing at all", outcome: OutcomeIncomplete, headline: "incomplete: nothing was checked (0 results, all skipped)"},
 		{name: "explore selected, all skipped", outcome: OutcomeIncomplete,
-			rs: []Result{res(TierExplore, StatusSkip, "image", missing)}},
+			rs: []Result{res(vocab.TierExplore, vocab.StatusSkip, "image", missing)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,41 +159,41 @@ func TestJudge(t *testing.T) {
 }
 
 func TestSettle(t *testing.T) {
-	neg := func(st Status) Result {
-		return Result{Case: "chat-no-model", Model: "gen-5.5", Tier: TierNegative, Status: st, Attempts: 2, Flaky: st == StatusPass}
+	neg := func(st vocab.Status) Result {
+		return Result{Case: "chat-no-model", Model: "gen-5.5", Tier: vocab.TierNegative, Status: st, Attempts: 2, Flaky: st == vocab.StatusPass}
 	}
-	control := func(st Status, http int, reasons ...Reason) *Result {
-		return &Result{Case: "chat-json", Model: "gen-5.5", Tier: TierVerified, Status: st, HTTPStatus: http, Reasons: reasons}
+	control := func(st vocab.Status, http int, reasons ...vocab.Reason) *Result {
+		return &Result{Case: "chat-json", Model: "gen-5.5", Tier: vocab.TierVerified, Status: st, HTTPStatus: http, Reasons: reasons}
 	}
-	refused := Reason{Check: "status", Message: "HTTP status 400, want 200"}
-	otherModel := Reason{Check: "json", Where: "model", Expected: "gen-5.5", Actual: "gen-5.6-luna", Message: "not the model requested"}
-	errorMember := Reason{Check: "json", Where: "error", Expected: "no error field under a 2xx status", Actual: `{"message":"x"}`, Message: "a success response carries an error field"}
-	emptyData := Reason{Check: "json", Where: "data", Expected: "at least one image", Actual: "[]", Message: "a success response carries an empty data list"}
+	refused := vocab.Reason{Check: "status", Message: "HTTP status 400, want 200"}
+	otherModel := vocab.Reason{Check: "json", Where: "model", Expected: "gen-5.5", Actual: "gen-5.6-luna", Message: "not the model requested"}
+	errorMember := vocab.Reason{Check: "json", Where: "error", Expected: "no error field under a 2xx status", Actual: `{"message":"x"}`, Message: "a success response carries an error field"}
+	emptyData := vocab.Reason{Check: "json", Where: "data", Expected: "at least one image", Actual: "[]", Message: "a success response carries an empty data list"}
 	tests := []struct {
 		name      string
 		neg       Result
 		control   *Result
-		want      Status
+		want      vocab.Status
 		cancelled bool
 		actual    string // the control reason's Actual; "" when none is added
 	}{
-		{"the control passed: the refusal stands", neg(StatusPass), control(StatusPass, 200), StatusPass, false, ""},
-		{"the control served, failing another check: the refusal stands", neg(StatusPass), control(StatusFail, 200, otherModel), StatusPass, false, ""},
-		{"the control served, its failure waived: the refusal stands", neg(StatusPass), control(StatusWaived, 200, otherModel), StatusPass, false, ""},
-		{"the control refused too: inconclusive", neg(StatusPass), control(StatusFail, 400, refused), StatusInconclusive, false, "fail (HTTP 400): status: HTTP status 400, want 200"},
-		{"the control answered 200 with an error member (2.2, 7): inconclusive", neg(StatusPass), control(StatusFail, 200, errorMember), StatusInconclusive, false,
+		{"the control passed: the refusal stands", neg(vocab.StatusPass), control(vocab.StatusPass, 200), vocab.StatusPass, false, ""},
+		{"the control served, failing another check: the refusal stands", neg(vocab.StatusPass), control(vocab.StatusFail, 200, otherModel), vocab.StatusPass, false, ""},
+		{"the control served, its failure waived: the refusal stands", neg(vocab.StatusPass), control(vocab.StatusWaived, 200, otherModel), vocab.StatusPass, false, ""},
+		{"the control refused too: inconclusive", neg(vocab.StatusPass), control(vocab.StatusFail, 400, refused), vocab.StatusInconclusive, false, "fail (HTTP 400): status: HTTP status 400, want 200"},
+		{"the control answered 200 with an error member (2.2, 7): inconclusive", neg(vocab.StatusPass), control(vocab.StatusFail, 200, errorMember), vocab.StatusInconclusive, false,
 			`fail (HTTP 200): json at error: a success response carries an error field (expected no error field under a 2xx status, got {"message":"x"})`},
-		{"the control answered 200 with no image: inconclusive", neg(StatusPass), control(StatusFail, 200, otherModel, emptyData), StatusInconclusive, false,
+		{"the control answered 200 with no image: inconclusive", neg(vocab.StatusPass), control(vocab.StatusFail, 200, otherModel, emptyData), vocab.StatusInconclusive, false,
 			"fail (HTTP 200): json at data: a success response carries an empty data list (expected at least one image, got [])"},
-		{"the control throttled: inconclusive", neg(StatusPass), control(StatusThrottled, 429), StatusInconclusive, false, "throttled (HTTP 429)"},
-		{"the control errored after a 200: inconclusive", neg(StatusPass), control(StatusError, 200, Reason{Check: "transport", Message: "stalled"}), StatusInconclusive, false, "error (HTTP 200): transport: stalled"},
-		{"the control skipped: inconclusive", neg(StatusPass), control(StatusSkip, 0, Reason{Check: CheckNoRecording, Message: "no exchange recorded"}), StatusInconclusive, false, "skip: no-recording: no exchange recorded"},
-		{"no control in the run: inconclusive", neg(StatusPass), nil, StatusInconclusive, false, "not in this run"},
-		{"the interrupt cut the control: cut too", neg(StatusPass), &Result{Case: "chat-json", Status: StatusError, HTTPStatus: 200, Cancelled: true}, StatusInconclusive, true, "cut by the run's interrupt"},
-		{"an accepted defect fails without a control", neg(StatusFail), control(StatusFail, 400, refused), StatusFail, false, ""},
-		{"an error stays an error", neg(StatusError), nil, StatusError, false, ""},
-		{"a throttled negative stays throttled", neg(StatusThrottled), nil, StatusThrottled, false, ""},
-		{"a verified case is no negative", Result{Case: "chat-json", Tier: TierVerified, Status: StatusPass}, nil, StatusPass, false, ""},
+		{"the control throttled: inconclusive", neg(vocab.StatusPass), control(vocab.StatusThrottled, 429), vocab.StatusInconclusive, false, "throttled (HTTP 429)"},
+		{"the control errored after a 200: inconclusive", neg(vocab.StatusPass), control(vocab.StatusError, 200, vocab.Reason{Check: "transport", Message: "stalled"}), vocab.StatusInconclusive, false, "error (HTTP 200): transport: stalled"},
+		{"the control skipped: inconclusive", neg(vocab.StatusPass), control(vocab.StatusSkip, 0, vocab.Reason{Check: vocab.CheckNoRecording, Message: "no exchange recorded"}), vocab.StatusInconclusive, false, "skip: no-recording: no exchange recorded"},
+		{"no control in the run: inconclusive", neg(vocab.StatusPass), nil, vocab.StatusInconclusive, false, "not in this run"},
+		{"the interrupt cut the control: cut too", neg(vocab.StatusPass), &Result{Case: "chat-json", Status: vocab.StatusError, HTTPStatus: 200, Cancelled: true}, vocab.StatusInconclusive, true, "cut by the run's interrupt"},
+		{"an accepted defect fails without a control", neg(vocab.StatusFail), control(vocab.StatusFail, 400, refused), vocab.StatusFail, false, ""},
+		{"an error stays an error", neg(vocab.StatusError), nil, vocab.StatusError, false, ""},
+		{"a throttled negative stays throttled", neg(vocab.StatusThrottled), nil, vocab.StatusThrottled, false, ""},
+		{"a verified case is no negative", Result{Case: "chat-json", Tier: vocab.TierVerified, Status: vocab.StatusPass}, nil, vocab.StatusPass, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +207,7 @@ func TestSettle(t *testing.T) {
 			assert.False(t, got.Flaky, "an inconclusive result is no flaky pass")
 			if assert.NotEmpty(t, got.Reasons) {
 				r := got.Reasons[0]
-				assert.Equal(t, CheckControl, r.Check)
+				assert.Equal(t, vocab.CheckControl, r.Check)
 				assert.Equal(t, "chat-json (gen-5.5)", r.Where)
 				assert.Equal(t, tt.actual, r.Actual)
 			}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Variable names the waivers file for go test (TestConformance), and is
@@ -196,7 +197,7 @@ func (s *Set) find(caseID, model string, now time.Time) (Entry, bool) {
 // that the gateway has the deviation the entry accepts. Throttled and
 // skipped results are left alone: nothing was judged.
 func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
-	if s == nil || !r.Decides(strict) || (r.Status != results.StatusFail && r.Status != results.StatusPass) {
+	if s == nil || !r.Decides(strict) || (r.Status != vocab.StatusFail && r.Status != vocab.StatusPass) {
 		return
 	}
 	e, ok := s.find(r.Case, r.Model, now)
@@ -207,9 +208,9 @@ func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
 	switch {
 	case !e.Live(now):
 		w.State = results.WaiverExpired
-	case r.Status == results.StatusFail:
+	case r.Status == vocab.StatusFail:
 		w.State = results.WaiverApplied
-		r.Status = results.StatusWaived
+		r.Status = vocab.StatusWaived
 	default:
 		w.State = results.WaiverNotNeeded
 	}

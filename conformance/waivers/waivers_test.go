@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 const good = `# known deviations of the relay
@@ -106,7 +107,7 @@ func TestApply(t *testing.T) {
 	require.NoError(t, err)
 	march := time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC)
 	april := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
-	r := func(caseID string, tier results.Tier, st results.Status) results.Result {
+	r := func(caseID string, tier vocab.Tier, st vocab.Status) results.Result {
 		return results.Result{Case: caseID, Model: "gen-image-2.5-flare", Tier: tier, Status: st}
 	}
 	tests := []struct {
@@ -114,21 +115,21 @@ func TestApply(t *testing.T) {
 		res    results.Result
 		now    time.Time
 		strict bool
-		status results.Status
+		status vocab.Status
 		state  results.WaiverState // "" → no waiver recorded
 		reason string
 	}{
-		{"a live entry waives a failure", r("edit-webp-lossy", results.TierVerified, results.StatusFail), march, false, results.StatusWaived, results.WaiverApplied, "the relay drops output_format"},
-		{"a pass under a live entry: not needed", r("edit-webp-lossy", results.TierVerified, results.StatusPass), march, false, results.StatusPass, results.WaiverNotNeeded, "the relay drops output_format"},
-		{"the first live entry wins over an expired one", r("edit-webp-lossy", results.TierVerified, results.StatusFail), april, false, results.StatusWaived, results.WaiverApplied, "renewed"},
-		{"an expired entry no longer applies", r("messages-unknown-model-404", results.TierNegative, results.StatusFail), march, false, results.StatusFail, results.WaiverExpired, "retired ids answer 400"},
-		{"an expired entry over a pass is said too", r("messages-unknown-model-404", results.TierNegative, results.StatusPass), march, false, results.StatusPass, results.WaiverExpired, "retired ids answer 400"},
-		{"an error is never waived", r("edit-webp-lossy", results.TierVerified, results.StatusError), march, false, results.StatusError, "", ""},
-		{"throttled is left alone", r("edit-webp-lossy", results.TierVerified, results.StatusThrottled), march, false, results.StatusThrottled, "", ""},
-		{"explore never fails, so is never waived", r("edit-webp-lossy", results.TierExplore, results.StatusFail), march, false, results.StatusFail, "", ""},
-		{"strict only under --strict", r("edit-webp-lossy", results.TierStrict, results.StatusFail), march, true, results.StatusWaived, results.WaiverApplied, "the relay drops output_format"},
-		{"strict without --strict is untouched", r("edit-webp-lossy", results.TierStrict, results.StatusFail), march, false, results.StatusFail, "", ""},
-		{"no entry matches", r("chat-json", results.TierVerified, results.StatusFail), march, false, results.StatusFail, "", ""},
+		{"a live entry waives a failure", r("edit-webp-lossy", vocab.TierVerified, vocab.StatusFail), march, false, vocab.StatusWaived, results.WaiverApplied, "the relay drops output_format"},
+		{"a pass under a live entry: not needed", r("edit-webp-lossy", vocab.TierVerified, vocab.StatusPass), march, false, vocab.StatusPass, results.WaiverNotNeeded, "the relay drops output_format"},
+		{"the first live entry wins over an expired one", r("edit-webp-lossy", vocab.TierVerified, vocab.StatusFail), april, false, vocab.StatusWaived, results.WaiverApplied, "renewed"},
+		{"an expired entry no longer applies", r("messages-unknown-model-404", vocab.TierNegative, vocab.StatusFail), march, false, vocab.StatusFail, results.WaiverExpired, "retired ids answer 400"},
+		{"an expired entry over a pass is said too", r("messages-unknown-model-404", vocab.TierNegative, vocab.StatusPass), march, false, vocab.StatusPass, results.WaiverExpired, "retired ids answer 400"},
+		{"an error is never waived", r("edit-webp-lossy", vocab.TierVerified, vocab.StatusError), march, false, vocab.StatusError, "", ""},
+		{"throttled is left alone", r("edit-webp-lossy", vocab.TierVerified, vocab.StatusThrottled), march, false, vocab.StatusThrottled, "", ""},
+		{"explore never fails, so is never waived", r("edit-webp-lossy", vocab.TierExplore, vocab.StatusFail), march, false, vocab.StatusFail, "", ""},
+		{"strict only under --strict", r("edit-webp-lossy", vocab.TierStrict, vocab.StatusFail), march, true, vocab.StatusWaived, results.WaiverApplied, "the relay drops output_format"},
+		{"strict without --strict is untouched", r("edit-webp-lossy", vocab.TierStrict, vocab.StatusFail), march, false, vocab.StatusFail, "", ""},
+		{"no entry matches", r("chat-json", vocab.TierVerified, vocab.StatusFail), march, false, vocab.StatusFail, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +147,7 @@ func TestApply(t *testing.T) {
 	}
 
 	var none *Set
-	res := r("edit-webp-lossy", results.TierVerified, results.StatusFail)
+	res := r("edit-webp-lossy", vocab.TierVerified, vocab.StatusFail)
 	none.Apply(&res, false, march)
-	assert.Equal(t, results.StatusFail, res.Status, "no waivers file: nothing changes")
+	assert.Equal(t, vocab.StatusFail, res.Status, "no waivers file: nothing changes")
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // The markers around the generated table; everything outside them stays
@@ -34,7 +34,7 @@ func splice(readme, table string) (string, error) {
 // row.
 type citation struct {
 	label string // "`chat-json`", or "`explore-edit-01` … `explore-edit-32`"
-	tier  results.Tier
+	tier  vocab.Tier
 }
 
 // citations maps each row id to the cases that cite it, in catalog order.
@@ -82,7 +82,7 @@ func coverageTable(cat *catalog.Catalog) string {
 	cited := citations(cat)
 	var covered, otherTier, strictOnly, notTestable int
 	var uncovered []catalog.SpecRow
-	byTier := map[results.Tier]int{}
+	byTier := map[vocab.Tier]int{}
 	for _, row := range cat.Spec.Rows {
 		switch cs := cited[row.ID]; {
 		case row.NotTestable != "":
@@ -95,7 +95,7 @@ func coverageTable(cat *catalog.Catalog) string {
 			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier == row.Tier }) {
 				otherTier++
 			}
-			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier != results.TierStrict }) {
+			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier != vocab.TierStrict }) {
 				strictOnly++
 			}
 		}
@@ -109,7 +109,7 @@ func coverageTable(cat *catalog.Catalog) string {
 	var unproven []catalog.SpecRow
 	for _, row := range cat.Spec.Rows {
 		switch {
-		case row.NotTestable != "" || row.Tier == results.TierExplore:
+		case row.NotTestable != "" || row.Tier == vocab.TierExplore:
 		case row.Proven():
 			checkable++
 			proven++
@@ -122,9 +122,9 @@ func coverageTable(cat *catalog.Catalog) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n**%d requirements: %d covered, %d not covered, %d not testable.**\n", len(cat.Spec.Rows), covered, len(uncovered), notTestable)
 	fmt.Fprintf(&b, "**Proven both ways: %d of the %d testable rows outside explore** (a reference-gateway fault that breaks the row is caught; legal variations listed where the spec allows them); %d not proven, listed below. Explore rows (%d) cannot fail by design.\n",
-		proven, checkable, len(unproven), byTier[results.TierExplore])
-	tiers := make([]string, len(results.Tiers))
-	for i, t := range results.Tiers {
+		proven, checkable, len(unproven), byTier[vocab.TierExplore])
+	tiers := make([]string, len(vocab.Tiers))
+	for i, t := range vocab.Tiers {
 		tiers[i] = fmt.Sprintf("%s %d", t, byTier[t])
 	}
 	fmt.Fprintf(&b, "Testable rows by tier: %s. Covered only by cases of another tier than the row's: %d. Covered only by strict cases (judged under --strict alone): %d.\n\n",

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
-	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // TestCoverageTableFresh regenerates the coverage table in memory and
@@ -60,7 +60,7 @@ func TestCoverageTableRows(t *testing.T) {
 	cat, err := loadCatalog()
 	require.NoError(t, err)
 	spec := *cat.Spec
-	spec.Rows = append(slices.Clone(spec.Rows), catalog.SpecRow{ID: "9/uncited", Section: "9", Sentence: "A sentence no case cites.", Tier: results.TierVerified})
+	spec.Rows = append(slices.Clone(spec.Rows), catalog.SpecRow{ID: "9/uncited", Section: "9", Sentence: "A sentence no case cites.", Tier: vocab.TierVerified})
 	cat.Spec = &spec
 	table := coverageTable(cat)
 	for _, want := range []string{
