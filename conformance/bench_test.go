@@ -8,8 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -23,17 +24,17 @@ func BenchmarkRun(b *testing.B) {
 	suite := loadSuite(b)
 	for _, bc := range []struct {
 		name string
-		sel  conformance.Selection
+		sel  plan.Selection
 	}{
-		{"text", conformance.Selection{Features: []string{"models.*", "chat.*", "messages.*", "responses.*"}}},
-		{"images-verified", conformance.Selection{Features: []string{"images.*"}, Tiers: []string{"verified"}}},
-		{"catalog", conformance.Selection{}},
+		{"text", plan.Selection{Features: []string{"models.*", "chat.*", "messages.*", "responses.*"}}},
+		{"images-verified", plan.Selection{Features: []string{"images.*"}, Tiers: []string{"verified"}}},
+		{"catalog", plan.Selection{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			loc := startLocal(b, refgateway.Config{})
-			calls, err := conformance.Plan(suite.Catalog, loc.target, bc.sel)
+			calls, err := plan.Make(suite.Catalog, loc.target, bc.sel)
 			require.NoError(b, err)
-			runner := &conformance.Runner{Suite: suite, Target: loc.target}
+			runner := suite.Runner(loc.target, execute.Options{})
 			b.ReportAllocs()
 			b.ResetTimer()
 			failed := 0
@@ -78,9 +79,9 @@ func BenchmarkPacedRun(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/concurrency-%d", limit.name, concurrency), func(b *testing.B) {
 				for b.Loop() {
 					loc := startLocal(b, refgateway.Config{Latency: latency, RateLimit: limit.rl})
-					calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{})
+					calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{})
 					require.NoError(b, err)
-					runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{Concurrency: concurrency}}
+					runner := suite.Runner(loc.target, execute.Options{Concurrency: concurrency})
 					var rs []results.Result
 					start := time.Now()
 					runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
@@ -129,7 +130,7 @@ func idealWall(rs []results.Result, concurrency int) time.Duration {
 
 // busiestKeyRequests is the most requests the plan sends with one key: its
 // calls, and the model lists other keys' differs_from checks ask of it.
-func busiestKeyRequests(calls []conformance.Call) int {
+func busiestKeyRequests(calls []plan.Call) int {
 	perKey := map[catalog.KeyKind]int{}
 	for _, c := range calls {
 		if c.Skip != nil {

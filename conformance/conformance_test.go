@@ -10,6 +10,8 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/conformance/waivers"
@@ -41,7 +43,7 @@ func TestConformance(t *testing.T) {
 	cfg.Target, cfg.Local = loc.target, true
 	suite := loadSuite(t)
 	cfg.Suite = suite
-	calls, err := conformance.Plan(suite.Catalog, cfg.Target, cfg.Selection)
+	calls, err := plan.Make(suite.Catalog, cfg.Target, cfg.Selection)
 	require.NoError(t, err)
 	rs := conformance.Run(t, cfg)
 	// Every refusal is judged: each negative's control passed beside it.
@@ -64,14 +66,14 @@ func TestConformance(t *testing.T) {
 	}
 	assert.Equal(t, made, loc.srv.Gateway.Requests(), "requests made vs requests the gateway saw")
 	if len(rs) == len(calls) {
-		assert.Equal(t, int64(conformance.Summarize(calls).Requests)+int64(len(cfg.Target.Keys)), loc.srv.Gateway.Requests(), "planned requests vs requests")
+		assert.Equal(t, int64(plan.Summarize(calls).Requests)+int64(len(cfg.Target.Keys)), loc.srv.Gateway.Requests(), "planned requests vs requests")
 	}
 }
 
 // local is an in-process reference gateway with a target that reaches it.
 type local struct {
 	srv    *conformancetest.Server
-	target conformance.Target
+	target plan.Target
 }
 
 func startLocal(t testing.TB, cfg refgateway.Config) *local {
@@ -79,7 +81,7 @@ func startLocal(t testing.TB, cfg refgateway.Config) *local {
 	srv, err := conformancetest.Start(cfg, fixtures.FS)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
-	return &local{srv: srv, target: conformance.Target{
+	return &local{srv: srv, target: plan.Target{
 		BaseURL:        srv.BaseURL,
 		Keys:           srv.KeyMap(),
 		PublicImageURL: srv.PublicImageURL,
@@ -99,7 +101,7 @@ func loadSuite(t testing.TB) *conformance.Suite {
 func TestWaivedSubtestsSkip(t *testing.T) {
 	loc := startLocal(t, refgateway.Config{Faults: []string{"wrong-404"}})
 	suite := loadSuite(t)
-	calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: []string{"messages-unknown-model-404", "messages-no-model"}})
+	calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{Cases: []string{"messages-unknown-model-404", "messages-no-model"}})
 	require.NoError(t, err)
 	require.NotEmpty(t, calls)
 	known, err := waivers.Parse("waivers.yaml", []byte(`- case: messages-*
@@ -109,7 +111,7 @@ func TestWaivedSubtestsSkip(t *testing.T) {
   expires: 2099-01-01
 `))
 	require.NoError(t, err)
-	runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+	runner := suite.Runner(loc.target, execute.Options{MaxRetries: -1})
 	for _, c := range calls {
 		r := runner.RunOne(context.Background(), c)
 		wantSkip := r.Status == vocab.StatusFail

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -91,13 +93,14 @@ func TestRunSettlesNegativesByTheirControls(t *testing.T) {
 			t.Cleanup(srv.Close)
 			target := loc.target
 			target.BaseURL = srv.URL
-			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: []string{"chat-no-model"}})
+			calls, err := plan.Make(suite.Catalog, target, plan.Selection{Cases: []string{"chat-no-model"}})
 			require.NoError(t, err)
 			require.Len(t, calls, 2)
 			if tt.alone {
 				calls = calls[1:]
 			}
-			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}, Settled: tt.settled}
+			runner := suite.Runner(target, execute.Options{MaxRetries: -1})
+			runner.Settled = tt.settled
 			var order []string
 			var neg results.Result
 			runner.Run(context.Background(), calls, func(r results.Result) {
@@ -128,8 +131,8 @@ func TestRunSettlesNegativesByTheirControls(t *testing.T) {
 func TestGoTestRunMakesControlsOnce(t *testing.T) {
 	loc := startLocal(t, refgateway.Config{})
 	suite := loadSuite(t)
-	cfg := conformance.Config{Target: loc.target, Suite: suite, Local: true, Options: conformance.Options{MaxRetries: -1},
-		Selection: conformance.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}}}
+	cfg := conformance.Config{Target: loc.target, Suite: suite, Local: true, Options: execute.Options{MaxRetries: -1},
+		Selection: plan.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}}}
 	rs := conformance.Run(t, cfg)
 	got := map[string]vocab.Status{}
 	for _, r := range rs {

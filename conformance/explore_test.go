@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -65,11 +67,11 @@ func TestExploreVerdicts(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			target := hostileTarget(srv.URL)
-			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{})
+			calls, err := plan.Make(suite.Catalog, target, plan.Selection{})
 			require.NoError(t, err)
 			// A 429 is waited on (1 s, then 2 s) until the wait would pass
 			// --max-wait: then it is the answer.
-			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1, MaxWait: time.Second}}
+			runner := suite.Runner(target, execute.Options{MaxRetries: -1, MaxWait: time.Second})
 			var rs []results.Result
 			runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 			require.Len(t, rs, 1)

@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -269,10 +270,10 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	suite := loadSuite(t)
 	run := func(t *testing.T, faults []string, ids []string) map[string]results.Result {
 		loc := startLocal(t, refgateway.Config{Faults: faults})
-		calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: ids})
+		calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{Cases: ids})
 		require.NoError(t, err)
 		require.NotEmpty(t, calls, "no case matches %v", ids)
-		runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+		runner := suite.Runner(loc.target, execute.Options{MaxRetries: -1})
 		got := map[string]results.Result{}
 		runner.Run(context.Background(), calls, func(r results.Result) {
 			// One model per case is enough to see the verdict; keep the first failure.
@@ -308,10 +309,10 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			t.Parallel()
 			for _, faults := range [][]string{nil, {rc.fault}} {
 				loc := startLocal(t, refgateway.Config{Faults: faults})
-				calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: rc.cases})
+				calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{Cases: rc.cases})
 				require.NoError(t, err)
 				var rs []results.Result
-				runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+				runner := suite.Runner(loc.target, execute.Options{MaxRetries: -1})
 				runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 				// The run fails on the control; inconclusive refusals alone
 				// leave it incomplete, never green.

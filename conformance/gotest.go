@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/conformance/waivers"
@@ -17,9 +19,9 @@ import (
 // Config is what Run needs. ConfigFromEnv fills it from the variables of
 // the interface contract, so `go test` against a live key needs no code.
 type Config struct {
-	Target    Target
-	Selection Selection
-	Options   Options
+	Target    plan.Target
+	Selection plan.Selection
+	Options   execute.Options
 	// Strict makes strict-tier failures fail their subtests.
 	Strict bool
 	// Suite is the catalog to run; nil loads the embedded one.
@@ -55,7 +57,7 @@ func ConfigFromEnv() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: Selection{Tiers: set.List("tier")}}
+	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: plan.Selection{Tiers: set.List("tier")}}
 	if file := set.String("waivers"); file != "" {
 		ws, err := waivers.Load(file)
 		if err != nil {
@@ -77,9 +79,9 @@ const (
 
 // EstimateDuration is how long the calls of a plan take at the nominal
 // durations, keys in parallel and Options.Concurrency calls per key.
-func EstimateDuration(calls []Call, concurrency int) time.Duration {
+func EstimateDuration(calls []plan.Call, concurrency int) time.Duration {
 	if concurrency <= 0 {
-		concurrency = Options{}.withDefaults().Concurrency
+		concurrency = execute.Options{}.WithDefaults().Concurrency
 	}
 	perKey := map[catalog.KeyKind]time.Duration{}
 	for _, c := range calls {
@@ -87,7 +89,7 @@ func EstimateDuration(calls []Call, concurrency int) time.Duration {
 			continue
 		}
 		d := nominalTextCall
-		if cost := EstimateCost(c.Case); cost.Images > 0 {
+		if cost := plan.EstimateCost(c.Case); cost.Images > 0 {
 			d = time.Duration(cost.Images) * nominalImage
 		}
 		perKey[c.Case.Key] += d
@@ -132,7 +134,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 	if len(target.Keys) == 0 {
 		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
 	}
-	rejected, err := Preflight(context.Background(), suite.Catalog, target)
+	rejected, err := execute.Preflight(context.Background(), suite.Catalog, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
 	}
 	target.Rejected = rejected
-	calls, err := Plan(suite.Catalog, target, cfg.Selection)
+	calls, err := plan.Make(suite.Catalog, target, cfg.Selection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +150,10 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		need := EstimateDuration(calls, cfg.Options.Concurrency)
 		if left := time.Until(deadline); left < need {
 			t.Fatalf("the test's deadline is %s away, but the plan needs about %s (%d calls): run with -timeout 0, or -timeout %s",
-				left.Round(time.Second), need.Round(time.Second), Summarize(calls).Total, (need + need/2).Round(time.Minute))
+				left.Round(time.Second), need.Round(time.Second), plan.Summarize(calls).Total, (need + need/2).Round(time.Minute))
 		}
 	}
-	runner := &Runner{Suite: suite, Target: target, Options: cfg.Options}
+	runner := suite.Runner(target, cfg.Options)
 	now := time.Now()
 	var mu sync.Mutex
 	var all []results.Result
@@ -164,10 +166,10 @@ func Run(t *testing.T, cfg Config) []results.Result {
 	type outcome struct{ raw, final results.Result }
 	made := make(map[results.CaseModel]func() outcome, len(calls))
 	for _, c := range calls {
-		made[c.key()] = sync.OnceValue(func() outcome {
+		made[c.CaseModel()] = sync.OnceValue(func() outcome {
 			raw := runner.RunOne(context.Background(), c)
 			final := raw
-			if k, ok := c.controlKey(); ok {
+			if k, ok := c.ControlKey(); ok {
 				var control *results.Result
 				if m := made[k]; m != nil {
 					ctl := m().raw
@@ -182,14 +184,14 @@ func Run(t *testing.T, cfg Config) []results.Result {
 			return outcome{raw, final}
 		})
 	}
-	for _, feature := range groupCalls(calls, func(c Call) string { return c.Case.Feature }) {
+	for _, feature := range groupCalls(calls, func(c plan.Call) string { return c.Case.Feature }) {
 		t.Run(feature.name, func(t *testing.T) {
-			for _, model := range groupCalls(feature.calls, func(c Call) string { return c.Model }) {
+			for _, model := range groupCalls(feature.calls, func(c plan.Call) string { return c.Model }) {
 				t.Run(model.name, func(t *testing.T) {
 					for _, c := range model.calls {
 						t.Run(c.Case.ID, func(t *testing.T) {
 							t.Parallel()
-							JudgeSubtest(t, made[c.key()]().final, cfg.Strict)
+							JudgeSubtest(t, made[c.CaseModel()]().final, cfg.Strict)
 						})
 					}
 				})
@@ -202,10 +204,10 @@ func Run(t *testing.T, cfg Config) []results.Result {
 // callGroup is calls sharing a name, in plan order.
 type callGroup struct {
 	name  string
-	calls []Call
+	calls []plan.Call
 }
 
-func groupCalls(calls []Call, key func(Call) string) []*callGroup {
+func groupCalls(calls []plan.Call, key func(plan.Call) string) []*callGroup {
 	var out []*callGroup
 	by := map[string]*callGroup{}
 	for _, c := range calls {

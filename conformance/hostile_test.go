@@ -26,6 +26,8 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -99,17 +101,17 @@ func loadHostileSuite(t testing.TB) *conformance.Suite {
 	return suite
 }
 
-func hostileTarget(url string) conformance.Target {
+func hostileTarget(url string) plan.Target {
 	keys := map[catalog.KeyKind]string{}
 	for _, k := range catalog.KeyKinds {
 		keys[k] = hostileKey
 	}
-	return conformance.Target{BaseURL: url, Keys: keys}
+	return plan.Target{BaseURL: url, Keys: keys}
 }
 
 // hostileOptions are short bounds so a misbehaving gateway shows quickly.
-func hostileOptions() conformance.Options {
-	return conformance.Options{
+func hostileOptions() execute.Options {
+	return execute.Options{
 		Timeout:       2 * time.Second,
 		MaxBodyBytes:  1 << 20,
 		MaxEventBytes: 64 << 10,
@@ -235,7 +237,7 @@ type hostileRow struct {
 	name    string
 	caseID  string
 	handler func(done <-chan struct{}) http.HandlerFunc
-	opts    func(*conformance.Options) // tweaks hostileOptions; nil keeps them
+	opts    func(*execute.Options) // tweaks hostileOptions; nil keeps them
 	// guard is a hang guard, ten times or more the expected duration: the
 	// test fails only when the runner has not returned by then. No upper
 	// bound is asserted: a loaded machine may be slow, never wrong.
@@ -262,7 +264,7 @@ func hostileRows() []hostileRow {
 		// and the limit, long before the whole-request limit.
 		{
 			name: "connect phase: the TLS handshake never ends", caseID: "h-json", silentTLS: true,
-			opts:  func(o *conformance.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
+			opts:  func(o *execute.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
 			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: vocab.StatusError, check: "transport", says: "stalled in the connect phase",
 		},
@@ -276,7 +278,7 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
+			opts:  func(o *execute.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
 			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: vocab.StatusError, check: "transport", says: "stalled in the first byte phase",
 		},
@@ -290,7 +292,7 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts: func(o *conformance.Options) {
+			opts: func(o *execute.Options) {
 				o.Timeout, o.HeaderTimeout, o.MaxRetries = 30*time.Second, 200*time.Millisecond, 2
 			},
 			guard: 30 * time.Second, atLeast: 3 * 150 * time.Millisecond,
@@ -309,7 +311,7 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			opts:  func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
 			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
 			status: vocab.StatusError, check: "transport", says: "stalled in the body phase",
 		},
@@ -328,7 +330,7 @@ func hostileRows() []hostileRow {
 					w.Write([]byte(chunk("[DONE]")))
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			opts:  func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
 			guard: 30 * time.Second, atLeast: 1500 * time.Millisecond,
 			status: vocab.StatusPass,
 		},
@@ -468,7 +470,7 @@ func hostileRows() []hostileRow {
 			},
 			// The whole-request limit is far past the time the header cap
 			// needs (reading 1 MiB), so only the cap can end the call.
-			opts:  func(o *conformance.Options) { o.Timeout = 5 * time.Minute },
+			opts:  func(o *execute.Options) { o.Timeout = 5 * time.Minute },
 			guard: time.Minute, status: vocab.StatusError, check: "transport", says: "response headers exceeded 1048576 bytes",
 		},
 		{
@@ -539,7 +541,7 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), modelList)
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = -1 },
+			opts:  func(o *execute.Options) { o.MaxRetries = -1 },
 			guard: 20 * time.Second, atLeast: 900 * time.Millisecond,
 			status: vocab.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
@@ -557,7 +559,7 @@ func hostileRows() []hostileRow {
 			},
 			// Bare 429s wait 20 ms (RetryWait), then twice as long each
 			// time, until the next wait would pass --max-wait.
-			opts:  func(o *conformance.Options) { o.MaxRetries = 2; o.MaxWait = time.Second },
+			opts:  func(o *execute.Options) { o.MaxRetries = 2; o.MaxWait = time.Second },
 			guard: 20 * time.Second, status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Greater(t, r.Attempts, 2, "a 429 spends no retry")
@@ -571,7 +573,7 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests, "Retry-After", "3600")
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			opts:  func(o *execute.Options) { o.MaxRetries = 2 },
 			guard: 10 * time.Second, status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 1, r.Attempts, "an hour is past the 15 minutes a call may wait")
@@ -583,7 +585,7 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusServiceUnavailable)
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = 1 },
+			opts:  func(o *execute.Options) { o.MaxRetries = 1 },
 			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "2 attempts; the first: HTTP 503",
 		},
 		{
@@ -591,7 +593,7 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusServiceUnavailable), modelList)
 			},
-			opts:  func(o *conformance.Options) { o.MaxRetries = 2 },
+			opts:  func(o *execute.Options) { o.MaxRetries = 2 },
 			guard: 10 * time.Second, status: vocab.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 2, r.Attempts)
@@ -659,7 +661,7 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
+			opts:  func(o *execute.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
 			guard: 5 * time.Minute, status: vocab.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 100_001, r.Events)
@@ -682,7 +684,7 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
+			opts:  func(o *execute.Options) { o.Timeout, o.MaxBodyBytes = 60*time.Second, 64<<20 },
 			guard: 5 * time.Minute, status: vocab.StatusFail, check: "schema", says: "choices",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 100_001, r.Events)
@@ -704,7 +706,7 @@ func hostileRows() []hostileRow {
 					bw.Flush()
 				}
 			},
-			opts:  func(o *conformance.Options) { o.Timeout, o.MaxBodyBytes = 30*time.Second, 64<<20 },
+			opts:  func(o *execute.Options) { o.Timeout, o.MaxBodyBytes = 30*time.Second, 64<<20 },
 			guard: 5 * time.Minute, status: vocab.StatusFail, check: "schema", says: "choices",
 			extra: func(t *testing.T, r results.Result) {
 				longest := 0
@@ -744,10 +746,10 @@ func TestHostileGateway(t *testing.T) {
 				row.opts(&o)
 			}
 			target := hostileTarget(url)
-			runner := &conformance.Runner{Suite: suite, Target: target, Options: o}
+			runner := suite.Runner(target, o)
 			cs := suite.Catalog.Case(row.caseID)
 			require.NotNil(t, cs, row.caseID)
-			call := conformance.Call{Case: cs, Model: cs.Models[0]}
+			call := plan.Call{Case: cs, Model: cs.Models[0]}
 
 			var got []results.Result
 			finished := make(chan struct{})
@@ -757,7 +759,7 @@ func TestHostileGateway(t *testing.T) {
 			start := time.Now()
 			go func() {
 				defer close(finished)
-				runner.Run(context.Background(), []conformance.Call{call}, func(r results.Result) { got = append(got, r) })
+				runner.Run(context.Background(), []plan.Call{call}, func(r results.Result) { got = append(got, r) })
 			}()
 			select {
 			case <-finished:
@@ -824,7 +826,7 @@ func silentListener(t *testing.T) string {
 }
 
 // assertComplete: a result names its call and carries a verdict.
-func assertComplete(t *testing.T, r results.Result, call conformance.Call) {
+func assertComplete(t *testing.T, r results.Result, call plan.Call) {
 	t.Helper()
 	assert.Equal(t, call.Case.ID, r.Case)
 	assert.Equal(t, call.Model, r.Model)
@@ -886,11 +888,11 @@ func TestHostileCancel(t *testing.T) {
 	o := hostileOptions()
 	o.Timeout = time.Minute // only the cancellation can end the slow calls
 	o.Concurrency = 4
-	runner := &conformance.Runner{Suite: suite, Target: hostileTarget(srv.URL), Options: o}
-	var calls []conformance.Call
+	runner := suite.Runner(hostileTarget(srv.URL), o)
+	var calls []plan.Call
 	for i := 0; i < 10; i++ {
 		for _, id := range []string{"h-status", "h-stream", "h-json"} {
-			calls = append(calls, conformance.Call{Case: suite.Catalog.Case(id), Model: fmt.Sprintf("model-%02d", i)})
+			calls = append(calls, plan.Call{Case: suite.Catalog.Case(id), Model: fmt.Sprintf("model-%02d", i)})
 		}
 	}
 
@@ -939,7 +941,7 @@ func TestHostileCancel(t *testing.T) {
 		id := r.Case + "/" + r.Model
 		assert.False(t, seen[id], "%s reported twice", id)
 		seen[id] = true
-		assertComplete(t, r, conformance.Call{Case: suite.Catalog.Case(r.Case), Model: r.Model})
+		assertComplete(t, r, plan.Call{Case: suite.Catalog.Case(r.Case), Model: r.Model})
 		assertNoKey(t, r)
 		switch r.Case {
 		case "h-status":
@@ -970,9 +972,9 @@ func TestInFlightNamesAStall(t *testing.T) {
 	t.Cleanup(srv.Close)
 	suite := loadHostileSuite(t)
 	target := hostileTarget(srv.URL)
-	calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: []string{"h-json"}})
+	calls, err := plan.Make(suite.Catalog, target, plan.Selection{Cases: []string{"h-json"}})
 	require.NoError(t, err)
-	runner := &conformance.Runner{Suite: suite, Target: target, Options: hostileOptions()}
+	runner := suite.Runner(target, hostileOptions())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 )
@@ -94,9 +96,9 @@ type ManifestPlanned struct {
 
 // NewManifest describes a run of the planned calls. The caller fills in
 // what the engine does not know: Command, SuiteVersion, CasesDir, Waivers.
-func NewManifest(cat *catalog.Catalog, t Target, sel Selection, o Options, strict bool, calls []Call) Manifest {
-	o = o.withDefaults()
-	sum := Summarize(calls)
+func NewManifest(cat *catalog.Catalog, t plan.Target, sel plan.Selection, o execute.Options, strict bool, calls []plan.Call) Manifest {
+	o = o.WithDefaults()
+	sum := plan.Summarize(calls)
 	m := Manifest{
 		Version:     ManifestVersion,
 		CatalogHash: cat.Hash(),
@@ -127,12 +129,12 @@ func orEmpty(s []string) []string {
 }
 
 // SelectionOf is the Selection the manifest records.
-func (m Manifest) SelectionOf() (Selection, error) {
-	shard, err := ParseShard(m.Selection.Shard)
+func (m Manifest) SelectionOf() (plan.Selection, error) {
+	shard, err := plan.ParseShard(m.Selection.Shard)
 	if err != nil {
-		return Selection{}, err
+		return plan.Selection{}, err
 	}
-	return Selection{
+	return plan.Selection{
 		Features: m.Selection.Features, Models: m.Selection.Models, Cases: m.Selection.Cases, Tiers: m.Selection.Tiers,
 		Shard: shard, MaxCalls: m.Selection.MaxCalls, MaxCost: m.Selection.MaxCost,
 	}, nil

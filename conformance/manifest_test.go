@@ -14,19 +14,21 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 )
 
 func sampleManifest(t *testing.T) conformance.Manifest {
 	t.Helper()
 	suite := loadSuite(t)
-	target := conformance.Target{
+	target := plan.Target{
 		BaseURL: "https://user:secret@gateway.test/base?token=abc#frag",
 		Keys:    map[catalog.KeyKind]string{catalog.KeyText: "sk-text-000000", catalog.KeyImage: "sk-image-000000"},
 	}
-	sel := conformance.Selection{Features: []string{"chat.*"}, Tiers: []string{"verified"}, Shard: conformance.Shard{Index: 2, Count: 3}, MaxCalls: 40, MaxCost: 100}
-	calls, err := conformance.Plan(suite.Catalog, target, sel)
+	sel := plan.Selection{Features: []string{"chat.*"}, Tiers: []string{"verified"}, Shard: plan.Shard{Index: 2, Count: 3}, MaxCalls: 40, MaxCost: 100}
+	calls, err := plan.Make(suite.Catalog, target, sel)
 	require.NoError(t, err)
-	m := conformance.NewManifest(suite.Catalog, target, sel, conformance.Options{Concurrency: 2, Timeout: 90 * time.Second}, true, calls)
+	m := conformance.NewManifest(suite.Catalog, target, sel, execute.Options{Concurrency: 2, Timeout: 90 * time.Second}, true, calls)
 	m.Command, m.SuiteVersion = "run", "v1.2.3"
 	m.Waivers = &conformance.ManifestFileRef{Path: "waivers.yaml", SHA256: strings.Repeat("ab", 32)}
 	m.Record = "recordings/night"
@@ -56,8 +58,8 @@ func TestManifestRoundTrip(t *testing.T) {
 
 	sel, err := got.SelectionOf()
 	require.NoError(t, err)
-	assert.Equal(t, conformance.Selection{Features: []string{"chat.*"}, Models: []string{}, Cases: []string{}, Tiers: []string{"verified"},
-		Shard: conformance.Shard{Index: 2, Count: 3}, MaxCalls: 40, MaxCost: 100}, sel)
+	assert.Equal(t, plan.Selection{Features: []string{"chat.*"}, Models: []string{}, Cases: []string{}, Tiers: []string{"verified"},
+		Shard: plan.Shard{Index: 2, Count: 3}, MaxCalls: 40, MaxCost: 100}, sel)
 }
 
 func TestManifestBaseURLCarriesNoCredential(t *testing.T) {
@@ -68,7 +70,7 @@ func TestManifestBaseURLCarriesNoCredential(t *testing.T) {
 		"https://u:p@gw.test/v?key=k#f": "https://gw.test/v",
 		"https://u:p@gw.test/%zz?key=k": "gw.test/%zz", // unparseable: a bad escape
 	} {
-		m := conformance.NewManifest(suite.Catalog, conformance.Target{BaseURL: in}, conformance.Selection{}, conformance.Options{}, false, nil)
+		m := conformance.NewManifest(suite.Catalog, plan.Target{BaseURL: in}, plan.Selection{}, execute.Options{}, false, nil)
 		assert.Equal(t, want, m.BaseURL, in)
 	}
 }

@@ -10,21 +10,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // runCases plans the selection against target and runs it.
-func runCases(t *testing.T, target conformance.Target, sel conformance.Selection, o conformance.Options) []results.Result {
+func runCases(t *testing.T, target plan.Target, sel plan.Selection, o execute.Options) []results.Result {
 	t.Helper()
 	suite := loadSuite(t)
-	calls, err := conformance.Plan(suite.Catalog, target, sel)
+	calls, err := plan.Make(suite.Catalog, target, sel)
 	require.NoError(t, err)
 	require.NotEmpty(t, calls)
 	var rs []results.Result
-	runner := &conformance.Runner{Suite: suite, Target: target, Options: o}
+	runner := suite.Runner(target, o)
 	runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 	return rs
 }
@@ -67,7 +68,7 @@ func TestDiffersFromListsArePaced(t *testing.T) {
 			t.Cleanup(front.Close)
 			target := loc.target
 			target.BaseURL = front.URL
-			rs := runCases(t, target, conformance.Selection{Cases: []string{"models-lists-differ-text"}}, conformance.Options{MaxRetries: -1})
+			rs := runCases(t, target, plan.Selection{Cases: []string{"models-lists-differ-text"}}, execute.Options{MaxRetries: -1})
 			require.Len(t, rs, 1)
 			r := rs[0]
 			assert.Equal(t, tc.status, r.Status, "%v", r.Reasons)
@@ -95,8 +96,8 @@ func TestRunWithinARateLimit(t *testing.T) {
 	limit, err := refgateway.ParseRateLimit("10/s,burst=2")
 	require.NoError(t, err)
 	loc := startLocal(t, refgateway.Config{RateLimit: limit})
-	rs := runCases(t, loc.target, conformance.Selection{Features: []string{"models.list", "chat.*", "messages.basic"}},
-		conformance.Options{Concurrency: 8})
+	rs := runCases(t, loc.target, plan.Selection{Features: []string{"models.list", "chat.*", "messages.basic"}},
+		execute.Options{Concurrency: 8})
 	require.NotEmpty(t, rs)
 	waited := 0
 	for _, r := range rs {
@@ -116,9 +117,9 @@ func TestRunWithinARateLimit(t *testing.T) {
 func TestResultCurl(t *testing.T) {
 	loc := startLocal(t, refgateway.Config{})
 	suite := loadSuite(t)
-	calls, err := conformance.Plan(suite.Catalog, loc.target, conformance.Selection{Cases: []string{"chat-json", "edit-multipart-one-ref", "edit-json-one-ref"}})
+	calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{Cases: []string{"chat-json", "edit-multipart-one-ref", "edit-json-one-ref"}})
 	require.NoError(t, err)
-	runner := &conformance.Runner{Suite: suite, Target: loc.target}
+	runner := suite.Runner(loc.target, execute.Options{})
 	curls := map[string]string{}
 	runner.Run(context.Background(), calls, func(r results.Result) { curls[r.Case] = r.Request.Curl })
 	assert.Contains(t, curls["chat-json"], `-H "Authorization: Bearer ${GWCONFORM_TEXT_KEY}"`)

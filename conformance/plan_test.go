@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -26,30 +27,30 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 	text := []string{"models.*", "chat.*", "messages.*", "responses.*", "images.edit.errors"}
 	for _, tc := range []struct {
 		name string
-		sel  conformance.Selection
+		sel  plan.Selection
 	}{
-		{"no budget", conformance.Selection{Features: text}},
-		{"max-calls 7", conformance.Selection{MaxCalls: 7, Features: text}},
-		{"max-calls 1 of images", conformance.Selection{MaxCalls: 1, Features: []string{"images.*"}}},
-		{"shard 2/3", conformance.Selection{Shard: conformance.Shard{Index: 2, Count: 3}, Features: text}},
+		{"no budget", plan.Selection{Features: text}},
+		{"max-calls 7", plan.Selection{MaxCalls: 7, Features: text}},
+		{"max-calls 1 of images", plan.Selection{MaxCalls: 1, Features: []string{"images.*"}}},
+		{"shard 2/3", plan.Selection{Shard: plan.Shard{Index: 2, Count: 3}, Features: text}},
 		// Verified and negative only: the explore tier's WebP calls would run
 		// the lossy WebP encoder concurrently, whose lazily built tables race
 		// in the third-party library (the gateway's, not this test's concern).
-		{"max-cost 40 of image generations", conformance.Selection{MaxCost: 40, Features: []string{"images.generate*"}, Tiers: []string{"verified", "negative"}}},
-		{"max-cost 5 and max-calls 3", conformance.Selection{MaxCost: 5, MaxCalls: 3, Features: text}},
+		{"max-cost 40 of image generations", plan.Selection{MaxCost: 40, Features: []string{"images.generate*"}, Tiers: []string{"verified", "negative"}}},
+		{"max-cost 5 and max-calls 3", plan.Selection{MaxCost: 5, MaxCalls: 3, Features: text}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			loc := startLocal(t, refgateway.Config{})
-			calls, err := conformance.Plan(suite.Catalog, loc.target, tc.sel)
+			calls, err := plan.Make(suite.Catalog, loc.target, tc.sel)
 			require.NoError(t, err)
-			sum := conformance.Summarize(calls)
-			runner := &conformance.Runner{Suite: suite, Target: loc.target, Options: conformance.Options{MaxRetries: -1}}
+			sum := plan.Summarize(calls)
+			runner := suite.Runner(loc.target, execute.Options{MaxRetries: -1})
 			budgetSkips, ran, requests := 0, 0, 0
 			spent, refused := 0.0, 0.0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				spent += r.CostUnits
 				// A request answered 4xx or 5xx produced nothing: it costs 0.
-				refused += conformance.EstimateCost(suite.Catalog.Case(r.Case)).Units * float64(r.Refused)
+				refused += plan.EstimateCost(suite.Catalog.Case(r.Case)).Units * float64(r.Refused)
 				if r.Status == vocab.StatusSkip {
 					budgetSkips++
 					assert.Equal(t, vocab.CheckBudget, r.Reasons[0].Check)
@@ -77,9 +78,9 @@ func TestPlanCountsEqualCallsMade(t *testing.T) {
 
 func TestPlanSelection(t *testing.T) {
 	suite := loadSuite(t)
-	all := conformance.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
-	count := func(t *testing.T, target conformance.Target, sel conformance.Selection) (calls, skipped int) {
-		cs, err := conformance.Plan(suite.Catalog, target, sel)
+	all := plan.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
+	count := func(t *testing.T, target plan.Target, sel plan.Selection) (calls, skipped int) {
+		cs, err := plan.Make(suite.Catalog, target, sel)
 		require.NoError(t, err)
 		for _, c := range cs {
 			if c.Skip != nil {
@@ -88,22 +89,22 @@ func TestPlanSelection(t *testing.T) {
 		}
 		return len(cs), skipped
 	}
-	total, _ := count(t, all, conformance.Selection{})
+	total, _ := count(t, all, plan.Selection{})
 	require.NotZero(t, total)
 
 	t.Run("filters narrow", func(t *testing.T) {
-		n, _ := count(t, all, conformance.Selection{Features: []string{"chat.*"}})
+		n, _ := count(t, all, plan.Selection{Features: []string{"chat.*"}})
 		assert.Positive(t, n)
 		assert.Less(t, n, total)
-		m, _ := count(t, all, conformance.Selection{Models: []string{"gen-image-2"}, Tiers: []string{"verified"}})
+		m, _ := count(t, all, plan.Selection{Models: []string{"gen-image-2"}, Tiers: []string{"verified"}})
 		assert.Positive(t, m)
-		none, _ := count(t, all, conformance.Selection{Cases: []string{"no-such-case"}})
+		none, _ := count(t, all, plan.Selection{Cases: []string{"no-such-case"}})
 		assert.Zero(t, none)
 	})
 	t.Run("a missing key skips with the reason", func(t *testing.T) {
 		noImage := all
 		noImage.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
-		calls, err := conformance.Plan(suite.Catalog, noImage, conformance.Selection{Features: []string{"images.generate"}, Tiers: []string{"verified"}})
+		calls, err := plan.Make(suite.Catalog, noImage, plan.Selection{Features: []string{"images.generate"}, Tiers: []string{"verified"}})
 		require.NoError(t, err)
 		imageCalls := 0
 		for _, c := range calls {
@@ -120,7 +121,7 @@ func TestPlanSelection(t *testing.T) {
 	t.Run("shards partition the plan", func(t *testing.T) {
 		seen := map[string]int{}
 		for i := 1; i <= 3; i++ {
-			cs, err := conformance.Plan(suite.Catalog, all, conformance.Selection{Shard: conformance.Shard{Index: i, Count: 3}})
+			cs, err := plan.Make(suite.Catalog, all, plan.Selection{Shard: plan.Shard{Index: i, Count: 3}})
 			require.NoError(t, err)
 			assert.NotEmpty(t, cs, "shard %d is empty", i)
 			for _, c := range cs {
@@ -133,7 +134,7 @@ func TestPlanSelection(t *testing.T) {
 		}
 	})
 	t.Run("bad glob", func(t *testing.T) {
-		_, err := conformance.Plan(suite.Catalog, all, conformance.Selection{Features: []string{"["}})
+		_, err := plan.Make(suite.Catalog, all, plan.Selection{Features: []string{"["}})
 		assert.Error(t, err)
 	})
 }
@@ -141,19 +142,19 @@ func TestPlanSelection(t *testing.T) {
 func TestParseShard(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want conformance.Shard
+		want plan.Shard
 		err  bool
 	}{
-		{"", conformance.Shard{}, false},
-		{"1/3", conformance.Shard{Index: 1, Count: 3}, false},
-		{"3/3", conformance.Shard{Index: 3, Count: 3}, false},
-		{"0/3", conformance.Shard{}, true},
-		{"4/3", conformance.Shard{}, true},
-		{"1/0", conformance.Shard{}, true},
-		{"x", conformance.Shard{}, true},
-		{"1/3x", conformance.Shard{}, true},
+		{"", plan.Shard{}, false},
+		{"1/3", plan.Shard{Index: 1, Count: 3}, false},
+		{"3/3", plan.Shard{Index: 3, Count: 3}, false},
+		{"0/3", plan.Shard{}, true},
+		{"4/3", plan.Shard{}, true},
+		{"1/0", plan.Shard{}, true},
+		{"x", plan.Shard{}, true},
+		{"1/3x", plan.Shard{}, true},
 	} {
-		got, err := conformance.ParseShard(tc.in)
+		got, err := plan.ParseShard(tc.in)
 		if tc.err {
 			assert.Error(t, err, tc.in)
 			continue
@@ -164,10 +165,10 @@ func TestParseShard(t *testing.T) {
 }
 
 // allKeys is a target with every key kind: nothing is skipped for a key.
-var allKeys = conformance.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
+var allKeys = plan.Target{Keys: map[catalog.KeyKind]string{catalog.KeyText: "t", catalog.KeyMessages: "m", catalog.KeyImage: "i", catalog.KeyAlt: "a"}, PublicImageURL: "https://x"}
 
 // controlOf finds the control call of a negative call in calls, and its index.
-func controlOf(calls []conformance.Call, neg conformance.Call) (int, bool) {
+func controlOf(calls []plan.Call, neg plan.Call) (int, bool) {
 	for i, c := range calls {
 		if c.Case.ID == neg.Case.Control && c.Model == neg.Model {
 			return i, true
@@ -181,7 +182,7 @@ func controlOf(calls []conformance.Call, neg conformance.Call) (int, bool) {
 // before it: whatever the selection, in every shard, and within a budget.
 func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 	suite := loadSuite(t)
-	checkPairs := func(t *testing.T, calls []conformance.Call) (negatives int) {
+	checkPairs := func(t *testing.T, calls []plan.Call) (negatives int) {
 		t.Helper()
 		for i, c := range calls {
 			if c.Case.Tier != vocab.TierNegative {
@@ -196,14 +197,14 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		return negatives
 	}
 	t.Run("selection adds the control, marked", func(t *testing.T) {
-		for _, sel := range []conformance.Selection{
+		for _, sel := range []plan.Selection{
 			{Cases: []string{"chat-no-model"}},
 			{Features: []string{"*.errors"}},
 			{Tiers: []string{"negative"}},
 			{Models: []string{"gen-image-2"}, Tiers: []string{"negative"}},
 			{Cases: []string{"gen-text-key-refused", "edit-json-partials-4"}},
 		} {
-			calls, err := conformance.Plan(suite.Catalog, allKeys, sel)
+			calls, err := plan.Make(suite.Catalog, allKeys, sel)
 			require.NoError(t, err)
 			assert.Positive(t, checkPairs(t, calls), "%+v", sel)
 			matches := func(globs []string, s string) bool {
@@ -214,7 +215,7 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 				assert.Equal(t, !selected, c.Control, "%s: marked Control only when added for a negative (%+v)", c.ID(), sel)
 			}
 		}
-		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}})
+		calls, err := plan.Make(suite.Catalog, allKeys, plan.Selection{Cases: []string{"chat-no-model", "chat-no-messages"}})
 		require.NoError(t, err)
 		var ids []string
 		for _, c := range calls {
@@ -223,13 +224,13 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		assert.Equal(t, []string{"chat-json", "chat-no-model", "chat-no-messages"}, ids, "one control for both, first")
 	})
 	t.Run("a selected control is not marked", func(t *testing.T) {
-		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-json", "chat-no-model"}})
+		calls, err := plan.Make(suite.Catalog, allKeys, plan.Selection{Cases: []string{"chat-json", "chat-no-model"}})
 		require.NoError(t, err)
 		require.Len(t, calls, 2)
 		assert.False(t, calls[0].Control)
 	})
 	t.Run("the whole plan", func(t *testing.T) {
-		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{})
+		calls, err := plan.Make(suite.Catalog, allKeys, plan.Selection{})
 		require.NoError(t, err)
 		assert.Positive(t, checkPairs(t, calls))
 		for _, c := range calls {
@@ -240,7 +241,7 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		for n := 2; n <= 5; n++ {
 			seen := 0
 			for i := 1; i <= n; i++ {
-				calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Shard: conformance.Shard{Index: i, Count: n}})
+				calls, err := plan.Make(suite.Catalog, allKeys, plan.Selection{Shard: plan.Shard{Index: i, Count: n}})
 				require.NoError(t, err)
 				seen += checkPairs(t, calls)
 				for _, c := range calls {
@@ -251,13 +252,13 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		}
 	})
 	t.Run("a budget keeps pairs", func(t *testing.T) {
-		sel := conformance.Selection{Cases: []string{"gen-text-key-refused", "gen-messages-key-refused", "chat-no-model"}}
-		whole, err := conformance.Plan(suite.Catalog, allKeys, sel)
+		sel := plan.Selection{Cases: []string{"gen-text-key-refused", "gen-messages-key-refused", "chat-no-model"}}
+		whole, err := plan.Make(suite.Catalog, allKeys, sel)
 		require.NoError(t, err)
-		for _, budget := range []conformance.Selection{{MaxCalls: 1}, {MaxCalls: 2}, {MaxCalls: 3}, {MaxCost: 3}, {MaxCost: 9.9}} {
+		for _, budget := range []plan.Selection{{MaxCalls: 1}, {MaxCalls: 2}, {MaxCalls: 3}, {MaxCost: 3}, {MaxCost: 9.9}} {
 			b := sel
 			b.MaxCalls, b.MaxCost = budget.MaxCalls, budget.MaxCost
-			calls, err := conformance.Plan(suite.Catalog, allKeys, b)
+			calls, err := plan.Make(suite.Catalog, allKeys, b)
 			require.NoError(t, err)
 			require.Len(t, calls, len(whole))
 			heldNegative := false
@@ -282,11 +283,11 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		}
 		// A negative cheaper than its control: the budget would fit it
 		// alone, and holds it back with its control.
-		calls, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}})
+		calls, err := plan.Make(suite.Catalog, allKeys, plan.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}})
 		require.NoError(t, err)
 		require.Len(t, calls, 2)
 		require.Less(t, calls[1].Units(), calls[0].Units(), "no previews: the negative costs less")
-		calls, err = conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}, MaxCost: calls[1].Units()})
+		calls, err = plan.Make(suite.Catalog, allKeys, plan.Selection{Cases: []string{"gen-stream-partials-neg1"}, Models: []string{"gen-image-2.5-flare"}, MaxCost: calls[1].Units()})
 		require.NoError(t, err)
 		require.NotNil(t, calls[0].Skip)
 		require.NotNil(t, calls[1].Skip, "the negative fits the budget, its control does not: neither is made")
@@ -296,7 +297,7 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 	t.Run("a control that cannot be made skips its negative", func(t *testing.T) {
 		textOnly := allKeys
 		textOnly.Keys = map[catalog.KeyKind]string{catalog.KeyText: "t"}
-		calls, err := conformance.Plan(suite.Catalog, textOnly, conformance.Selection{Cases: []string{"gen-text-key-refused", "chat-no-model"}})
+		calls, err := plan.Make(suite.Catalog, textOnly, plan.Selection{Cases: []string{"gen-text-key-refused", "chat-no-model"}})
 		require.NoError(t, err)
 		for _, c := range calls {
 			switch c.Case.ID {
@@ -314,7 +315,7 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		}
 	})
 	t.Run("a probe pairs a new model's refusals with its controls", func(t *testing.T) {
-		calls, err := conformance.PlanProbe(suite.Catalog, allKeys, []conformance.NewModel{{ID: "gen-9", Key: catalog.KeyText}, {ID: "msg-9", Key: catalog.KeyMessages}}, conformance.Selection{})
+		calls, err := plan.Probe(suite.Catalog, allKeys, []plan.NewModel{{ID: "gen-9", Key: catalog.KeyText}, {ID: "msg-9", Key: catalog.KeyMessages}}, plan.Selection{})
 		require.NoError(t, err)
 		assert.Positive(t, checkPairs(t, calls))
 		for _, c := range calls {
@@ -325,10 +326,10 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		}
 	})
 	t.Run("a re-run makes the control again", func(t *testing.T) {
-		plan, err := conformance.Plan(suite.Catalog, allKeys, conformance.Selection{Cases: []string{"chat-json", "chat-no-model", "chat-no-messages", "messages-json", "messages-no-model"}})
+		planned, err := plan.Make(suite.Catalog, allKeys, plan.Selection{Cases: []string{"chat-json", "chat-no-model", "chat-no-messages", "messages-json", "messages-no-model"}})
 		require.NoError(t, err)
 		var recorded []results.Result
-		for _, c := range plan {
+		for _, c := range planned {
 			st := vocab.StatusPass
 			switch {
 			case c.Case.ID == "chat-no-model" && c.Model == "gen-5.5":
@@ -338,19 +339,19 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 			}
 			recorded = append(recorded, results.Result{Case: c.Case.ID, Model: c.Model, Tier: c.Case.Tier, Status: st, Attempts: 1, CostUnits: 1})
 		}
-		ids := func(calls []conformance.Call) []string {
+		ids := func(calls []plan.Call) []string {
 			var out []string
 			for _, c := range calls {
 				out = append(out, fmt.Sprintf("%s/%s/%v", c.Case.ID, c.Model, c.Control))
 			}
 			return out
 		}
-		run, held := conformance.PlanRerun(plan, recorded, false, conformance.Selection{})
+		run, held := plan.Rerun(planned, recorded, false, plan.Selection{})
 		assert.Equal(t, []string{"chat-json/gen-5.5/true", "chat-no-model/gen-5.5/false", "messages-json/msg-opus-5/false"}, ids(run),
 			"the inconclusive negative with its passing control; a failed control alone")
 		assert.Empty(t, held)
 		// What is left of the budget fits one call: not the negative without its control.
-		run, held = conformance.PlanRerun(plan, recorded, false, conformance.Selection{MaxCalls: len(recorded) + 1})
+		run, held = plan.Rerun(planned, recorded, false, plan.Selection{MaxCalls: len(recorded) + 1})
 		assert.Equal(t, []string{"chat-json/gen-5.5/true"}, ids(run))
 		assert.Equal(t, []string{"chat-no-model/gen-5.5/false", "messages-json/msg-opus-5/false"}, ids(held))
 	})

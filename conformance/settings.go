@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 )
 
 // A run setting is declared once, in SettingsTable: its flag, variable and
@@ -76,7 +78,7 @@ func buildSettingsTable() []Setting {
 			Usage: "HTTPS PNG `URL` for the URL-reference case"},
 	}
 	for _, k := range catalog.KeyKinds {
-		t = append(t, Setting{Name: string(k) + "-key", Env: KeyVariables[k], Usage: fmt.Sprintf("%s `KEY`", k)})
+		t = append(t, Setting{Name: string(k) + "-key", Env: plan.KeyVariables[k], Usage: fmt.Sprintf("%s `KEY`", k)})
 	}
 	t = append(t, []Setting{
 		{Name: "feature", Kind: KindList, Usage: "feature `GLOBS`, repeatable or comma-separated; !GLOB excludes",
@@ -100,7 +102,7 @@ func buildSettingsTable() []Setting {
 		{Name: "max-wait", Kind: KindDuration, File: "max_wait", Default: "15m", Min: 1,
 			Usage:    "how long one call may wait on the gateway's rate limit (429s, spent quotas) before its 429 is its answer: throttled",
 			Recorded: func(m Manifest) string { return m.Options.MaxWait }},
-		{Name: "timeout", Kind: KindDuration, File: "timeout", Default: SpecMaxDuration.String(), Min: 1,
+		{Name: "timeout", Kind: KindDuration, File: "timeout", Default: execute.SpecMaxDuration.String(), Min: 1,
 			Usage:    "whole-request limit (spec 8 allows 600 s; a shorter one ends a call as an error, not a verdict)",
 			Recorded: func(m Manifest) string { return m.Options.Timeout }},
 		{Name: "connect-timeout", Kind: KindDuration, File: "connect_timeout", Default: "0", Usage: "limit on connecting, TLS included (0: --timeout)"},
@@ -109,11 +111,11 @@ func buildSettingsTable() []Setting {
 		{Name: "verbose", Kind: KindBool, Default: "false", Usage: "print every result with all its reasons (a log otherwise gets a line per failure that decides the verdict, and the recap)"},
 		{Name: "strict", Kind: KindBool, Env: "GWCONFORM_STRICT", Default: "false", Usage: "strict-tier failures count toward the exit code",
 			Recorded: func(m Manifest) string { return strconv.FormatBool(m.Strict) }},
-		{Name: "header", Kind: KindRepeat, Env: HeaderVariables[""], File: "headers.all",
+		{Name: "header", Kind: KindRepeat, Env: plan.HeaderVariables[""], File: "headers.all",
 			Usage: "'Name: value' sent with every request (repeatable; ${VAR} reads a variable and is redacted like a key)"},
 	}...)
 	for _, k := range catalog.KeyKinds {
-		t = append(t, Setting{Name: string(k) + "-header", Kind: KindRepeat, Env: HeaderVariables[k], File: "headers." + string(k),
+		t = append(t, Setting{Name: string(k) + "-header", Kind: KindRepeat, Env: plan.HeaderVariables[k], File: "headers." + string(k),
 			Usage: fmt.Sprintf("'Name: value' sent with the requests of the %s key (repeatable)", k)})
 	}
 	t = append(t, []Setting{
@@ -489,8 +491,8 @@ func (s *Settings) List(name string) []string { return slices.Clone(s.values[nam
 
 // Target is the gateway the settings name: the base URL, the keys of the
 // kinds declared, the public image URL and the headers.
-func (s *Settings) Target() (Target, error) {
-	t := Target{Keys: map[catalog.KeyKind]string{}}
+func (s *Settings) Target() (plan.Target, error) {
+	t := plan.Target{Keys: map[catalog.KeyKind]string{}}
 	if _, ok := s.values["base-url"]; ok {
 		t.BaseURL = strings.TrimRight(s.String("base-url"), "/")
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/schemas"
 )
@@ -40,4 +42,9 @@ func LoadSuiteFS(casesFS fs.FS, opts ...catalog.Option) (*Suite, error) {
 		return nil, err
 	}
 	return &Suite{Catalog: cat, Schemas: set}, nil
+}
+
+// Runner is a runner of the suite's cases against t.
+func (s *Suite) Runner(t plan.Target, o execute.Options) *execute.Runner {
+	return &execute.Runner{Catalog: s.Catalog, Schemas: s.Schemas, Target: t, Options: o}
 }

@@ -21,7 +21,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -178,10 +179,10 @@ func TestNoFalseAlarmsOnLegalVariation(t *testing.T) {
 			if tiers == nil {
 				tiers = []string{"verified"}
 			}
-			calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Cases: v.cases, Tiers: tiers})
+			calls, err := plan.Make(suite.Catalog, target, plan.Selection{Cases: v.cases, Tiers: tiers})
 			require.NoError(t, err)
 			require.NotEmpty(t, calls, "the variation selects no case")
-			runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
+			runner := suite.Runner(target, execute.Options{MaxRetries: -1})
 			ran, varied := 0, 0
 			runner.Run(context.Background(), calls, func(r results.Result) {
 				if r.Status == vocab.StatusSkip {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/fixtures"
@@ -44,10 +46,10 @@ func fiveNights(t *testing.T) []NamedReport {
 	for i, fs := range faults {
 		srv, err := conformancetest.Start(refgateway.Config{Faults: fs}, fixtures.FS)
 		require.NoError(t, err)
-		target := conformance.Target{BaseURL: srv.BaseURL, Keys: srv.KeyMap(), PublicImageURL: srv.PublicImageURL}
-		calls, err := conformance.Plan(suite.Catalog, target, conformance.Selection{Features: []string{"messages.errors", "chat.stream"}})
+		target := plan.Target{BaseURL: srv.BaseURL, Keys: srv.KeyMap(), PublicImageURL: srv.PublicImageURL}
+		calls, err := plan.Make(suite.Catalog, target, plan.Selection{Features: []string{"messages.errors", "chat.stream"}})
 		require.NoError(t, err)
-		runner := &conformance.Runner{Suite: suite, Target: target, Options: conformance.Options{MaxRetries: -1}}
+		runner := suite.Runner(target, execute.Options{MaxRetries: -1})
 		var rs []results.Result
 		runner.Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
 		srv.Close()

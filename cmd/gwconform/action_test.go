@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/fixtures"
 )
@@ -33,16 +33,16 @@ var actionInputs = map[string]struct{ flag, variable, action string }{
 	"out":              {flag: "out"},
 	"waivers":          {flag: "waivers"},
 	"confirm-failures": {flag: "rerun-failed"},
-	"text-key":         {variable: conformance.KeyVariables["text"]},
-	"messages-key":     {variable: conformance.KeyVariables["messages"]},
-	"image-key":        {variable: conformance.KeyVariables["image"]},
-	"alt-key":          {variable: conformance.KeyVariables["alt"]},
+	"text-key":         {variable: plan.KeyVariables["text"]},
+	"messages-key":     {variable: plan.KeyVariables["messages"]},
+	"image-key":        {variable: plan.KeyVariables["image"]},
+	"alt-key":          {variable: plan.KeyVariables["alt"]},
 	"public-image-url": {variable: "GWCONFORM_PUBLIC_IMAGE_URL"},
-	"headers":          {variable: conformance.HeaderVariables[""]},
-	"text-headers":     {variable: conformance.HeaderVariables["text"]},
-	"messages-headers": {variable: conformance.HeaderVariables["messages"]},
-	"image-headers":    {variable: conformance.HeaderVariables["image"]},
-	"alt-headers":      {variable: conformance.HeaderVariables["alt"]},
+	"headers":          {variable: plan.HeaderVariables[""]},
+	"text-headers":     {variable: plan.HeaderVariables["text"]},
+	"messages-headers": {variable: plan.HeaderVariables["messages"]},
+	"image-headers":    {variable: plan.HeaderVariables["image"]},
+	"alt-headers":      {variable: plan.HeaderVariables["alt"]},
 	"self-test":        {action: "runs the in-process reference gateway instead of base-url"},
 	"previous-report":  {action: "gwconform diff against it"},
 	"artifact-name":    {action: "the upload step"},

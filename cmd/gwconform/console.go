@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
@@ -49,7 +49,7 @@ const longFlight = 30 * time.Second
 // progressEvery spaces the progress lines a log (not a terminal) gets.
 const progressEvery = 30 * time.Second
 
-func newConsole(w io.Writer, total int, strict, verbose bool, runner *conformance.Runner) *console {
+func newConsole(w io.Writer, total int, strict, verbose bool, runner *execute.Runner) *console {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))

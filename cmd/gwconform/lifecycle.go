@@ -11,15 +11,15 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // ending is what a command hands to finish.
 type ending struct {
-	command string             // "run", "run --resume", ...: the messages' prefix
-	plan    []conformance.Call // every call of the run's plan
-	results []results.Result   // every result the reports show, kept ones included
+	command string           // "run", "run --resume", ...: the messages' prefix
+	plan    []plan.Call      // every call of the run's plan
+	results []results.Result // every result the reports show, kept ones included
 	con     *console
 	// interrupted is read right after the calls: a signal during the
 	// coverage listing comes after the last case and ends nothing.
@@ -63,9 +63,9 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 // completion says what of the plan has no result: the counted calls an
 // interrupt left undone or cut, or that a re-run held back — the calls
 // --resume would still make (PlanResume).
-func completion(plan []conformance.Call, rs []results.Result, strict, interrupted bool) results.Completion {
-	c := results.Completion{Interrupted: interrupted, Planned: len(plan)}
-	_, todo := conformance.PlanResume(plan, rs)
+func completion(planned []plan.Call, rs []results.Result, strict, interrupted bool) results.Completion {
+	c := results.Completion{Interrupted: interrupted, Planned: len(planned)}
+	_, todo := plan.Resume(planned, rs)
 	for _, call := range todo {
 		if call.Case.Tier.Decides(strict) {
 			c.Unrun++

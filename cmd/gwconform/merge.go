@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
 )
@@ -134,7 +135,7 @@ func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
 		if m.Shard == "" {
 			continue
 		}
-		sh, err := conformance.ParseShard(m.Shard)
+		sh, err := plan.ParseShard(m.Shard)
 		if err != nil {
 			return w, fmt.Errorf("%s: %w", ins[i], err)
 		}
@@ -146,7 +147,7 @@ func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
 	}
 	for i := 1; i <= count; i++ {
 		if !have[i] {
-			w.completion.MissingShards = append(w.completion.MissingShards, conformance.Shard{Index: i, Count: count}.String())
+			w.completion.MissingShards = append(w.completion.MissingShards, plan.Shard{Index: i, Count: count}.String())
 		}
 	}
 	return w, nil
@@ -174,7 +175,7 @@ func besideReport(in string) *report.Report {
 // mergeExtra joins the shards' cost and coverage: the planned cost and the
 // budget are sums when every shard says them (each shard planned and
 // spent apart), the models no case covers a union.
-func mergeExtra(reps []*report.Report, sel *conformance.Selection) reportExtra {
+func mergeExtra(reps []*report.Report, sel *plan.Selection) reportExtra {
 	var extra reportExtra
 	planned, budget := 0.0, 0.0
 	allPlanned, allBudget := true, true

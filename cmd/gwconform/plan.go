@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
@@ -44,7 +45,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			s.target.PublicImageURL = "https://127.0.0.1/local"
 		}
 	}
-	calls, err := conformance.Plan(suite.Catalog, s.target, s.selection)
+	calls, err := plan.Make(suite.Catalog, s.target, s.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
@@ -58,8 +59,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 
 // printPlan writes the calls per key and model, then the totals, and what
 // the budgets cut.
-func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection) {
-	sum := conformance.Summarize(calls)
+func printPlan(w io.Writer, calls []plan.Call, sel plan.Selection) {
+	sum := plan.Summarize(calls)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tMODEL\tCALLS\tCOST UNITS")
 	for _, k := range catalog.KeyKinds {
@@ -97,7 +98,7 @@ func printPlan(w io.Writer, calls []conformance.Call, sel conformance.Selection)
 }
 
 // controls counts the calls planned only as the control of a negative.
-func controls(calls []conformance.Call) int {
+func controls(calls []plan.Call) int {
 	n := 0
 	for _, c := range calls {
 		if c.Control {

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
@@ -35,11 +36,11 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	}
 	defer ss.close()
 
-	var models []conformance.NewModel
+	var models []plan.NewModel
 	var err error
 	if model := f.set.String("model-id"); model != "" {
-		models = []conformance.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}
-	} else if models, err = conformance.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target); err != nil {
+		models = []plan.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}
+	} else if models, err = execute.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target); err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
@@ -50,7 +51,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	for _, m := range models {
 		fmt.Fprintf(stdout, "new model %s (%s key)\n", m.ID, m.Key)
 	}
-	calls, err := conformance.PlanProbe(ss.suite.Catalog, ss.target, models, ss.selection)
+	calls, err := plan.Probe(ss.suite.Catalog, ss.target, models, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitNotStart
@@ -64,7 +65,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	rs, con, err := execute(ss, calls, nil, io.Discard, w.Write)
+	rs, con, err := runCalls(ss, calls, nil, io.Discard, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -73,7 +74,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
-	planned := conformance.Summarize(calls).TotalUnits
+	planned := plan.Summarize(calls).TotalUnits
 	code = ss.finish(ending{command: "probe", plan: calls, results: rs, con: con, interrupted: interrupted,
 		planned: &planned, discovery: true}, io.Discard, stderr)
 	if code != exitOK {
@@ -87,14 +88,14 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 			passed[r.Model] = append(passed[r.Model], r.Case)
 		}
 	}
-	conformance.WriteAdditions(stdout, passed)
+	plan.WriteAdditions(stdout, passed)
 	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
 	return exitOK
 }
 
 // printCapabilities prints one row per model: each feature's cell, with the
 // matrix's semantics.
-func printCapabilities(w io.Writer, models []conformance.NewModel, rs []results.Result) {
+func printCapabilities(w io.Writer, models []plan.NewModel, rs []results.Result) {
 	rep := report.Build(report.Meta{Features: catalog.Features}, rs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nMODEL\tFEATURE\tCELL")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -50,18 +51,18 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 	// re-runs with what the recorded results left of it.
 	planSel := ss.selection
 	planSel.MaxCalls, planSel.MaxCost = 0, 0
-	plan, err := conformance.Plan(ss.suite.Catalog, ss.target, planSel)
+	planned, err := plan.Make(ss.suite.Catalog, ss.target, planSel)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run --rerun-failed:", err)
 		return exitNotStart
 	}
-	run, held := conformance.PlanRerun(plan, recordedRs, ss.strict, ss.selection)
+	run, held := plan.Rerun(planned, recordedRs, ss.strict, ss.selection)
 	fmt.Fprintf(stdout, "re-running %d calls of %s: its failed, errored, throttled or inconclusive verified/negative results with the controls of their negatives, and the calls it never finished\n", len(run), path)
 	for _, c := range held {
 		fmt.Fprintf(stderr, "not re-run: %s: %s\n", c.ID(), c.Skip.Message)
 	}
 
-	again, con, _ := execute(ss, run, nil, stdout, nil)
+	again, con, _ := runCalls(ss, run, nil, stdout, nil)
 	if ss.ctx.Err() != nil {
 		// Nothing is written: the recorded run stays whole for another try.
 		v := results.Judge(again, ss.strict, completion(run, again, ss.strict, true))
@@ -109,7 +110,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "re-ran %d results: %d now pass (flaky), %d still fail, error, are throttled or inconclusive, %d controls beside their negatives; made %d calls the run never finished\n",
 		len(again)-made, flaky, len(again)-made-flaky-controls, controls, made)
-	return ss.finish(ending{command: "run --rerun-failed", plan: plan, results: merged, con: con,
+	return ss.finish(ending{command: "run --rerun-failed", plan: planned, results: merged, con: con,
 		planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
@@ -27,12 +28,12 @@ func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "gwconform run --resume:", err)
 		return exitNotStart
 	}
-	plan, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
+	planned, err := plan.Make(ss.suite.Catalog, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run --resume:", err)
 		return exitNotStart
 	}
-	kept, todo := conformance.PlanResume(plan, prior)
+	kept, todo := plan.Resume(planned, prior)
 	// The kept lines replace the file first: a cancelled line or a torn
 	// one (SIGKILL mid-write) must not stay beside its re-run.
 	if err := results.WriteFile(path, kept); err != nil {
@@ -44,8 +45,8 @@ func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "gwconform run --resume:", err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "resuming %s: %d of %d results kept, %d calls to make\n", ss.out, len(kept), len(plan), len(todo))
-	again, con, err := execute(ss, todo, kept, stdout, w.Write)
+	fmt.Fprintf(stdout, "resuming %s: %d of %d results kept, %d calls to make\n", ss.out, len(kept), len(planned), len(todo))
+	again, con, err := runCalls(ss, todo, kept, stdout, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -54,6 +55,6 @@ func resumeRun(ss *session, recorded conformance.Manifest, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "gwconform run --resume:", err)
 		return exitFailed
 	}
-	return ss.finish(ending{command: "run --resume", plan: plan, results: append(kept, again...), con: con,
+	return ss.finish(ending{command: "run --resume", plan: planned, results: append(kept, again...), con: con,
 		interrupted: interrupted, planned: &recorded.Planned.CostUnits, covered: true}, stdout, stderr)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/waivers"
@@ -66,7 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return resumeRun(ss, recorded, stdout, stderr)
 	}
 
-	calls, err := conformance.Plan(ss.suite.Catalog, ss.target, ss.selection)
+	calls, err := plan.Make(ss.suite.Catalog, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
@@ -85,7 +87,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform run:", err)
 		return exitNotStart
 	}
-	rs, con, err := execute(ss, calls, nil, stdout, w.Write)
+	rs, con, err := runCalls(ss, calls, nil, stdout, w.Write)
 	interrupted := ss.ctx.Err() != nil
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -118,7 +120,7 @@ func loadWaivers(s *settings, file string) error {
 }
 
 // manifest describes the session's run of calls.
-func (ss *session) manifest(calls []conformance.Call) conformance.Manifest {
+func (ss *session) manifest(calls []plan.Call) conformance.Manifest {
 	m := conformance.NewManifest(ss.suite.Catalog, ss.target, ss.selection, ss.options, ss.strict, calls)
 	m.Command, m.SuiteVersion, m.CasesDir, m.Waivers = "run", version, ss.casesDir, ss.waiversRef
 	m.Record, m.Replay = ss.record, ss.replay
@@ -131,7 +133,7 @@ func (ss *session) manifest(calls []conformance.Call) conformance.Manifest {
 // useLocalGateway starts the reference gateway in-process when no base URL
 // is set. Keys given by flag or variable become the gateway's keys (so a
 // test can run with distinctive ones); the others are its documented defaults.
-func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.Server, error) {
+func useLocalGateway(t *plan.Target, stderr io.Writer) (*conformancetest.Server, error) {
 	if t.BaseURL != "" {
 		return nil, nil
 	}
@@ -148,13 +150,14 @@ func useLocalGateway(t *conformance.Target, stderr io.Writer) (*conformancetest.
 	return srv, nil
 }
 
-// execute runs the calls, judges each finished result against the waivers
+// runCalls runs the calls, judges each finished result against the waivers
 // and hands it to keep (results.jsonl, written as each finishes, so an
 // interrupted run keeps everything that finished) when keep is set. settled
 // are the results the run already has (--resume): a negative whose control
 // is among them is decided by it. The caller prints the console's summary.
-func execute(ss *session, calls []conformance.Call, settled []results.Result, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
-	runner := &conformance.Runner{Suite: ss.suite, Target: ss.target, Options: ss.options, Settled: settled}
+func runCalls(ss *session, calls []plan.Call, settled []results.Result, stdout io.Writer, keep func(results.Result) error) ([]results.Result, *console, error) {
+	runner := ss.suite.Runner(ss.target, ss.options)
+	runner.Settled = settled
 	con := newConsole(stdout, len(calls), ss.strict, ss.verbose, runner)
 	now := time.Now() // one date for the whole run: a waiver does not expire halfway
 	var rs []results.Result
@@ -236,7 +239,7 @@ func uncoveredModels(ss *session, stdout, stderr io.Writer) []report.UncoveredMo
 			t.Keys[k] = v
 		}
 	}
-	found, err := conformance.FindNewModels(ss.ctx, ss.suite.Catalog, t)
+	found, err := execute.FindNewModels(ss.ctx, ss.suite.Catalog, t)
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform: listing the gateway's models for coverage: %v\n", err)
 		return nil

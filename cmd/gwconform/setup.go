@@ -14,6 +14,8 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
@@ -48,14 +50,14 @@ func newEngineFlags(name string, stderr io.Writer, own ...string) *engineFlags {
 // settings is what the engine flags resolve to: flags over variables over
 // the config file over defaults (conformance.SettingsTable).
 type settings struct {
-	target    conformance.Target
-	selection conformance.Selection
-	options   conformance.Options
+	target    plan.Target
+	selection plan.Selection
+	options   execute.Options
 	out       string
 	casesDir  string
 	strict    bool
 	verbose   bool // the console prints every result (console.full)
-	tls       conformance.TLSOptions
+	tls       execute.TLSOptions
 	// waivers is the --waivers file of a run (nil: none), and waiversRef
 	// names it in the manifest.
 	waivers    *waivers.Set
@@ -84,18 +86,18 @@ func (f *engineFlags) resolve() (*settings, error) {
 	if s.target, err = v.Target(); err != nil {
 		return nil, err
 	}
-	shard, err := conformance.ParseShard(v.String("shard"))
+	shard, err := plan.ParseShard(v.String("shard"))
 	if err != nil {
 		return nil, fmt.Errorf("--shard: %w", err)
 	}
-	s.selection = conformance.Selection{Features: v.List("feature"), Models: v.List("model"), Cases: v.List("case"), Tiers: v.List("tier"),
+	s.selection = plan.Selection{Features: v.List("feature"), Models: v.List("model"), Cases: v.List("case"), Tiers: v.List("tier"),
 		Shard: shard, MaxCalls: v.Int("max-calls"), MaxCost: v.Float("max-cost")}
-	s.options = conformance.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Thumbnails: true,
+	s.options = execute.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Thumbnails: true,
 		ConnectTimeout: v.Duration("connect-timeout"), HeaderTimeout: v.Duration("header-timeout"), IdleTimeout: v.Duration("idle-timeout")}
 	if s.options.MaxRetries == 0 {
 		s.options.MaxRetries = -1 // Options reads 0 as "default"
 	}
-	s.tls = conformance.TLSOptions{CACertFile: v.String("ca-cert"), Insecure: v.Bool("insecure")}
+	s.tls = execute.TLSOptions{CACertFile: v.String("ca-cert"), Insecure: v.Bool("insecure")}
 	return s, nil
 }
 
@@ -148,7 +150,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		local, err = useLocalGateway(&s.target, stderr)
 	}
 	if err == nil && local == nil && s.replay == "" {
-		s.target.Client, err = conformance.NewClient(s.tls)
+		s.target.Client, err = execute.NewClient(s.tls)
 		if err == nil && s.tls.Insecure {
 			fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
 		}
@@ -177,8 +179,8 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 // URL ending in /v1, a relay refusing the list, a key of another kind)
 // stops the run at once (exit 2); a rejected key is said here, once, and its
 // cases are skipped.
-func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *conformance.Target, stderr io.Writer) error {
-	rejected, err := conformance.Preflight(ctx, cat, *t)
+func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, stderr io.Writer) error {
+	rejected, err := execute.Preflight(ctx, cat, *t)
 	if err != nil {
 		return err
 	}

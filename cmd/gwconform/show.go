@@ -11,6 +11,8 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -64,7 +66,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gwconform show --curl: %v\n", err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "\ncurl (the key from %s; export it first):\n%s\n", conformance.KeyVariables[catalog.KeyKind(r.Key)], cmd)
+	fmt.Fprintf(stdout, "\ncurl (the key from %s; export it first):\n%s\n", plan.KeyVariables[catalog.KeyKind(r.Key)], cmd)
 	return exitOK
 }
 
@@ -152,7 +154,7 @@ func printResult(w io.Writer, r results.Result) {
 }
 
 // curlCommand renders the result's request again from the run's catalog
-// (conformance.CurlCommand): to the base URL the run had (its variable for
+// (execute.CurlCommand): to the base URL the run had (its variable for
 // the in-process gateway), with the headers given, multipart files written
 // under dir.
 func curlCommand(m conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
@@ -170,7 +172,7 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	}
 	base := m.BaseURL
 	if base == "" {
-		base = conformance.BaseURLVariable
+		base = execute.BaseURLVariable
 	}
-	return conformance.CurlCommand(cs, rendered, base, headers, dir)
+	return execute.CurlCommand(cs, rendered, base, headers, dir)
 }

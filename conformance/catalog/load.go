@@ -705,3 +705,11 @@ func (r *Request) Param(name string) (any, bool) {
 	}
 	return nil, false
 }
+
+// ParamText is Param as text: "" when absent or null.
+func (r *Request) ParamText(name string) string {
+	if v, ok := r.Param(name); ok && v != nil {
+		return fmt.Sprint(v)
+	}
+	return ""
+}

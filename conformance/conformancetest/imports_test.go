@@ -2,6 +2,7 @@ package conformancetest
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +35,36 @@ var forbidden = map[string][]string{
 	"report":  {"gateway", "wiring"},
 }
 
+// stage names the part of the engine a package is (conformance/doc.go):
+// the vocabulary, the results file format, a stage of the data flow, the
+// root that wires a run, or a support package the stages build on.
+func stage(pkg string) string {
+	switch rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"); rel {
+	case "conformance/vocab", "conformance/results", "conformance/plan", "conformance/execute", "conformance/check":
+		return strings.TrimPrefix(rel, "conformance/")
+	case "conformance":
+		return "root"
+	}
+	return "support"
+}
+
+// stageForbidden says which parts of the engine a part must not depend on:
+// data flows one way (load → plan → execute → check → results), execute
+// owns the transport, pacing and recording, and check only reads what
+// execute received.
+var stageForbidden = map[string][]string{
+	"vocab":   {"results", "plan", "execute", "check", "root", "support"},
+	"results": {"plan", "execute", "check", "root"},
+	"support": {"plan", "execute", "check", "root"},
+	"plan":    {"execute", "check", "root"},
+	"check":   {"plan", "execute", "root"},
+	"execute": {"root"},
+}
+
+// transportOnly are the support packages only execute may use: pacing and
+// recording taps belong to the stage that sends.
+var transportOnly = []string{module + "/conformance/pace", module + "/conformance/record"}
+
 // importViolations lists every dependency that breaks a rule, for a graph
 // of package → its transitive non-test dependencies.
 func importViolations(graph map[string][]string) []string {
@@ -49,7 +80,23 @@ func importViolations(graph map[string][]string) []string {
 					out = append(out, from+" package "+pkg+" depends on "+bad+" package "+dep)
 				}
 			}
+			if from == "engine" && side(dep) == "engine" {
+				out = append(out, stageViolations(pkg, dep)...)
+			}
 		}
+	}
+	return out
+}
+
+// stageViolations is what breaks a rule between two engine packages.
+func stageViolations(pkg, dep string) []string {
+	var out []string
+	from, to := stage(pkg), stage(dep)
+	if slices.Contains(stageForbidden[from], to) {
+		out = append(out, from+" package "+pkg+" depends on "+to+" package "+dep)
+	}
+	if (from == "plan" || from == "check" || from == "results" || from == "vocab") && slices.Contains(transportOnly, dep) {
+		out = append(out, from+" package "+pkg+" depends on "+dep+", which only execute may use")
 	}
 	return out
 }
@@ -71,7 +118,7 @@ func TestImportRules(t *testing.T) {
 
 // TestImportViolations: each rule catches the import it forbids.
 func TestImportViolations(t *testing.T) {
-	const gw, engine, rep = module + "/conformance/refgateway", module + "/conformance/imagecheck", module + "/report"
+	const gw, engine, rep, c = module + "/conformance/refgateway", module + "/conformance/imagecheck", module + "/report", module + "/conformance"
 	tests := []struct {
 		name  string
 		graph map[string][]string
@@ -84,6 +131,14 @@ func TestImportViolations(t *testing.T) {
 		{"wiring imports both", map[string][]string{module + "/cmd/gwconform": {gw, engine, rep}}, 0},
 		{"report reads results", map[string][]string{rep: {module + "/conformance/results"}}, 0},
 		{"gateway within itself", map[string][]string{gw: {gw + "/imagery", "net/http"}}, 0},
+		{"check imports execute", map[string][]string{c + "/check": {c + "/execute"}}, 1},
+		{"check paces", map[string][]string{c + "/check": {c + "/pace", c + "/streams"}}, 1},
+		{"plan imports check", map[string][]string{c + "/plan": {c + "/check", c + "/catalog"}}, 1},
+		{"a support package imports a stage", map[string][]string{c + "/catalog": {c + "/plan"}}, 1},
+		{"vocab imports results", map[string][]string{c + "/vocab": {c + "/results"}}, 1},
+		{"a stage imports the root", map[string][]string{c + "/execute": {c}}, 1},
+		{"the data flow", map[string][]string{c + "/execute": {c + "/plan", c + "/check", c + "/pace", c + "/record"},
+			c + "/check": {c + "/streams", c + "/results", c + "/vocab"}, c: {c + "/execute"}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 )
 
 // BaseURLVariable stands for the gateway's address in a command that sends
@@ -34,7 +35,7 @@ func CurlCommand(cs *catalog.Case, r *catalog.Rendered, base string, headers []s
 	parts := []string{"curl -sS -i -X " + r.Method, dquote(base + r.Path)}
 	switch cs.Request.Auth {
 	case catalog.AuthKey:
-		parts = append(parts, "-H "+dquote("Authorization: Bearer ${"+KeyVariables[cs.Key]+"}"))
+		parts = append(parts, "-H "+dquote("Authorization: Bearer ${"+plan.KeyVariables[cs.Key]+"}"))
 	case catalog.AuthInvalid:
 		parts = append(parts, "-H "+shellQuote("Authorization: Bearer gwconform-invalid-key"))
 	}

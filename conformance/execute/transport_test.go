@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 )
 
 // The client keeps honouring the proxy variables with its own transport.
@@ -68,7 +69,7 @@ func TestNewClientPrivateCA(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client, err := NewClient(tt.opts)
 			require.NoError(t, err)
-			_, err = Preflight(context.Background(), &catalog.Catalog{}, Target{BaseURL: srv.URL, Client: client})
+			_, err = Preflight(context.Background(), &catalog.Catalog{}, plan.Target{BaseURL: srv.URL, Client: client})
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 			} else {
@@ -97,7 +98,7 @@ func TestAddHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
-			var target Target
+			var target plan.Target
 			err := target.AddHeader("text", tt.line, getenv)
 			if tt.wantErr != "" {
 				assert.ErrorContains(t, err, tt.wantErr)

@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
@@ -92,7 +93,7 @@ func TestPreflightSetupMistakes(t *testing.T) {
 			if keys == nil {
 				keys = map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}
 			}
-			rejected, err := Preflight(context.Background(), preflightCatalog, Target{BaseURL: srv.URL + tt.path, Keys: keys})
+			rejected, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys})
 			if len(tt.wantErr) == 0 {
 				require.NoError(t, err)
 				var got []catalog.KeyKind
@@ -141,7 +142,7 @@ func TestFindNewModelsBoundsAStalledList(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := FindNewModels(context.Background(), preflightCatalog,
-			Target{BaseURL: srv.URL, Keys: map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}})
+			plan.Target{BaseURL: srv.URL, Keys: map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}})
 		done <- err
 	}()
 	select {

@@ -1,12 +1,10 @@
-package conformance
+package plan
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
@@ -37,43 +35,10 @@ type Target struct {
 	SecretValues []string
 }
 
-// client returns the target's client, or the default one: the run's
-// transport (header cap, proxies) trusting the system's roots.
-func (t Target) client() *http.Client {
-	if t.Client != nil {
-		return t.Client
-	}
-	return defaultClient()
-}
-
-// defaultClient is built once: a client per call would keep no connection.
-var defaultClient = sync.OnceValue(func() *http.Client {
-	c, err := NewClient(TLSOptions{})
-	if err != nil { // only a CA file can fail, and there is none
-		panic(err)
-	}
-	return c
-})
-
-// getModels sends GET /v1/models with the headers and the key of a kind
-// ("" for no key): the preflight, and the model lists of probe and of a
-// differs_from check.
-func (t Target) getModels(ctx context.Context, kind catalog.KeyKind) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
-	if err != nil {
-		return nil, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
-	}
-	t.setHeaders(req.Header, kind)
-	if kind != "" {
-		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
-	}
-	return t.client().Do(req)
-}
-
-// setHeaders adds the target's headers for a request of that key kind
+// SetHeaders adds the target's headers for a request of that key kind
 // ("" for a request made with no key kind, such as the preflight without
 // keys).
-func (t Target) setHeaders(h http.Header, kind catalog.KeyKind) {
+func (t Target) SetHeaders(h http.Header, kind catalog.KeyKind) {
 	for name, vs := range t.Headers {
 		h[name] = append([]string(nil), vs...)
 	}

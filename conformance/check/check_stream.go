@@ -1,4 +1,4 @@
-package conformance
+package check
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ const maxEventTypes = 200
 
 // checkStream reads an event stream to its end, checking each event as it
 // arrives (grammar and schema), then the stream as a whole.
-func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schemas.Set, o Options, started time.Time, res *results.Result) {
+func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schemas.Set, o Limits, started time.Time, res *results.Result) {
 	imagesWanted := 1
 	if exp.Images != nil && exp.Images.Count > 0 {
 		imagesWanted = exp.Images.Count

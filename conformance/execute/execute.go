@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/pace"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -58,7 +60,8 @@ type Options struct {
 	Thumbnails bool
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults fills the unset options with their defaults.
+func (o Options) WithDefaults() Options {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
@@ -152,7 +155,7 @@ func (e errNoResponse) Unwrap() error { return e.err }
 //
 // Each attempt's timeout counts from its send. The caller calls ex.finish
 // once the answer is read. On error, ex tells what was tried.
-func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t Target, cs *catalog.Case, r *catalog.Rendered) (*exchange, error) {
+func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t plan.Target, cs *catalog.Case, r *catalog.Rendered) (*exchange, error) {
 	ex := &exchange{}
 	family := pace.FamilyOf(r.Path)
 	for {
@@ -292,14 +295,14 @@ func discard(resp *http.Response) {
 
 // sendOnce makes one attempt under a watchdog of its phases; the response
 // body it returns keeps the watch until it is closed.
-func sendOnce(ctx context.Context, client *http.Client, o Options, t Target, cs *catalog.Case, r *catalog.Rendered) (*http.Response, time.Duration, time.Time, *watchdog, error) {
+func sendOnce(ctx context.Context, client *http.Client, o Options, t plan.Target, cs *catalog.Case, r *catalog.Rendered) (*http.Response, time.Duration, time.Time, *watchdog, error) {
 	ctx, watch := newWatchdog(ctx, o)
 	req, err := http.NewRequestWithContext(ctx, r.Method, t.BaseURL+r.Path, bytes.NewReader(r.Body))
 	if err != nil {
 		watch.stop()
 		return nil, 0, time.Now(), nil, err
 	}
-	t.setHeaders(req.Header, cs.Key)
+	t.SetHeaders(req.Header, cs.Key)
 	for k, vs := range r.Header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
@@ -340,42 +343,6 @@ func sendOnce(ctx context.Context, client *http.Client, o Options, t Target, cs 
 	return resp, ttfb, started, watch, nil
 }
 
-// cappedReader fails once more than limit bytes were read: a stream is read
-// event by event, so readBody's cap cannot apply to it.
-type cappedReader struct {
-	r           io.Reader
-	left, limit int64
-}
-
-func (c *cappedReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		// Exactly limit bytes then the end is within the cap.
-		var one [1]byte
-		if n, err := c.r.Read(one[:]); n == 0 {
-			return 0, err
-		}
-		return 0, fmt.Errorf("response stream exceeds the %d-byte cap", c.limit)
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
-// readBody reads at most limit bytes; more is an error naming the cap.
-func readBody(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return b, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("response body exceeds the %d-byte cap", limit)
-	}
-	return b, nil
-}
-
 // otherLists lists the models of each key kind a differs_from check
 // compares with (those configured and not rejected). They are requests of
 // the execute stage, paced, retried and bounded as the call's own and
@@ -405,7 +372,7 @@ func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options,
 			ex.finish()
 			return nil, st, rs
 		}
-		body, err := readBody(ex.resp.Body, modelListLimit)
+		body, err := check.ReadBody(ex.resp.Body, modelListLimit)
 		ex.resp.Body.Close()
 		code := ex.resp.StatusCode
 		switch {
@@ -472,7 +439,7 @@ type flights struct {
 
 // begin registers a call in flight; the returned context carries it, and
 // end removes it.
-func (fs *flights) begin(ctx context.Context, c Call) (context.Context, func()) {
+func (fs *flights) begin(ctx context.Context, c plan.Call) (context.Context, func()) {
 	f := &flight{call: c.Case.ID + " × " + c.Model, started: time.Now()}
 	fs.mu.Lock()
 	if fs.all == nil {

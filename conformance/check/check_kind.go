@@ -1,4 +1,4 @@
-package conformance
+package check
 
 import (
 	"encoding/json"
@@ -92,7 +92,7 @@ func (c *checker) maxTokens() (int, bool) {
 	if c.request == nil {
 		return 0, false
 	}
-	n, err := strconv.Atoi(param(c.request, "max_tokens"))
+	n, err := strconv.Atoi(c.request.ParamText("max_tokens"))
 	return n, err == nil && n > 0
 }
 
@@ -139,17 +139,17 @@ func imageExpect(exp *catalog.ImageExpect, r *catalog.Request) *catalog.ImageExp
 	}
 	if out.Count == 0 {
 		out.Count = 1
-		if s := param(r, "n"); s != "" {
+		if s := r.ParamText("n"); s != "" {
 			out.Count = 0 // not an integer of at least 1: nothing to count against
 			if n, err := strconv.Atoi(s); err == nil && n >= 1 {
 				out.Count = n
 			}
 		}
 	}
-	if f := param(r, "output_format"); out.Format == "" && slices.Contains(catalog.ImageFormats, f) {
+	if f := r.ParamText("output_format"); out.Format == "" && slices.Contains(catalog.ImageFormats, f) {
 		out.Format = f
 	}
-	if s := param(r, "size"); out.Size == "" && s != "auto" {
+	if s := r.ParamText("size"); out.Size == "" && s != "auto" {
 		if _, _, err := imagecheck.ParseSize(s); err == nil {
 			out.Size = s
 		}

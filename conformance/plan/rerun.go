@@ -1,8 +1,8 @@
-package conformance
+package plan
 
 import "github.com/gwconform/gwconform/conformance/results"
 
-// PlanRerun picks, from the plan of a recorded run re-made without its
+// Rerun picks, from the plan of a recorded run re-made without its
 // budget, the calls whose recorded result --rerun-failed runs again
 // (results.Result.Rerunnable) and the calls the recorded run never made (it
 // was interrupted), so a re-run never turns an incomplete run green. A
@@ -13,7 +13,7 @@ import "github.com/gwconform/gwconform/conformance/results"
 // included), to pairs together. It returns the calls to make and the calls
 // held back, each with its skip reason: over the budget, or a key missing
 // or rejected now.
-func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
+func Rerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
 	again, seen := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
 	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
 	for _, r := range recorded {
@@ -29,21 +29,21 @@ func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selectio
 	}
 	want, companion := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
 	for _, c := range plan {
-		if k := c.key(); again[k] || !seen[k] {
+		if k := c.CaseModel(); again[k] || !seen[k] {
 			want[k] = true
 		}
 	}
 	for _, c := range plan {
-		if k, ok := c.controlKey(); ok && want[c.key()] && !want[k] {
+		if k, ok := c.ControlKey(); ok && want[c.CaseModel()] && !want[k] {
 			companion[k] = true
 		}
 	}
 	var picked []Call
 	for _, c := range plan { // the plan's order: controls first
 		switch {
-		case want[c.key()]:
+		case want[c.CaseModel()]:
 			picked = append(picked, c)
-		case companion[c.key()]:
+		case companion[c.CaseModel()]:
 			c.Control = true
 			picked = append(picked, c)
 		}
@@ -59,13 +59,13 @@ func PlanRerun(plan []Call, recorded []results.Result, strict bool, sel Selectio
 	return run, held
 }
 
-// PlanResume splits the plan of an interrupted run (re-made from its
+// Resume splits the plan of an interrupted run (re-made from its
 // manifest) into the results to keep and the calls still to make. A call
 // is finished when a recorded result of its case × model was not cut by
 // the interrupt (results.Result.Cancelled): its last such line is kept, in
 // plan order. Every other call — never reported, or cancelled — is made
 // again, so the run ends with each case × model exactly once.
-func PlanResume(plan []Call, recorded []results.Result) (kept []results.Result, todo []Call) {
+func Resume(plan []Call, recorded []results.Result) (kept []results.Result, todo []Call) {
 	done := map[results.CaseModel]results.Result{}
 	for _, r := range recorded {
 		if !r.Cancelled {
@@ -73,7 +73,7 @@ func PlanResume(plan []Call, recorded []results.Result) (kept []results.Result, 
 		}
 	}
 	for _, c := range plan {
-		if r, ok := done[c.key()]; ok {
+		if r, ok := done[c.CaseModel()]; ok {
 			kept = append(kept, r)
 		} else {
 			todo = append(todo, c)

@@ -1,10 +1,11 @@
-package conformance
+package execute
 
 import (
 	"context"
 	"net/http"
 
 	"github.com/gwconform/gwconform/conformance/pace"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -14,7 +15,7 @@ import (
 // finds in the request context: a record.Tap captures the call's exchanges
 // (and writes them under run --record), a record.Replay answers them from a
 // recording. The call's transcript goes into its result.
-func (r *Runner) runLogged(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call Call) results.Result {
+func (r *Runner) runLogged(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) results.Result {
 	ctx, log := record.Begin(ctx, record.Call{Case: call.Case.ID, Feature: call.Case.Feature, Model: call.Model, Key: string(call.Case.Key)})
 	res := r.runCall(ctx, client, o, p, call)
 	tr, err := log.End() // runCall has closed every body

@@ -1,7 +1,6 @@
-package conformance
+package plan
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,7 +15,7 @@ func TestPlanRerun(t *testing.T) {
 		return &catalog.Case{ID: id, Tier: tier, Request: catalog.Request{Path: "/v1/chat/completions"}}
 	}
 	a, b, c, d, e := text("a", vocab.TierVerified), text("b", vocab.TierVerified), text("c", vocab.TierNegative), text("d", vocab.TierExplore), text("e", vocab.TierVerified)
-	plan := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: d, Model: "m"}, {Case: e, Model: "m"},
+	planned := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: d, Model: "m"}, {Case: e, Model: "m"},
 		{Case: a, Model: "other"}}
 	rec := func(cs *catalog.Case, model string, st vocab.Status) results.Result {
 		return results.Result{Case: cs.ID, Model: model, Tier: cs.Tier, Status: st, Attempts: 1, CostUnits: 1}
@@ -43,7 +42,7 @@ func TestPlanRerun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run, held := PlanRerun(plan, recorded, false, tt.sel)
+			run, held := Rerun(planned, recorded, false, tt.sel)
 			assert.Equal(t, tt.run, ids(run))
 			assert.Equal(t, tt.held, ids(held))
 			for _, h := range held {
@@ -55,7 +54,7 @@ func TestPlanRerun(t *testing.T) {
 
 func TestPlanResume(t *testing.T) {
 	a, b, c := &catalog.Case{ID: "a"}, &catalog.Case{ID: "b"}, &catalog.Case{ID: "c"}
-	plan := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: a, Model: "n"}}
+	planned := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: a, Model: "n"}}
 	done := func(id, model string, st vocab.Status) results.Result {
 		return results.Result{Case: id, Model: model, Status: st}
 	}
@@ -101,29 +100,9 @@ func TestPlanResume(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kept, todo := PlanResume(plan, tt.recorded)
+			kept, todo := Resume(planned, tt.recorded)
 			assert.Equal(t, tt.kept, keys(kept))
 			assert.Equal(t, tt.todo, ids(todo))
-		})
-	}
-}
-
-func TestRequestID(t *testing.T) {
-	tests := []struct {
-		name   string
-		header http.Header
-		want   string
-	}{
-		{"OpenAI", http.Header{"X-Request-Id": {"req_1"}}, "req_1"},
-		{"Anthropic", http.Header{"Request-Id": {"req_2"}}, "req_2"},
-		{"x-request-id first", http.Header{"Request-Id": {"req_2"}, "X-Request-Id": {"req_1"}}, "req_1"},
-		{"Azure", http.Header{"Apim-Request-Id": {"a-3"}}, "a-3"},
-		{"a CDN's ray as the last resort", http.Header{"Cf-Ray": {"8f1-AMS"}}, "8f1-AMS"},
-		{"none", http.Header{"Content-Type": {"application/json"}}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, requestID(tt.header))
 		})
 	}
 }

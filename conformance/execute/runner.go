@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"context"
@@ -12,17 +12,21 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/pace"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/schemas"
 )
 
 // Runner executes planned calls against a target and checks the answers.
 type Runner struct {
-	*Suite
-	Target  Target
+	Catalog *catalog.Catalog
+	Schemas *schemas.Set
+	Target  plan.Target
 	Options Options
 	// Settled are results the run already has (run --resume keeps them): a
 	// negative call whose control is among them, and not in the calls
@@ -44,9 +48,9 @@ type Runner struct {
 // control's line comes before its negatives', and the plan's order
 // (controls first) keeps the wait short. A negative whose control the
 // interrupt left unstarted is reported cancelled, for --resume to make again.
-func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result)) {
-	o := r.Options.withDefaults()
-	client := r.Target.client()
+func (r *Runner) Run(ctx context.Context, calls []plan.Call, emit func(results.Result)) {
+	o := r.Options.WithDefaults()
+	client := clientOf(r.Target)
 	g := r.gate(o)
 	var emitMu sync.Mutex
 	report := func(res results.Result) {
@@ -58,13 +62,13 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 	// Skips first, then each key's calls in plan order from a queue of its
 	// own: a key whose slots are all taken (a slow or rate-limited
 	// family) holds up none of the others.
-	queues := map[catalog.KeyKind][]Call{}
+	queues := map[catalog.KeyKind][]plan.Call{}
 	var keys []catalog.KeyKind
 	for _, call := range calls {
 		if call.Skip != nil {
-			res := r.fitToWrite(skipped(call))
+			res := r.fitToWrite(call.Skipped())
 			report(res)
-			book.fill(call.key(), res)
+			book.fill(call.CaseModel(), res)
 			continue
 		}
 		k := call.Case.Key
@@ -93,7 +97,7 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 					<-sem
 					res = book.settle(call, res)
 					report(res)
-					book.fill(call.key(), res) // after its line: a control's precedes its negatives'
+					book.fill(call.CaseModel(), res) // after its line: a control's precedes its negatives'
 				}()
 			}
 		}()
@@ -106,26 +110,26 @@ func (r *Runner) Run(ctx context.Context, calls []Call, emit func(results.Result
 // returns its redacted result. For a negative call that is its own
 // result, not yet decided by its control's (results.Settle): go test's Run
 // does that.
-func (r *Runner) RunOne(ctx context.Context, call Call) results.Result {
+func (r *Runner) RunOne(ctx context.Context, call plan.Call) results.Result {
 	if call.Skip != nil {
-		return r.fitToWrite(skipped(call))
+		return r.fitToWrite(call.Skipped())
 	}
-	o := r.Options.withDefaults()
+	o := r.Options.WithDefaults()
 	g := r.gate(o)
 	sem := g.slots(call.Case.Key)
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
-		return newResult(call, vocab.StatusError, vocab.Reason{Check: "transport", Message: ctx.Err().Error()})
+		return call.Result(vocab.StatusError, vocab.Reason{Check: "transport", Message: ctx.Err().Error()})
 	}
-	res := r.makeCall(ctx, r.Target.client(), o, g, call)
+	res := r.makeCall(ctx, clientOf(r.Target), o, g, call)
 	<-sem
 	return res
 }
 
 // makeCall makes one call in flight (Runner.InFlight names it meanwhile),
 // paced by the gate, and returns its result fit to write (fitToWrite).
-func (r *Runner) makeCall(ctx context.Context, client *http.Client, o Options, g *gate, call Call) results.Result {
+func (r *Runner) makeCall(ctx context.Context, client *http.Client, o Options, g *gate, call plan.Call) results.Result {
 	ctx, landed := g.flights.begin(ctx, call)
 	res := r.runLogged(ctx, client, o, g.pacer, call)
 	landed()
@@ -142,9 +146,9 @@ func (r *Runner) fitToWrite(res results.Result) results.Result {
 }
 
 // runCall makes one call, paced by p, and checks it.
-func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call Call) (res results.Result) {
+func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) (res results.Result) {
 	cs := call.Case
-	res = newResult(call, vocab.StatusPass)
+	res = call.Result(vocab.StatusPass)
 	res.Started = time.Now().UTC()
 	var declined []vocab.Reason
 	var ex *exchange
@@ -174,7 +178,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
 		defer ex.finish()
 		res.Attempts = ex.attempts
-		tally(&res, ex, EstimateCost(shape.cs).Units)
+		tally(&res, ex, plan.EstimateCost(shape.cs).Units)
 		res.TTFBMS = ex.ttfb.Milliseconds()
 		var skip *record.SkipError
 		if errors.As(err, &skip) { // a replay with nothing to answer: no verdict, nothing spent
@@ -210,7 +214,7 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 			break
 		}
 		// A shape the spec does not show, declined: try the next one.
-		body, _ := readBody(ex.resp.Body, 4<<10)
+		body, _ := check.ReadBody(ex.resp.Body, 4<<10)
 		ex.resp.Body.Close()
 		declined = append(declined, vocab.Reason{Check: "variant", Where: shape.name, Expected: cs.WantStatus(),
 			Actual: fmt.Sprintf("%d %s", code, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
@@ -232,21 +236,21 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 		}
 		others = lists
 	}
-	c := &checker{model: requested, sent: sent, received: received, rows: r.citedRows(cs),
-		request: &judged.Request, strict: cs.Tier == vocab.TierStrict}
-	r.check(c, o, cs, ex, others, &res)
-	if !c.ok() {
-		c.reasons = append(declined, c.reasons...)
+	reasons := check.Answer(&check.Exchange{Case: cs, Request: &judged.Request, Model: requested, Rows: r.citedRows(cs),
+		Schemas: r.Schemas, Response: ex.resp, Sent: sent, Received: received, Started: ex.started, Others: others,
+		Limits: check.Limits{MaxBodyBytes: o.MaxBodyBytes, MaxEventBytes: o.MaxEventBytes, Thumbnails: o.Thumbnails}}, &res)
+	if len(reasons) > 0 {
+		reasons = append(declined, reasons...)
 	}
-	res.Reasons = mergeReasons(c.reasons)
-	res.Status = r.verdict(cs, ex, c)
+	res.Reasons = reasons
+	res.Status = check.Status(cs, ex.resp.StatusCode, reasons)
 	var cut error
 	if s := ex.stalled(); s != nil {
 		cut = s
 	} else if err := ex.ctx.Err(); err != nil {
 		cut = err
 	}
-	if cut != nil && !c.ok() {
+	if cut != nil && len(reasons) > 0 {
 		// A stall, the timeout or a cancelled run cut the body or stream:
 		// say so first; only the spec's own limit makes it a verdict.
 		st, rs := transportFailure(ex.ctx, cut, o)
@@ -366,83 +370,6 @@ func shapes(cs *catalog.Case) []shape {
 	return out
 }
 
-// check runs every expectation of the case on the answer; others are the
-// model lists a differs_from check compares with, fetched before.
-func (r *Runner) check(c *checker, o Options, cs *catalog.Case, ex *exchange, others map[catalog.KeyKind][]string, res *results.Result) {
-	exp := cs.Expect
-	resp := ex.resp
-	success := resp.StatusCode >= 200 && resp.StatusCode < 300
-	if !cs.Accepts(resp.StatusCode) || !success {
-		// A mismatched or error status: the body only explains it. Error
-		// body shapes are not shown by the spec (section 7), so no more checks.
-		body, _ := readBody(resp.Body, 64<<10)
-		if success && refusedInBody(cs, body) {
-			return
-		}
-		c.checkStatus(cs, resp.StatusCode, body)
-		return
-	}
-	if exp.SSE != nil {
-		if !c.checkContentType(resp.Header, "text/event-stream") {
-			return
-		}
-		c.checkStream(&cappedReader{r: resp.Body, left: o.MaxBodyBytes, limit: o.MaxBodyBytes}, exp.SSE, r.Schemas, o, ex.started, res)
-		return
-	}
-	body, err := readBody(resp.Body, o.MaxBodyBytes)
-	if err != nil {
-		c.fail("transport", "body", "the whole body", err.Error(), "reading the body failed")
-		return
-	}
-	kind := kindOfPath[cs.Request.Path]
-	if kind == "" && len(exp.JSON) == 0 && exp.Schema == "" && exp.Images == nil {
-		return // status-only case on an endpoint whose answer the spec does not show
-	}
-	// A JSON body is read as JSON whatever its Content-Type says (4 states
-	// the media type of requests only); the official clients decode by the
-	// media type, so a strict case reports another.
-	if c.strict {
-		c.checkContentType(resp.Header, "application/json")
-	}
-	if !c.validJSON(body, "body") {
-		return
-	}
-	images := kind == kindImageResult || exp.Schema == kindImageResult
-	c.checkSuccessBody(body, images)
-	if kind != "" {
-		c.checkSchema(r.Schemas, kind, body, "")
-	}
-	if exp.Schema != "" && exp.Schema != kind {
-		c.checkSchema(r.Schemas, exp.Schema, body, "")
-	}
-	c.checkKind(kind, body)
-	c.checkMatchers(body, exp.JSON)
-	if len(exp.DiffersFrom) > 0 {
-		c.checkListsDiffer(body, others)
-	}
-	if images || exp.Images != nil {
-		res.Images = c.checkImageResult(body, imageExpect(exp.Images, c.request), o.Thumbnails)
-	}
-}
-
-// verdict turns the collected reasons into a status. The explore tier maps a
-// refusal (4xx) to unsupported rather than fail: the gateway declined what
-// the spec does not promise, and explore discovers, never judges. A 5xx is
-// no refusal but a broken answer: fail, reported in the explore row and
-// never deciding the exit code (explore does not count).
-func (r *Runner) verdict(cs *catalog.Case, ex *exchange, c *checker) vocab.Status {
-	code := ex.resp.StatusCode
-	switch {
-	case c.ok():
-		return vocab.StatusPass
-	case code == http.StatusTooManyRequests:
-		return vocab.StatusThrottled
-	case cs.Tier == vocab.TierExplore && code >= 400 && code < 500 && cs.Expect.Status < 400:
-		return vocab.StatusUnsupported
-	}
-	return vocab.StatusFail
-}
-
 // transportFailure classifies an error before (or while reading) a usable
 // response. Only a request the gateway let run past the spec's own limit
 // broke the contract (section 8 allows 600 s); a stall, a shorter limit the
@@ -462,12 +389,4 @@ func transportFailure(ctx context.Context, err error, o Options) (vocab.Status, 
 			Actual: "no answer", Message: fmt.Sprintf("the whole-request limit of %s (--timeout) was reached; it is below the spec's %s, so this is no verdict", o.Timeout, SpecMaxDuration)}}
 	}
 	return vocab.StatusError, []vocab.Reason{{Check: "transport", Message: err.Error()}}
-}
-
-func newResult(c Call, st vocab.Status, reasons ...vocab.Reason) results.Result {
-	return results.Result{
-		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, Tier: c.Case.Tier, Status: st,
-		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,
-		Reasons: reasons, Started: time.Now().UTC(), Params: c.Case.Params,
-	}
 }

@@ -1,7 +1,6 @@
-package conformance
+package plan
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -35,9 +34,9 @@ func EstimateCost(cs *catalog.Case) Cost {
 	if !strings.HasPrefix(cs.Request.Path, "/v1/images/") {
 		return Cost{Units: 1}
 	}
-	n := atoiOr(param(&cs.Request, "n"), 1)
+	n := atoiOr(cs.Request.ParamText("n"), 1)
 	w, h := 1254, 1254 // spec 4.4/4.5: an omitted size returns 1254x1254
-	switch s := param(&cs.Request, "size"); s {
+	switch s := cs.Request.ParamText("size"); s {
 	case "":
 	case "auto":
 		w, h = 1024, 1024
@@ -46,25 +45,17 @@ func EstimateCost(cs *catalog.Case) Cost {
 			w, h = pw, ph
 		}
 	}
-	q, ok := qualityFactor[param(&cs.Request, "quality")]
+	q, ok := qualityFactor[cs.Request.ParamText("quality")]
 	if !ok {
 		q = 1
 	}
 	perImage := imageUnit * float64(w*h) / (1024 * 1024) * q
 	c := Cost{Images: n}
-	if param(&cs.Request, "stream") == "true" {
-		c.Previews = atoiOr(param(&cs.Request, "partial_images"), 0) * n
+	if cs.Request.ParamText("stream") == "true" {
+		c.Previews = atoiOr(cs.Request.ParamText("partial_images"), 0) * n
 	}
 	c.Units = perImage*float64(n) + perImage*previewShare*float64(c.Previews)
 	return c
-}
-
-// param reads a top-level request parameter as text ("" when absent).
-func param(r *catalog.Request, name string) string {
-	if v, ok := r.Param(name); ok && v != nil {
-		return fmt.Sprint(v)
-	}
-	return ""
 }
 
 func atoiOr(s string, def int) int {

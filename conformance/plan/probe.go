@@ -1,7 +1,6 @@
-package conformance
+package plan
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,49 +22,6 @@ type NewModel struct {
 	Key catalog.KeyKind
 }
 
-// ListModels asks GET /v1/models with one key and returns the ids (spec
-// 4.1). The answer, body included, must come within modelListTimeout: the
-// lists after the cases have no case timeout to end them.
-func ListModels(ctx context.Context, t Target, kind catalog.KeyKind) ([]string, error) {
-	status, body, err := getModelList(ctx, t, kind)
-	if err != nil {
-		return nil, err
-	}
-	if status/100 != 2 { // the spec shows success, not its code (2.2: "200-class")
-		return nil, fmt.Errorf("GET /v1/models with the %s key: HTTP %d", kind, status)
-	}
-	ids, err := modelIDs(body)
-	if err != nil {
-		return nil, fmt.Errorf("GET /v1/models with the %s key: %w", kind, err)
-	}
-	return ids, nil
-}
-
-// FindNewModels lists every configured key's models and returns those the
-// catalog does not name, in key then id order. Each list is bounded as
-// ListModels bounds it, so a gateway that stalls its list ends the listing
-// with an error within seconds.
-func FindNewModels(ctx context.Context, cat *catalog.Catalog, t Target) ([]NewModel, error) {
-	known := KnownModels(cat)
-	var out []NewModel
-	for _, kind := range catalog.KeyKinds {
-		if t.Keys[kind] == "" {
-			continue
-		}
-		ids, err := ListModels(ctx, t, kind)
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			if !known[id] {
-				out = append(out, NewModel{ID: id, Key: kind})
-			}
-		}
-	}
-	return out, nil
-}
-
 // KnownModels is every model some case names.
 func KnownModels(cat *catalog.Catalog) map[string]bool {
 	known := map[string]bool{}
@@ -77,14 +33,14 @@ func KnownModels(cat *catalog.Catalog) map[string]bool {
 	return known
 }
 
-// PlanProbe plans the family cases of each new model: the cases of its key
+// Probe plans the family cases of each new model: the cases of its key
 // that send the model under test ({{ .Model }}), outside the model list
 // feature (the probe has just read the list), and the controls of its
 // negatives. A negative whose control is another key's (a key-permission
 // refusal) is left out: it checks that key's endpoint, not the new model,
 // and its control would send the new model with a key that does not list
 // it. Selection filters, shards and the call budget apply as in Plan.
-func PlanProbe(cat *catalog.Catalog, t Target, models []NewModel, sel Selection) ([]Call, error) {
+func Probe(cat *catalog.Catalog, t Target, models []NewModel, sel Selection) ([]Call, error) {
 	var calls []Call
 	for _, nm := range models {
 		for i := range cat.Cases {

@@ -1,4 +1,4 @@
-package conformance
+package plan
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -79,12 +80,12 @@ type Call struct {
 // ID names the call as the go test subtests do: feature/model/case.
 func (c Call) ID() string { return c.Case.Feature + "/" + c.Model + "/" + c.Case.ID }
 
-// Plan expands the catalog into calls: what decides the verdict first
+// Make expands the catalog into calls: what decides the verdict first
 // (verified and negative), then strict, then explore (verdictOrder); within
 // a tier in catalog order, models in case order, each control before the
 // negatives that wait for it. It is deterministic: the same catalog, target
 // and selection give the same plan.
-func Plan(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
+func Make(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 	var calls []Call
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
@@ -174,10 +175,10 @@ func (b Budget) Apply(calls []Call) {
 	made, spent := b.Made, b.Spent
 	at := make(map[results.CaseModel]int, len(calls))
 	for i := range calls {
-		at[calls[i].key()] = i
+		at[calls[i].CaseModel()] = i
 	}
 	for i := range calls {
-		if k, ok := calls[i].controlKey(); ok && calls[i].Skip == nil {
+		if k, ok := calls[i].ControlKey(); ok && calls[i].Skip == nil {
 			if j, found := at[k]; found && j < i && calls[j].Skip != nil {
 				calls[i].Skip = withoutControl(calls[j])
 			}
@@ -346,9 +347,17 @@ func Summarize(calls []Call) Summary {
 	return s
 }
 
-// skipped turns a planned skip into its result.
-func skipped(c Call) results.Result {
-	return newResult(c, vocab.StatusSkip, *c.Skip)
+// Skipped is the result of a call planned as a skip.
+func (c Call) Skipped() results.Result { return c.Result(vocab.StatusSkip, *c.Skip) }
+
+// Result is a result of the call with status st: the case's fields, and
+// the time now as its start.
+func (c Call) Result(st vocab.Status, reasons ...vocab.Reason) results.Result {
+	return results.Result{
+		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, Tier: c.Case.Tier, Status: st,
+		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,
+		Reasons: reasons, Started: time.Now().UTC(), Params: c.Case.Params,
+	}
 }
 
 // Units estimates what the call costs: its case, and its extra model lists

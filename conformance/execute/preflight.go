@@ -1,4 +1,4 @@
-package conformance
+package execute
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -59,7 +61,7 @@ var errListTimeout = errors.New("the model list's own deadline")
 // what it answered, so their cases are skipped as "key rejected" rather
 // than failed one by one. Any other answer (a 404 on a base without /v1, a
 // throttled list, a 5xx, a list that cannot be read) is left to the cases.
-func Preflight(ctx context.Context, cat *catalog.Catalog, t Target) (map[catalog.KeyKind]string, error) {
+func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[catalog.KeyKind]string, error) {
 	rejected := map[catalog.KeyKind]string{}
 	var kinds []catalog.KeyKind
 	for _, k := range catalog.KeyKinds {
@@ -100,10 +102,10 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t Target) (map[catalog
 // reads the answer within modelListTimeout. status is the answer's whenever
 // one came, even when its body could not be read (err then says why): a
 // status alone can name a setup mistake.
-func getModelList(ctx context.Context, t Target, kind catalog.KeyKind) (status int, body []byte, err error) {
+func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind) (status int, body []byte, err error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, modelListTimeout, errListTimeout)
 	defer cancel()
-	resp, err := t.getModels(ctx, kind)
+	resp, err := getModels(ctx, t, kind)
 	if err != nil {
 		if ended := listEnded(ctx, t.BaseURL); ended != nil {
 			return 0, nil, ended
@@ -111,7 +113,7 @@ func getModelList(ctx context.Context, t Target, kind catalog.KeyKind) (status i
 		return 0, nil, unreachable(t.BaseURL, err)
 	}
 	defer resp.Body.Close()
-	body, err = readBody(resp.Body, modelListLimit)
+	body, err = check.ReadBody(resp.Body, modelListLimit)
 	if err != nil {
 		if ended := listEnded(ctx, t.BaseURL); ended != nil {
 			return resp.StatusCode, nil, ended
@@ -165,7 +167,7 @@ func endsInV1(base string) bool {
 // relay's missing header or a proxy's demand for credentials says there
 // what it wants. The message is one bounded line, and keeps no secret: a
 // relay may echo the headers it was sent.
-func refused(t Target, kind catalog.KeyKind, status int, body []byte) error {
+func refused(t plan.Target, kind catalog.KeyKind, status int, body []byte) error {
 	msg := string(body)
 	if gjson.ValidBytes(body) {
 		if m := gjson.GetBytes(body, "error.message"); m.Type == gjson.String {

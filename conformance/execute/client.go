@@ -1,0 +1,44 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
+)
+
+// clientOf returns the target's client, or the default one: the run's
+// transport (header cap, proxies) trusting the system's roots.
+func clientOf(t plan.Target) *http.Client {
+	if t.Client != nil {
+		return t.Client
+	}
+	return defaultClient()
+}
+
+// defaultClient is built once: a client per call would keep no connection.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	c, err := NewClient(TLSOptions{})
+	if err != nil { // only a CA file can fail, and there is none
+		panic(err)
+	}
+	return c
+})
+
+// getModels sends GET /v1/models with the headers and the key of a kind
+// ("" for no key): the preflight, and the model lists of probe and of a
+// differs_from check.
+func getModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
+	}
+	t.SetHeaders(req.Header, kind)
+	if kind != "" {
+		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
+	}
+	return clientOf(t).Do(req)
+}

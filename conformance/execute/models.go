@@ -1,0 +1,53 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
+)
+
+// ListModels asks GET /v1/models with one key and returns the ids (spec
+// 4.1). The answer, body included, must come within modelListTimeout: the
+// lists after the cases have no case timeout to end them.
+func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) ([]string, error) {
+	status, body, err := getModelList(ctx, t, kind)
+	if err != nil {
+		return nil, err
+	}
+	if status/100 != 2 { // the spec shows success, not its code (2.2: "200-class")
+		return nil, fmt.Errorf("GET /v1/models with the %s key: HTTP %d", kind, status)
+	}
+	ids, err := modelIDs(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET /v1/models with the %s key: %w", kind, err)
+	}
+	return ids, nil
+}
+
+// FindNewModels lists every configured key's models and returns those the
+// catalog does not name, in key then id order. Each list is bounded as
+// ListModels bounds it, so a gateway that stalls its list ends the listing
+// with an error within seconds.
+func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target) ([]plan.NewModel, error) {
+	known := plan.KnownModels(cat)
+	var out []plan.NewModel
+	for _, kind := range catalog.KeyKinds {
+		if t.Keys[kind] == "" {
+			continue
+		}
+		ids, err := ListModels(ctx, t, kind)
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			if !known[id] {
+				out = append(out, plan.NewModel{ID: id, Key: kind})
+			}
+		}
+	}
+	return out, nil
+}
