@@ -82,7 +82,7 @@ func TestSendingUses(t *testing.T) {
 		{"makes a request", `package p; import "net/http"; func f() { http.NewRequest("GET", "u", nil) }`, 1},
 		{"has a client", `package p; import "net/http"; var c http.Client`, 1},
 		{"round trips", `package p; func f(rt interface{ RoundTrip(int) }) { rt.RoundTrip(1) }`, 1},
-		{"dials", `package p; import "net"; func f() { net.Dial("tcp", "x") }`, 1},
+		{"dials", `package p; import "net"; func f() { net.Dial("tcp", "x") }`, 2}, // the import and the call
 		{"traces", `package p; import "net/http/httptrace"; var _ httptrace.ClientTrace`, 1},
 	}
 	for _, tt := range tests {
