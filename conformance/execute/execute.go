@@ -159,17 +159,9 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 	ex := &exchange{}
 	family := pace.FamilyOf(r.Path)
 	for {
-		ticket := &pace.Ticket{}
-		if p != nil {
-			flightOf(ctx).set("waiting on the rate limit")
-			var err error
-			if ticket, err = p.Acquire(ctx, string(cs.Key), family, o.MaxWait-ex.waited); err != nil {
-				return ex, err
-			}
-			if ticket.Waited > 0 {
-				ex.waits++
-				ex.waited += ticket.Waited
-			}
+		ticket, err := ex.acquire(ctx, p, string(cs.Key), family, o)
+		if err != nil {
+			return ex, err
 		}
 		ex.attempts++
 		flightOf(ctx).set(string(phaseConnect))
@@ -180,59 +172,110 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 		if err == nil && resp.StatusCode >= 400 {
 			ex.refused++
 		}
-		var wait time.Duration
-		switch {
-		case err != nil:
-			var nr errNoResponse
-			var skip *record.SkipError // a replay's "no recording" stays so
-			if !errors.As(err, &nr) || errors.As(err, &skip) || ex.retries >= o.MaxRetries || ctx.Err() != nil {
-				return ex, err
-			}
-			wait = o.RetryWait
-			ex.retried = append(ex.retried, attemptEnd(err))
-		case resp.StatusCode == http.StatusTooManyRequests:
-			retryIn := ticket.Observe(resp.StatusCode, resp.Header)
-			if p == nil {
-				retryIn = retryWait(resp, o)
-			}
-			if ex.waited+retryIn > o.MaxWait {
-				// Waiting as asked would pass --max-wait: this answer is
-				// the verdict (throttled).
-				ex.resp = resp
-				return ex, nil
-			}
-			discard(resp)
-			end()
-			if p == nil { // no pacer to hold the next send: wait here
-				ex.waits++
-				ex.waited += retryIn
-				if err := sleep(ctx, retryIn); err != nil {
-					return ex, err
-				}
-			}
-			continue
-		case retryable(resp.StatusCode) && ex.retries < o.MaxRetries:
-			ticket.Observe(resp.StatusCode, resp.Header)
-			wait = retryWait(resp, o)
-			ex.retried = append(ex.retried, fmt.Sprintf("HTTP %d", resp.StatusCode))
-			if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
-				// The wait asked for outlasts the run's deadline: this
-				// answer is the verdict, not a timeout of our making.
-				ex.resp = resp
-				return ex, nil
-			}
-			discard(resp)
-		default:
-			ticket.Observe(resp.StatusCode, resp.Header)
-			ex.resp = resp
-			return ex, nil
+		next := ex.after(ctx, o, p, ticket, resp, err)
+		if next.done {
+			return ex, next.err
 		}
 		end()
-		ex.retries++
-		if err := sleep(ctx, wait); err != nil {
-			return ex, err
+		if next.retry {
+			ex.retries++
+		}
+		if next.retry || next.wait > 0 {
+			if err := sleep(ctx, next.wait); err != nil {
+				return ex, err
+			}
 		}
 	}
+}
+
+// acquire waits for the pacer's leave to send (none without a pacer),
+// within what is left of Options.MaxWait.
+func (ex *exchange) acquire(ctx context.Context, p *pace.Pacer, key string, family pace.Family, o Options) (*pace.Ticket, error) {
+	if p == nil {
+		return &pace.Ticket{}, nil
+	}
+	flightOf(ctx).set("waiting on the rate limit")
+	ticket, err := p.Acquire(ctx, key, family, o.MaxWait-ex.waited)
+	if err != nil {
+		return nil, err
+	}
+	if ticket.Waited > 0 {
+		ex.waits++
+		ex.waited += ticket.Waited
+	}
+	return ticket, nil
+}
+
+// nextStep is what send does after an attempt: return (done, with err),
+// or send again after wait, spending a retry or not.
+type nextStep struct {
+	done  bool
+	err   error
+	retry bool
+	wait  time.Duration
+}
+
+// after decides what follows an attempt that answered resp or failed with err.
+func (ex *exchange) after(ctx context.Context, o Options, p *pace.Pacer, ticket *pace.Ticket, resp *http.Response, err error) nextStep {
+	switch {
+	case err != nil:
+		return ex.afterNoResponse(ctx, o, err)
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return ex.afterTooMany(o, p, ticket, resp)
+	case retryable(resp.StatusCode) && ex.retries < o.MaxRetries:
+		return ex.afterRetryable(ctx, o, ticket, resp)
+	}
+	ticket.Observe(resp.StatusCode, resp.Header)
+	ex.resp = resp
+	return nextStep{done: true}
+}
+
+// afterNoResponse retries a connection lost before any response byte,
+// within Options.MaxRetries; any other error ends the call.
+func (ex *exchange) afterNoResponse(ctx context.Context, o Options, err error) nextStep {
+	var nr errNoResponse
+	var skip *record.SkipError // a replay's "no recording" stays so
+	if !errors.As(err, &nr) || errors.As(err, &skip) || ex.retries >= o.MaxRetries || ctx.Err() != nil {
+		return nextStep{done: true, err: err}
+	}
+	ex.retried = append(ex.retried, attemptEnd(err))
+	return nextStep{retry: true, wait: o.RetryWait}
+}
+
+// afterTooMany waits as a 429 asks, spending no retry, unless waiting
+// would pass --max-wait: then this answer is the verdict (throttled). The
+// pacer holds the next send; without one, send waits itself.
+func (ex *exchange) afterTooMany(o Options, p *pace.Pacer, ticket *pace.Ticket, resp *http.Response) nextStep {
+	retryIn := ticket.Observe(resp.StatusCode, resp.Header)
+	if p == nil {
+		retryIn = retryWait(resp, o)
+	}
+	if ex.waited+retryIn > o.MaxWait {
+		ex.resp = resp
+		return nextStep{done: true}
+	}
+	discard(resp)
+	if p != nil {
+		return nextStep{}
+	}
+	ex.waits++
+	ex.waited += retryIn
+	return nextStep{wait: retryIn}
+}
+
+// afterRetryable retries a 5xx of retryable() after the wait it asks for,
+// unless that wait outlasts the run's deadline: then this answer is the
+// verdict, not a timeout of our making.
+func (ex *exchange) afterRetryable(ctx context.Context, o Options, ticket *pace.Ticket, resp *http.Response) nextStep {
+	ticket.Observe(resp.StatusCode, resp.Header)
+	wait := retryWait(resp, o)
+	ex.retried = append(ex.retried, fmt.Sprintf("HTTP %d", resp.StatusCode))
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+		ex.resp = resp
+		return nextStep{done: true}
+	}
+	discard(resp)
+	return nextStep{retry: true, wait: wait}
 }
 
 // attemptEnd says in a few words what ended an attempt without a response.

@@ -146,118 +146,141 @@ func (r *Runner) fitToWrite(res results.Result) results.Result {
 }
 
 // runCall makes one call, paced by p, and checks it.
-func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) (res results.Result) {
-	cs := call.Case
-	res = call.Result(vocab.StatusPass)
-	res.Started = time.Now().UTC()
-	var declined []vocab.Reason
-	var ex *exchange
-	defer func() {
-		// A request's duration counts from its send: waits on the rate
-		// limit before it are reported apart.
-		if ex != nil && !ex.started.IsZero() {
-			res.DurationMS = time.Since(ex.started).Milliseconds()
-		}
-		// The run was interrupted, not timed out: run --resume makes it again.
-		res.Cancelled = res.Status == vocab.StatusError && errors.Is(ctx.Err(), context.Canceled)
-	}()
-	// The shape judged and the model its request names: the rules of a
-	// kind read the request (max_tokens, n, size) and compare "model used"
-	// with the model requested.
-	var judged *catalog.Case
-	requested := call.Model
+func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) results.Result {
+	c := &callRun{r: r, ctx: ctx, client: client, o: o, p: p, call: call, requested: call.Model}
+	c.res = call.Result(vocab.StatusPass)
+	c.res.Started = time.Now().UTC()
+	answered := c.send()
+	if answered {
+		c.judge()
+	}
+	c.close(answered)
+	return c.res
+}
+
+// callRun is one call being made: what its steps share.
+type callRun struct {
+	r      *Runner
+	ctx    context.Context
+	client *http.Client
+	o      Options
+	p      *pace.Pacer
+	call   plan.Call
+	res    results.Result
+	// sent are the exchanges of the shapes tried, the answered one last (ex).
+	sent []*exchange
+	ex   *exchange
+	// judged is the shape answered, and requested the model its request
+	// names: the rules of a kind read the request (max_tokens, n, size)
+	// and compare "model used" with the model requested.
+	judged    *catalog.Case
+	requested string
+	// declined are the reasons of the shapes the gateway declined before
+	// the one judged.
+	declined []vocab.Reason
+}
+
+// send renders and sends the case, or its variants in turn until one is
+// accepted. It reports whether there is an answer to judge; if not, the
+// result says why.
+func (c *callRun) send() bool {
+	cs := c.call.Case
 	for i, shape := range shapes(cs) {
-		rendered, err := r.Catalog.Render(shape.cs, call.Model, catalog.Env{PublicImageURL: r.Target.PublicImageURL})
+		rendered, err := c.r.Catalog.Render(shape.cs, c.call.Model, catalog.Env{PublicImageURL: c.r.Target.PublicImageURL})
 		if err != nil {
-			res.Status = vocab.StatusError
-			res.Reasons = []vocab.Reason{{Check: "render", Message: err.Error()}}
-			return res
+			c.res.Status = vocab.StatusError
+			c.res.Reasons = []vocab.Reason{{Check: "render", Message: err.Error()}}
+			return false
 		}
-		res.Request = requestSummary(rendered)
-		res.Request.Curl = resultCurl(shape.cs, rendered)
-		ex, err = send(ctx, client, o, p, r.Target, shape.cs, rendered)
-		defer ex.finish()
-		res.Attempts = ex.attempts
-		tally(&res, ex, plan.EstimateCost(shape.cs).Units)
-		res.TTFBMS = ex.ttfb.Milliseconds()
-		var skip *record.SkipError
-		if errors.As(err, &skip) { // a replay with nothing to answer: no verdict, nothing spent
-			res.Status, res.Reasons = vocab.StatusSkip, []vocab.Reason{skip.Reason}
-			res.Attempts, res.Requests, res.Refused, res.CostUnits, res.TTFBMS = 0, 0, 0, 0, 0
-			return res
-		}
-		if errors.Is(err, pace.ErrOverBudget) { // still limited after --max-wait
-			res.Status = vocab.StatusThrottled
-			res.Reasons = append(declined, vocab.Reason{Check: "rate_limit", Expected: fmt.Sprintf("a send within %s (--max-wait)", o.MaxWait),
-				Actual: "still limited", Message: err.Error()})
-			return res
-		}
+		c.res.Request = requestSummary(rendered)
+		c.res.Request.Curl = resultCurl(shape.cs, rendered)
+		c.ex, err = send(c.ctx, c.client, c.o, c.p, c.r.Target, shape.cs, rendered)
+		c.sent = append(c.sent, c.ex)
+		c.res.Attempts = c.ex.attempts
+		tally(&c.res, c.ex, plan.EstimateCost(shape.cs).Units)
+		c.res.TTFBMS = c.ex.ttfb.Milliseconds()
 		if err != nil {
-			res.Status, res.Reasons = transportFailure(attemptContext(ctx, ex), err, o)
-			res.Reasons = append(declined, res.Reasons...)
-			if r, ok := ex.retriesReason(); ok {
-				res.Reasons = append(res.Reasons, r)
-			}
-			return res
+			c.unanswered(err)
+			return false
 		}
-		code := ex.resp.StatusCode
-		judged = shape.cs
+		code := c.ex.resp.StatusCode
+		c.judged = shape.cs
 		if rendered.Header.Get("Content-Type") == "application/json" {
 			if m := gjson.GetBytes(rendered.Body, "model"); m.Type == gjson.String {
-				requested = m.Str
+				c.requested = m.Str
 			}
 		}
 		if shape.name == "" || cs.Accepts(code) || code == http.StatusTooManyRequests || i == len(cs.Variants)-1 {
 			if cs.Accepts(code) {
-				res.Variant = shape.name
+				c.res.Variant = shape.name
 			}
-			break
+			return true
 		}
-		// A shape the spec does not show, declined: try the next one.
-		body, _ := check.ReadBody(ex.resp.Body, 4<<10)
-		ex.resp.Body.Close()
-		declined = append(declined, vocab.Reason{Check: "variant", Where: shape.name, Expected: cs.WantStatus(),
-			Actual: fmt.Sprintf("%d %s", code, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
+		c.decline(shape.name)
 	}
-	defer ex.resp.Body.Close()
-	res.HTTPStatus = ex.resp.StatusCode
+	return true // not reached: the last shape ends the loop
+}
 
+// unanswered records why a send got no answer to judge.
+func (c *callRun) unanswered(err error) {
+	res := &c.res
+	var skip *record.SkipError
+	switch {
+	case errors.As(err, &skip): // a replay with nothing to answer: no verdict, nothing spent
+		res.Status, res.Reasons = vocab.StatusSkip, []vocab.Reason{skip.Reason}
+		res.Attempts, res.Requests, res.Refused, res.CostUnits, res.TTFBMS = 0, 0, 0, 0, 0
+	case errors.Is(err, pace.ErrOverBudget): // still limited after --max-wait
+		res.Status = vocab.StatusThrottled
+		res.Reasons = append(c.declined, vocab.Reason{Check: "rate_limit", Expected: fmt.Sprintf("a send within %s (--max-wait)", c.o.MaxWait),
+			Actual: "still limited", Message: err.Error()})
+	default:
+		res.Status, res.Reasons = transportFailure(attemptContext(c.ctx, c.ex), err, c.o)
+		res.Reasons = append(c.declined, res.Reasons...)
+		if r, ok := c.ex.retriesReason(); ok {
+			res.Reasons = append(res.Reasons, r)
+		}
+	}
+}
+
+// decline notes a shape the spec does not show, declined, before the next
+// one is tried.
+func (c *callRun) decline(name string) {
+	resp := c.ex.resp
+	body, _ := check.ReadBody(resp.Body, 4<<10)
+	resp.Body.Close()
+	c.declined = append(c.declined, vocab.Reason{Check: "variant", Where: name, Expected: c.call.Case.WantStatus(),
+		Actual: fmt.Sprintf("%d %s", resp.StatusCode, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
+}
+
+// judge checks the answer (check.Answer) with what it compares with, then
+// says what cut it short, if anything, and how often it was asked.
+func (c *callRun) judge() {
+	cs, ex, res := c.call.Case, c.ex, &c.res
+	res.HTTPStatus = ex.resp.StatusCode
 	sent, received := ex.started, ex.started.Add(ex.ttfb)
-	if t, ok := record.TimesOf(ctx, ex.resp); ok { // a replay: the recorded exchange's own times
+	if t, ok := record.TimesOf(c.ctx, ex.resp); ok { // a replay: the recorded exchange's own times
 		sent, received = t.Sent, t.Received
 		res.TTFBMS = received.Sub(sent).Milliseconds()
 	}
 	var others map[catalog.KeyKind][]string
 	if len(cs.Expect.DiffersFrom) > 0 && cs.Accepts(res.HTTPStatus) {
-		lists, st, reasons := r.otherLists(ctx, client, o, p, cs.Expect.DiffersFrom, &res)
+		lists, st, reasons := c.r.otherLists(c.ctx, c.client, c.o, c.p, cs.Expect.DiffersFrom, res)
 		if st != "" {
 			res.Status, res.Reasons = st, reasons
-			return res
+			return
 		}
 		others = lists
 	}
-	reasons := check.Answer(&check.Exchange{Case: cs, Request: &judged.Request, Model: requested, Rows: r.citedRows(cs),
-		Schemas: r.Schemas, Response: ex.resp, Sent: sent, Received: received, Started: ex.started, Others: others,
-		Limits: check.Limits{MaxBodyBytes: o.MaxBodyBytes, MaxEventBytes: o.MaxEventBytes, Thumbnails: o.Thumbnails}}, &res)
+	reasons := check.Answer(&check.Exchange{Case: cs, Request: &c.judged.Request, Model: c.requested, Rows: c.r.citedRows(cs),
+		Schemas: c.r.Schemas, Response: ex.resp, Sent: sent, Received: received, Started: ex.started, Others: others,
+		Limits: check.Limits{MaxBodyBytes: c.o.MaxBodyBytes, MaxEventBytes: c.o.MaxEventBytes, Thumbnails: c.o.Thumbnails}}, res)
 	if len(reasons) > 0 {
-		reasons = append(declined, reasons...)
+		reasons = append(c.declined, reasons...)
 	}
 	res.Reasons = reasons
 	res.Status = check.Status(cs, ex.resp.StatusCode, reasons)
-	var cut error
-	if s := ex.stalled(); s != nil {
-		cut = s
-	} else if err := ex.ctx.Err(); err != nil {
-		cut = err
-	}
-	if cut != nil && len(reasons) > 0 {
-		// A stall, the timeout or a cancelled run cut the body or stream:
-		// say so first; only the spec's own limit makes it a verdict.
-		st, rs := transportFailure(ex.ctx, cut, o)
-		res.Reasons = append(rs, res.Reasons...)
-		if st == vocab.StatusError {
-			res.Status = st
-		}
+	if len(reasons) > 0 {
+		c.sayWhatCut()
 	}
 	// Passed only when asked again after a 5xx or a lost connection;
 	// waiting on the rate limit is no flakiness.
@@ -268,7 +291,43 @@ func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p 
 	if res.Status != vocab.StatusPass {
 		res.RequestID = requestID(ex.resp.Header)
 	}
-	return res
+}
+
+// sayWhatCut puts first, on a failed answer, the stall, the timeout or
+// the cancelled run that cut its body or stream; only the spec's own
+// limit makes it a verdict.
+func (c *callRun) sayWhatCut() {
+	var cut error
+	if s := c.ex.stalled(); s != nil {
+		cut = s
+	} else if err := c.ex.ctx.Err(); err != nil {
+		cut = err
+	}
+	if cut == nil {
+		return
+	}
+	st, rs := transportFailure(c.ex.ctx, cut, c.o)
+	c.res.Reasons = append(rs, c.res.Reasons...)
+	if st == vocab.StatusError {
+		c.res.Status = st
+	}
+}
+
+// close releases the answer judged and every attempt, then times the call: a
+// request's duration counts from its send (waits on the rate limit before
+// it are reported apart), and a call the run's interrupt cut (not a
+// timeout) is marked for run --resume to make again.
+func (c *callRun) close(answered bool) {
+	if answered {
+		c.ex.resp.Body.Close()
+	}
+	for i := len(c.sent) - 1; i >= 0; i-- {
+		c.sent[i].finish()
+	}
+	if c.ex != nil && !c.ex.started.IsZero() {
+		c.res.DurationMS = time.Since(c.ex.started).Milliseconds()
+	}
+	c.res.Cancelled = c.res.Status == vocab.StatusError && errors.Is(c.ctx.Err(), context.Canceled)
 }
 
 // attemptContext is the context of the attempt that ended the call, whose
