@@ -63,6 +63,26 @@ var errListTimeout = errors.New("the model list's own deadline")
 // throttled list, a 5xx, a list that cannot be read) is left to the cases.
 func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[catalog.KeyKind]string, error) {
 	rejected := map[catalog.KeyKind]string{}
+	verified := verifiedModels(cat)
+	for _, kind := range preflightKinds(t) {
+		status, body, err := getModelList(ctx, t, kind)
+		switch {
+		case status == 0:
+			return nil, err
+		case status == http.StatusUnauthorized || status == http.StatusForbidden:
+			rejected[kind] = fmt.Sprintf("GET /v1/models with the %s key answered %d", kind, status)
+		default:
+			if err := setupMistake(t, kind, status, body, err, verified); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rejected, nil
+}
+
+// preflightKinds are the key kinds configured, or "" (no key: the
+// gateway's reachability only).
+func preflightKinds(t plan.Target) []catalog.KeyKind {
 	var kinds []catalog.KeyKind
 	for _, k := range catalog.KeyKinds {
 		if t.Keys[k] != "" {
@@ -70,32 +90,29 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[ca
 		}
 	}
 	if len(kinds) == 0 {
-		kinds = []catalog.KeyKind{""} // reachability only
+		kinds = []catalog.KeyKind{""}
 	}
-	verified := verifiedModels(cat)
-	for _, kind := range kinds {
-		status, body, err := getModelList(ctx, t, kind)
-		switch {
-		case status == 0:
-			return nil, err
-		case status == http.StatusUnauthorized || status == http.StatusForbidden:
-			rejected[kind] = fmt.Sprintf("GET /v1/models with the %s key answered %d", kind, status)
-		case status == http.StatusNotFound && endsInV1(t.BaseURL):
-			return nil, fmt.Errorf("the base URL should not end in /v1 (GET %s/v1/models answered 404): give the address without it", t.BaseURL)
-		case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
-			// "Try again later" is no setup mistake: the cases meet the
-			// throttling too, and the verdict says what it left unverified.
-		case status >= 400 && status < 500 && status != http.StatusNotFound:
-			return nil, refused(t, kind, status, body)
-		case status/100 == 2 && err == nil && kind != "":
-			if ids, err := modelIDs(body); err == nil {
-				if err := wrongKind(verified, kind, ids); err != nil {
-					return nil, err
-				}
-			}
+	return kinds
+}
+
+// setupMistake names the setup mistake a model list's answer shows, if
+// any (see Preflight); readErr is why its body could not be read.
+func setupMistake(t plan.Target, kind catalog.KeyKind, status int, body []byte, readErr error, verified map[catalog.KeyKind]map[string]bool) error {
+	switch {
+	case status == http.StatusNotFound && endsInV1(t.BaseURL):
+		return fmt.Errorf("the base URL should not end in /v1 (GET %s/v1/models answered 404): give the address without it", t.BaseURL)
+	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
+		// "Try again later" is no setup mistake: the cases meet the
+		// throttling too, and the verdict says what it left unverified.
+		return nil
+	case status >= 400 && status < 500 && status != http.StatusNotFound:
+		return refused(t, kind, status, body)
+	case status/100 == 2 && readErr == nil && kind != "":
+		if ids, err := modelIDs(body); err == nil {
+			return wrongKind(verified, kind, ids)
 		}
 	}
-	return rejected, nil
+	return nil
 }
 
 // getModelList sends GET /v1/models with the headers and key of a kind and
