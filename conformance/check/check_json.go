@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,8 @@ func (c *checker) checkMatchers(body []byte, ms map[string]catalog.Matcher) {
 	}
 }
 
+// checkMatcher applies one matcher: presence first, then the checks of a
+// kind (model, unix_seconds), then each operator on the value.
 func (c *checker) checkMatcher(path string, v gjson.Result, m catalog.Matcher) {
 	// The generic operators name the spec rows the case cites for the field.
 	fail := func(expected, actual, message string) {
@@ -59,42 +62,51 @@ func (c *checker) checkMatcher(path string, v gjson.Result, m catalog.Matcher) {
 	if m.UnixSeconds != "" {
 		c.checkUnixSeconds(path, v, m.UnixSeconds)
 	}
-	if m.HasEquals && !equalJSON(v, m.Equals) {
-		fail(fmt.Sprintf("%v", m.Equals), v.Raw, "value differs")
-	}
-	if m.Type != "" && !hasType(v, m.Type) {
-		fail("type "+m.Type, v.Raw, "value has the wrong type")
-	}
-	if len(m.OneOf) > 0 {
-		found := false
-		for _, want := range m.OneOf {
-			if equalJSON(v, want) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			fail(fmt.Sprintf("one of %v", m.OneOf), v.Raw, "value is not one of the allowed")
+	for _, op := range valueOperators {
+		if op.set(m) && !op.holds(v, m) {
+			fail(op.expected(m), v.Raw, op.message)
 		}
 	}
-	if m.Regex != "" {
-		re := compiled(m.Regex)
-		if v.Type != gjson.String || !re.MatchString(v.Str) {
-			fail("matches /"+m.Regex+"/", v.Raw, "value does not match")
-		}
-	}
-	if m.Min != nil && (v.Type != gjson.Number || v.Num < *m.Min) {
-		fail(fmt.Sprintf(">= %v", *m.Min), v.Raw, "value is below the minimum")
-	}
-	if m.Max != nil && (v.Type != gjson.Number || v.Num > *m.Max) {
-		fail(fmt.Sprintf("<= %v", *m.Max), v.Raw, "value is above the maximum")
-	}
-	if m.NotEmpty && isEmpty(v) {
-		fail("not empty", v.Raw, "value is empty")
-	}
-	if m.Contains != "" && !containsFold(v.String(), m.Contains) {
-		fail("contains "+strconv.Quote(m.Contains), v.Raw, "value does not contain the text")
-	}
+}
+
+// valueOperator is one operator of a matcher on a present value.
+type valueOperator struct {
+	set      func(m catalog.Matcher) bool // the matcher uses it
+	holds    func(v gjson.Result, m catalog.Matcher) bool
+	expected func(m catalog.Matcher) string
+	message  string
+}
+
+// valueOperators in the order their reasons are given.
+var valueOperators = []valueOperator{
+	{func(m catalog.Matcher) bool { return m.HasEquals },
+		func(v gjson.Result, m catalog.Matcher) bool { return equalJSON(v, m.Equals) },
+		func(m catalog.Matcher) string { return fmt.Sprintf("%v", m.Equals) }, "value differs"},
+	{func(m catalog.Matcher) bool { return m.Type != "" },
+		func(v gjson.Result, m catalog.Matcher) bool { return hasType(v, m.Type) },
+		func(m catalog.Matcher) string { return "type " + m.Type }, "value has the wrong type"},
+	{func(m catalog.Matcher) bool { return len(m.OneOf) > 0 },
+		func(v gjson.Result, m catalog.Matcher) bool {
+			return slices.ContainsFunc(m.OneOf, func(want any) bool { return equalJSON(v, want) })
+		},
+		func(m catalog.Matcher) string { return fmt.Sprintf("one of %v", m.OneOf) }, "value is not one of the allowed"},
+	{func(m catalog.Matcher) bool { return m.Regex != "" },
+		func(v gjson.Result, m catalog.Matcher) bool {
+			return v.Type == gjson.String && compiled(m.Regex).MatchString(v.Str)
+		},
+		func(m catalog.Matcher) string { return "matches /" + m.Regex + "/" }, "value does not match"},
+	{func(m catalog.Matcher) bool { return m.Min != nil },
+		func(v gjson.Result, m catalog.Matcher) bool { return v.Type == gjson.Number && v.Num >= *m.Min },
+		func(m catalog.Matcher) string { return fmt.Sprintf(">= %v", *m.Min) }, "value is below the minimum"},
+	{func(m catalog.Matcher) bool { return m.Max != nil },
+		func(v gjson.Result, m catalog.Matcher) bool { return v.Type == gjson.Number && v.Num <= *m.Max },
+		func(m catalog.Matcher) string { return fmt.Sprintf("<= %v", *m.Max) }, "value is above the maximum"},
+	{func(m catalog.Matcher) bool { return m.NotEmpty },
+		func(v gjson.Result, m catalog.Matcher) bool { return !isEmpty(v) },
+		func(m catalog.Matcher) string { return "not empty" }, "value is empty"},
+	{func(m catalog.Matcher) bool { return m.Contains != "" },
+		func(v gjson.Result, m catalog.Matcher) bool { return containsFold(v.String(), m.Contains) },
+		func(m catalog.Matcher) string { return "contains " + strconv.Quote(m.Contains) }, "value does not contain the text"},
 }
 
 func show(v gjson.Result) string {

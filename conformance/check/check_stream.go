@@ -27,73 +27,104 @@ const maxEventTypes = 200
 // checkStream reads an event stream to its end, checking each event as it
 // arrives (grammar and schema), then the stream as a whole.
 func (c *checker) checkStream(body io.Reader, exp *catalog.SSEExpect, set *schemas.Set, o Limits, started time.Time, res *results.Result) {
-	imagesWanted := 1
-	if exp.Images != nil && exp.Images.Count > 0 {
-		imagesWanted = exp.Images.Count
-	}
-	maxPreviews := 0
-	if exp.MaxPreviews != nil {
-		maxPreviews = *exp.MaxPreviews
-	}
-	g, err := streams.New(exp.Protocol, maxPreviews, imagesWanted)
+	g, err := streams.New(exp.Protocol, previewsAllowed(exp), imagesWanted(exp))
 	if err != nil { // the loader validated the protocol; this is a bug
 		c.fail("sse", "", "", "", "%v", err)
 		return
 	}
-	modelFailed := false // one reason for a substituted model is enough
-	n, finish, readErr := streams.Run(sse.NewReader(body, o.MaxEventBytes), g, func(n int, ev sse.Event, vs []streams.Violation) {
-		if n == 1 {
-			res.FirstEventMS = time.Since(started).Milliseconds()
-		}
-		where := fmt.Sprintf("event %d", n)
-		typ := results.Truncate(streams.EventLabel(ev), 100)
-		if len(res.EventTypes) < maxEventTypes {
-			res.EventTypes = append(res.EventTypes, typ)
-		}
-		c.addViolations(vs, exp.Strict)
-		if name := streams.SchemaFor(exp.Protocol, ev); name != "" {
-			c.checkSchema(set, name, ev.Data, where+" ("+typ+")")
-		}
-		if exp.Strict && !modelFailed {
-			modelFailed = c.checkStreamModel(where+" ("+typ+")", streams.EventModel(exp.Protocol, ev))
-		}
-		if exp.Protocol.IsImage() && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
-			// 6.1 shows no event field but type, b64_json and
-			// partial_image_index: the verified tier judges the decoded
-			// image against the request alone (previews, of which the spec
-			// states no size or format, only decode). Strict also holds an
-			// event's image to the size and output_format it states, as
-			// 2.2's fields describe the images of a JSON result.
-			var want imageWant
-			if exp.Strict {
-				want = imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
-			}
-			if strings.HasSuffix(typ, ".completed") {
-				want.expect = exp.Images
-			}
-			if info, ok := c.checkImage(where+" ("+typ+")", gjson.GetBytes(ev.Data, "b64_json"), want, o.Thumbnails); ok {
-				res.Images = append(res.Images, info)
-			}
-		}
-	})
+	sc := &streamCheck{checker: c, exp: exp, set: set, limits: o, started: started, res: res}
+	n, finish, readErr := streams.Run(sse.NewReader(body, o.MaxEventBytes), g, sc.event)
 	res.Events = n
 	if readErr != nil && !errors.Is(readErr, sse.ErrIncomplete) && !errors.Is(readErr, sse.ErrTooLarge) {
 		c.fail("transport", fmt.Sprintf("after event %d", n), "the stream to its end", readErr.Error(), "reading the stream failed")
 	}
 	c.addViolations(finish, exp.Strict)
+	sc.whole(g)
+}
 
+// imagesWanted is how many final images an image stream must carry.
+func imagesWanted(exp *catalog.SSEExpect) int {
+	if exp.Images != nil && exp.Images.Count > 0 {
+		return exp.Images.Count
+	}
+	return 1
+}
+
+// previewsAllowed is how many partial images an image stream may carry.
+func previewsAllowed(exp *catalog.SSEExpect) int {
+	if exp.MaxPreviews != nil {
+		return *exp.MaxPreviews
+	}
+	return 0
+}
+
+// streamCheck is one stream being checked, event by event.
+type streamCheck struct {
+	*checker
+	exp         *catalog.SSEExpect
+	set         *schemas.Set
+	limits      Limits
+	started     time.Time
+	res         *results.Result
+	modelFailed bool // one reason for a substituted model is enough
+}
+
+// event checks one event as it arrives: the grammar's violations, its
+// schema, its model (strict) and its image.
+func (sc *streamCheck) event(n int, ev sse.Event, vs []streams.Violation) {
+	res, exp := sc.res, sc.exp
+	if n == 1 {
+		res.FirstEventMS = time.Since(sc.started).Milliseconds()
+	}
+	typ := results.Truncate(streams.EventLabel(ev), 100)
+	where := fmt.Sprintf("event %d (%s)", n, typ)
+	if len(res.EventTypes) < maxEventTypes {
+		res.EventTypes = append(res.EventTypes, typ)
+	}
+	sc.addViolations(vs, exp.Strict)
+	if name := streams.SchemaFor(exp.Protocol, ev); name != "" {
+		sc.checkSchema(sc.set, name, ev.Data, where)
+	}
+	if exp.Strict && !sc.modelFailed {
+		sc.modelFailed = sc.checkStreamModel(where, streams.EventModel(exp.Protocol, ev))
+	}
+	if exp.Protocol.IsImage() && (strings.HasSuffix(typ, ".partial_image") || strings.HasSuffix(typ, ".completed")) {
+		sc.eventImage(where, typ, ev)
+	}
+}
+
+// eventImage decodes an image event's image. 6.1 shows no event field but
+// type, b64_json and partial_image_index: the verified tier judges the
+// decoded image against the request alone (previews, of which the spec
+// states no size or format, only decode). Strict also holds an event's
+// image to the size and output_format it states, as 2.2's fields describe
+// the images of a JSON result.
+func (sc *streamCheck) eventImage(where, typ string, ev sse.Event) {
+	var want imageWant
+	if sc.exp.Strict {
+		want = imageWant{formatField: gjson.GetBytes(ev.Data, "output_format").Str, sizeField: gjson.GetBytes(ev.Data, "size").Str}
+	}
+	if strings.HasSuffix(typ, ".completed") {
+		want.expect = sc.exp.Images
+	}
+	if info, ok := sc.checkImage(where, gjson.GetBytes(ev.Data, "b64_json"), want, sc.limits.Thumbnails); ok {
+		sc.res.Images = append(sc.res.Images, info)
+	}
+}
+
+// whole checks the stream as a whole: its stop reason and its text.
+func (sc *streamCheck) whole(g streams.Grammar) {
+	exp := sc.exp
 	if e, ok := g.(streams.Ender); ok {
-		for _, want := range []struct {
-			where string
-			m     *catalog.Matcher
-		}{{"message_delta stop_reason", exp.StopReason}, {"choices[0].finish_reason", exp.FinishReason}} {
-			if want.m != nil {
-				c.checkMatcher(want.where, stopValue(e.StopReason()), *want.m)
-			}
+		if exp.StopReason != nil {
+			sc.checkMatcher("message_delta stop_reason", stopValue(e.StopReason()), *exp.StopReason)
+		}
+		if exp.FinishReason != nil {
+			sc.checkMatcher("choices[0].finish_reason", stopValue(e.StopReason()), *exp.FinishReason)
 		}
 	}
-	if exp.MinText > 0 && len([]rune(g.Text())) < exp.MinText {
-		c.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", len([]rune(g.Text())), g.Text()), "the stream carried too little text")
+	if text := []rune(g.Text()); exp.MinText > 0 && len(text) < exp.MinText {
+		sc.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", len(text), g.Text()), "the stream carried too little text")
 	}
 }
 
