@@ -53,80 +53,110 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 			Expected: "a JSON chunk or [DONE]", Actual: snippet(ev.Data)}}
 	}
 	doc := gjson.ParseBytes(ev.Data)
-	var vs []Violation
-	if e := doc.Get("error"); e.Exists() && e.Type != gjson.Null {
-		// The error is the reason; the official readers stop here, so the
-		// rules of what they assemble do not look at this chunk.
-		return append(vs, Violation{Event: n, Rule: RuleChatError, Message: "a chunk carries an error field",
-			Expected: "no error field", Actual: snippet([]byte(e.Raw))})
-	} else if e.Exists() && g.once.first(RuleChatErrorMember) {
-		// Strict: openai-go's stream reader ends the stream with an error
-		// on any chunk that has an error member, null included.
-		vs = append(vs, Violation{Event: n, Rule: RuleChatErrorMember, Strict: true,
-			Message:  "a chunk carries an error member (null): openai-go's stream reader, which feeds ChatCompletionAccumulator, ends the stream with an error on any error member",
-			Expected: "no error member", Actual: `"error":null`})
+	vs, ended := g.errorMember(n, doc)
+	if ended {
+		return vs
 	}
 	// Strict: openai-go's ChatCompletionAccumulator copies every chunk's
 	// model into the result, so the last chunk must name it.
 	g.lastChunk = n
 	m := doc.Get("model")
 	g.lastModel = m.Type == gjson.String && m.Str != ""
-	// Strict: the accumulator adds up the usage of every chunk, so usage
-	// reported on more than one chunk is counted more than once.
-	if u := doc.Get("usage"); u.IsObject() {
-		if g.usageChunk == 0 {
-			g.usageChunk = n
-		} else if g.once.first(RuleChatUsageRepeated) {
-			vs = append(vs, Violation{Event: n, Rule: RuleChatUsageRepeated, Strict: true,
-				Message:  "usage is reported on more than one chunk: openai-go ChatCompletionAccumulator adds the usage of every chunk, so the result counts the tokens several times",
-				Expected: "usage on one chunk only (the others null or absent)", Actual: fmt.Sprintf("usage on events %d and %d", g.usageChunk, n)})
-		}
-	}
-	// Strict: the OpenAI SDK's stream accumulator refuses chunks whose id
-	// differs from the first one. Chunks without an id are not compared.
-	if id := doc.Get("id"); id.Type == gjson.String && id.Str != "" {
-		if g.id == "" {
-			g.id = id.Str
-		} else if id.Str != g.id && g.once.first(RuleChatIDChanged) {
-			vs = append(vs, Violation{Event: n, Rule: RuleChatIDChanged, Strict: true,
-				Message:  "chunk id changed within the stream (the official OpenAI accumulator rejects this)",
-				Expected: "id " + g.id, Actual: "id " + id.Str})
-		}
-	} else if g.id != "" && g.once.first(RuleChatIDMissing) {
-		// Strict: openai-go's ChatCompletionAccumulator compares every
-		// chunk's id with the first one's, and rejects (AddChunk false)
-		// a chunk without one, dropping its text.
-		vs = append(vs, Violation{Event: n, Rule: RuleChatIDMissing, Strict: true,
-			Message:  "a chunk has no id after chunks that had one: openai-go ChatCompletionAccumulator needs every chunk's id to match the first and rejects this chunk, text and all",
-			Expected: "id " + g.id, Actual: describe(id)})
-	}
+	vs = append(vs, g.usage(n, doc)...)
+	vs = append(vs, g.chunkID(n, doc)...)
 	// Text of the first choice; with n=1 (every verified call) that is all.
 	doc.Get("choices").ForEach(func(_, c gjson.Result) bool {
-		if i := c.Get("index"); i.Exists() && i.Int() != 0 {
-			return true
-		}
-		if s := c.Get("delta.content"); s.Type == gjson.String {
-			// 6.2: "Text fragments are in choices[].delta.content": a
-			// delta that repeats the whole text so far is no fragment.
-			if g.text.repeatedBy(s.Str) && g.once.first(RuleChatCumulative) {
-				vs = append(vs, Violation{Event: n, Rule: RuleChatCumulative,
-					Message:  "a text delta repeats the whole text before it: deltas are cumulative, not fragments (spec 6.2), so a client joining them gets the text many times",
-					Expected: "a fragment that continues the text", Actual: snippet([]byte(s.Raw))})
-			}
-			g.text.WriteString(s.Str)
-		}
-		if f := c.Get("finish_reason"); f.Type == gjson.String && f.Str != "" {
-			g.finishReason = f.Str
-		} else if g.finishReason != "" && g.once.first(RuleChatFinishCleared) {
-			// Strict: openai-go's ChatCompletionAccumulator copies each
-			// chunk's finish_reason into the choice, so a choice after the
-			// one that finished, without a finish_reason, clears it.
-			vs = append(vs, Violation{Event: n, Rule: RuleChatFinishCleared, Strict: true,
-				Message:  "a chunk after the finish_reason " + g.finishReason + " carries the choice without one: openai-go ChatCompletionAccumulator takes each chunk's finish_reason, so the result ends with none",
-				Expected: "no choice after the one with finish_reason (or the same finish_reason again)", Actual: "finish_reason " + describe(f)})
+		if i := c.Get("index"); !i.Exists() || i.Int() == 0 {
+			vs = append(vs, g.choice(n, c)...)
 		}
 		return true
 	})
+	return vs
+}
+
+// errorMember judges a chunk's error member; ended is true when it is the
+// stream's error, which the official readers stop at, so the rules of what
+// they assemble do not look at this chunk.
+func (g *chat) errorMember(n int, doc gjson.Result) (vs []Violation, ended bool) {
+	e := doc.Get("error")
+	switch {
+	case e.Exists() && e.Type != gjson.Null:
+		return []Violation{{Event: n, Rule: RuleChatError, Message: "a chunk carries an error field",
+			Expected: "no error field", Actual: snippet([]byte(e.Raw))}}, true
+	case e.Exists() && g.once.first(RuleChatErrorMember):
+		// Strict: openai-go's stream reader ends the stream with an error
+		// on any chunk that has an error member, null included.
+		return []Violation{{Event: n, Rule: RuleChatErrorMember, Strict: true,
+			Message:  "a chunk carries an error member (null): openai-go's stream reader, which feeds ChatCompletionAccumulator, ends the stream with an error on any error member",
+			Expected: "no error member", Actual: `"error":null`}}, false
+	}
+	return nil, false
+}
+
+// usage (strict): the accumulator adds up the usage of every chunk, so
+// usage reported on more than one chunk is counted more than once.
+func (g *chat) usage(n int, doc gjson.Result) []Violation {
+	if !doc.Get("usage").IsObject() {
+		return nil
+	}
+	if g.usageChunk == 0 {
+		g.usageChunk = n
+		return nil
+	}
+	if !g.once.first(RuleChatUsageRepeated) {
+		return nil
+	}
+	return []Violation{{Event: n, Rule: RuleChatUsageRepeated, Strict: true,
+		Message:  "usage is reported on more than one chunk: openai-go ChatCompletionAccumulator adds the usage of every chunk, so the result counts the tokens several times",
+		Expected: "usage on one chunk only (the others null or absent)", Actual: fmt.Sprintf("usage on events %d and %d", g.usageChunk, n)}}
+}
+
+// chunkID (strict): the OpenAI SDK's stream accumulator refuses chunks
+// whose id differs from the first one, and (openai-go's AddChunk) a chunk
+// without one after chunks that had one, dropping its text.
+func (g *chat) chunkID(n int, doc gjson.Result) []Violation {
+	id := doc.Get("id")
+	switch {
+	case id.Type == gjson.String && id.Str != "" && g.id == "":
+		g.id = id.Str
+	case id.Type == gjson.String && id.Str != "":
+		if id.Str != g.id && g.once.first(RuleChatIDChanged) {
+			return []Violation{{Event: n, Rule: RuleChatIDChanged, Strict: true,
+				Message:  "chunk id changed within the stream (the official OpenAI accumulator rejects this)",
+				Expected: "id " + g.id, Actual: "id " + id.Str}}
+		}
+	case g.id != "" && g.once.first(RuleChatIDMissing):
+		return []Violation{{Event: n, Rule: RuleChatIDMissing, Strict: true,
+			Message:  "a chunk has no id after chunks that had one: openai-go ChatCompletionAccumulator needs every chunk's id to match the first and rejects this chunk, text and all",
+			Expected: "id " + g.id, Actual: describe(id)}}
+	}
+	return nil
+}
+
+// choice reads the first choice of a chunk: its text fragment and its
+// finish_reason.
+func (g *chat) choice(n int, c gjson.Result) []Violation {
+	var vs []Violation
+	if s := c.Get("delta.content"); s.Type == gjson.String {
+		// 6.2: "Text fragments are in choices[].delta.content": a
+		// delta that repeats the whole text so far is no fragment.
+		if g.text.repeatedBy(s.Str) && g.once.first(RuleChatCumulative) {
+			vs = append(vs, Violation{Event: n, Rule: RuleChatCumulative,
+				Message:  "a text delta repeats the whole text before it: deltas are cumulative, not fragments (spec 6.2), so a client joining them gets the text many times",
+				Expected: "a fragment that continues the text", Actual: snippet([]byte(s.Raw))})
+		}
+		g.text.WriteString(s.Str)
+	}
+	if f := c.Get("finish_reason"); f.Type == gjson.String && f.Str != "" {
+		g.finishReason = f.Str
+	} else if g.finishReason != "" && g.once.first(RuleChatFinishCleared) {
+		// Strict: openai-go's ChatCompletionAccumulator copies each
+		// chunk's finish_reason into the choice, so a choice after the
+		// one that finished, without a finish_reason, clears it.
+		vs = append(vs, Violation{Event: n, Rule: RuleChatFinishCleared, Strict: true,
+			Message:  "a chunk after the finish_reason " + g.finishReason + " carries the choice without one: openai-go ChatCompletionAccumulator takes each chunk's finish_reason, so the result ends with none",
+			Expected: "no choice after the one with finish_reason (or the same finish_reason again)", Actual: "finish_reason " + describe(f)})
+	}
 	return vs
 }
 

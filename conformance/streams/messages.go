@@ -70,23 +70,8 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 			Message:  "event has no event: line (the official Anthropic SDKs drop unnamed events)",
 			Expected: "event: " + typ, Actual: "no event: line"})
 	}
-	// ping is the keep-alive of the interface 6.3 follows, sent anywhere;
-	// the official SDKs skip it by name. It is never out of place.
-	if typ == "ping" {
-		return vs
-	}
-	if typ == "error" {
-		g.errored = true
-		return append(vs, Violation{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
-			Expected: "no error event", Actual: snippet(ev.Data)})
-	}
 	if !orderedKinds[typ] {
-		if (g.phase == phaseStart || g.phase == phaseStopped) && g.once.first(RuleMsgOutside) {
-			vs = append(vs, Violation{Event: n, Rule: RuleMsgOutside, Strict: true,
-				Message:  "an event of a kind 6.3 does not name comes " + g.outside() + ", outside the order 6.3 saw",
-				Expected: "message_start first and message_stop last", Actual: typ + " " + g.outside()})
-		}
-		return vs
+		return append(vs, g.unordered(n, typ, ev)...)
 	}
 	if g.phase == phaseStopped {
 		if g.once.first(RuleMsgStopLast) {
@@ -102,68 +87,108 @@ func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 	}
 	switch typ {
 	case "message_start":
-		if g.phase != phaseStart {
-			vs = append(vs, g.order(n, typ, "message_start only once, first"))
-		}
-		g.phase = phaseContent
-		// Strict: anthropic-sdk-go's Message.Accumulate takes the whole
-		// message from message_start's message (*acc = event.Message), so
-		// without it the result has no id, role or model.
-		if m := doc.Get("message"); !m.IsObject() && g.once.first(RuleMsgStartMessage) {
-			vs = append(vs, Violation{Event: n, Rule: RuleMsgStartMessage, Strict: true,
-				Message:  "message_start carries no message object: anthropic-sdk-go Message.Accumulate needs message_start.message, whose id, role and model become the result's, and the JS SDK's MessageStream takes it as its snapshot and reads its content and usage",
-				Expected: `message_start with a "message" object`, Actual: describe(m)})
-		}
+		vs = append(vs, g.messageStart(n, doc)...)
 	case "content_block_start", "content_block_delta", "content_block_stop":
 		if g.phase != phaseContent {
 			vs = append(vs, g.order(n, typ, "content-block events before message_delta"))
 		}
 		vs = append(vs, g.block(n, typ, doc)...)
 	case "message_delta":
-		g.phase = phaseDelta
-		// Strict: anthropic-sdk-go's Message.Accumulate sets the result's
-		// usage.output_tokens from every message_delta's usage, so one
-		// without it leaves the message counting 0 output tokens.
-		if u := doc.Get("usage.output_tokens"); u.Type != gjson.Number && g.once.first(RuleMsgDeltaUsage) {
-			vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaUsage, Strict: true,
-				Message:  "message_delta carries no numeric usage.output_tokens: anthropic-sdk-go Message.Accumulate needs it, as it overwrites the message's output_tokens from each message_delta (0 when absent), and the JS SDK's MessageStream reads usage.output_tokens of every message_delta (a TypeError without usage)",
-				Expected: "usage.output_tokens, an integer", Actual: describe(u)})
-		}
-		// 6.3 confirms completion by "the final message's stop_reason" and
-		// shows no payload field of message_delta, so stop_reason counts in
-		// its delta or on the event. The official SDKs read delta.stop_reason:
-		// elsewhere is a strict-tier violation.
-		if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
-			g.stopReason = r.Str
-		} else if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
-			g.stopReason = r.Str
-			if g.once.first(RuleMsgStopReasonPlace) {
-				vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
-					Message:  "stop_reason is on the message_delta event, not in its delta (the official SDKs read delta.stop_reason)",
-					Expected: "delta.stop_reason", Actual: "stop_reason " + r.Str})
-			}
-		}
+		vs = append(vs, g.messageDelta(n, doc)...)
 	case "message_stop":
-		g.phase = phaseStopped
-		// Completion is confirmed by "the final message's stop_reason"
-		// (6.3), which message_stop may carry too when no message_delta did.
-		if g.stopReason != "" {
-			break
-		}
-		if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
-			g.stopReason = r.Str
-			if g.once.first(RuleMsgStopReasonPlace) {
-				vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
-					Message:  "stop_reason is on message_stop, not in message_delta's delta (the official SDKs read delta.stop_reason)",
-					Expected: "message_delta with delta.stop_reason", Actual: "message_stop stop_reason " + r.Str})
-			}
-			break
-		}
-		vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
-			Message:  "message_stop arrived but neither a message_delta nor message_stop carried a stop_reason",
-			Expected: "a stop_reason (e.g. end_turn) in message_delta", Actual: "none"})
+		vs = append(vs, g.messageStop(n, doc)...)
 	}
 	return vs
+}
+
+// unordered judges an event of a kind whose place 6.3 does not fix. ping
+// is the keep-alive of the interface 6.3 follows, sent anywhere; the
+// official SDKs skip it by name. An error event fails wherever it comes.
+// Any other kind is ignored, but before message_start or after
+// message_stop it is outside the order 6.3 saw (strict).
+func (g *Messages) unordered(n int, typ string, ev sse.Event) []Violation {
+	switch {
+	case typ == "ping":
+		return nil
+	case typ == "error":
+		g.errored = true
+		return []Violation{{Event: n, Rule: RuleMsgErrorEvent, Message: "the stream carries an error event",
+			Expected: "no error event", Actual: snippet(ev.Data)}}
+	case (g.phase == phaseStart || g.phase == phaseStopped) && g.once.first(RuleMsgOutside):
+		return []Violation{{Event: n, Rule: RuleMsgOutside, Strict: true,
+			Message:  "an event of a kind 6.3 does not name comes " + g.outside() + ", outside the order 6.3 saw",
+			Expected: "message_start first and message_stop last", Actual: typ + " " + g.outside()}}
+	}
+	return nil
+}
+
+// messageStart opens the message.
+func (g *Messages) messageStart(n int, doc gjson.Result) []Violation {
+	var vs []Violation
+	if g.phase != phaseStart {
+		vs = append(vs, g.order(n, "message_start", "message_start only once, first"))
+	}
+	g.phase = phaseContent
+	// Strict: anthropic-sdk-go's Message.Accumulate takes the whole
+	// message from message_start's message (*acc = event.Message), so
+	// without it the result has no id, role or model.
+	if m := doc.Get("message"); !m.IsObject() && g.once.first(RuleMsgStartMessage) {
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgStartMessage, Strict: true,
+			Message:  "message_start carries no message object: anthropic-sdk-go Message.Accumulate needs message_start.message, whose id, role and model become the result's, and the JS SDK's MessageStream takes it as its snapshot and reads its content and usage",
+			Expected: `message_start with a "message" object`, Actual: describe(m)})
+	}
+	return vs
+}
+
+// messageDelta ends the content and may carry the stop reason.
+func (g *Messages) messageDelta(n int, doc gjson.Result) []Violation {
+	var vs []Violation
+	g.phase = phaseDelta
+	// Strict: anthropic-sdk-go's Message.Accumulate sets the result's
+	// usage.output_tokens from every message_delta's usage, so one
+	// without it leaves the message counting 0 output tokens.
+	if u := doc.Get("usage.output_tokens"); u.Type != gjson.Number && g.once.first(RuleMsgDeltaUsage) {
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaUsage, Strict: true,
+			Message:  "message_delta carries no numeric usage.output_tokens: anthropic-sdk-go Message.Accumulate needs it, as it overwrites the message's output_tokens from each message_delta (0 when absent), and the JS SDK's MessageStream reads usage.output_tokens of every message_delta (a TypeError without usage)",
+			Expected: "usage.output_tokens, an integer", Actual: describe(u)})
+	}
+	// 6.3 confirms completion by "the final message's stop_reason" and
+	// shows no payload field of message_delta, so stop_reason counts in
+	// its delta or on the event. The official SDKs read delta.stop_reason:
+	// elsewhere is a strict-tier violation.
+	if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
+		g.stopReason = r.Str
+	} else if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
+		g.stopReason = r.Str
+		if g.once.first(RuleMsgStopReasonPlace) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
+				Message:  "stop_reason is on the message_delta event, not in its delta (the official SDKs read delta.stop_reason)",
+				Expected: "delta.stop_reason", Actual: "stop_reason " + r.Str})
+		}
+	}
+	return vs
+}
+
+// messageStop ends the stream. Completion is confirmed by "the final
+// message's stop_reason" (6.3), which message_stop may carry too when no
+// message_delta did.
+func (g *Messages) messageStop(n int, doc gjson.Result) []Violation {
+	g.phase = phaseStopped
+	if g.stopReason != "" {
+		return nil
+	}
+	if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
+		g.stopReason = r.Str
+		if g.once.first(RuleMsgStopReasonPlace) {
+			return []Violation{{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
+				Message:  "stop_reason is on message_stop, not in message_delta's delta (the official SDKs read delta.stop_reason)",
+				Expected: "message_delta with delta.stop_reason", Actual: "message_stop stop_reason " + r.Str}}
+		}
+		return nil
+	}
+	return []Violation{{Event: n, Rule: RuleMsgStopReasonMissing,
+		Message:  "message_stop arrived but neither a message_delta nor message_stop carried a stop_reason",
+		Expected: "a stop_reason (e.g. end_turn) in message_delta", Actual: "none"}}
 }
 
 // outside says where an event outside the ordered kinds' span comes.
