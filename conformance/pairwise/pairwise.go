@@ -267,109 +267,134 @@ func (s *solver) ipog() [][]int {
 // extend adds the parameter at processing position pos to rows, covering
 // every feasible pair between it and the parameters before it.
 func (s *solver) extend(rows [][]int, pos int) [][]int {
-	k := s.order[pos]
-	nk := len(s.params[k].Values)
+	pc := s.newPairCover(pos)
+	pc.growHorizontally(rows)
+	return pc.growVertically(rows)
+}
 
+// pairCover tracks the pairs between the parameter k at processing
+// position pos and the parameters before it that no row covers yet.
+type pairCover struct {
+	s      *solver
+	pos, k int
+	nk     int // values of k
 	// uncovered[q][a*nk+v]: the pair (param order[q] = a, param k = v) is
 	// feasible and in no row yet.
-	uncovered := make([][]bool, pos)
-	left := 0
+	uncovered [][]bool
+	left      int
+}
+
+func (s *solver) newPairCover(pos int) *pairCover {
+	k := s.order[pos]
+	pc := &pairCover{s: s, pos: pos, k: k, nk: len(s.params[k].Values), uncovered: make([][]bool, pos)}
 	for q := range pos {
 		j := s.order[q]
 		nj := len(s.params[j].Values)
-		uncovered[q] = make([]bool, nj*nk)
+		pc.uncovered[q] = make([]bool, nj*pc.nk)
 		for a := range nj {
-			for v := range nk {
+			for v := range pc.nk {
 				r := s.emptyRow()
 				r[j], r[k] = a, v
 				if s.completable(r) {
-					uncovered[q][a*nk+v] = true
-					left++
+					pc.uncovered[q][a*pc.nk+v] = true
+					pc.left++
 				}
 			}
 		}
 	}
+	return pc
+}
 
-	// cover marks every pair of parameter k that row now holds as covered.
-	cover := func(r []int) {
-		v := r[k]
-		if v == unset {
-			return
-		}
-		for q := range pos {
-			if a := r[s.order[q]]; a != unset && uncovered[q][a*nk+v] {
-				uncovered[q][a*nk+v] = false
-				left--
-			}
+// cover marks every pair of parameter k that row r now holds as covered.
+func (pc *pairCover) cover(r []int) {
+	v := r[pc.k]
+	if v == unset {
+		return
+	}
+	for q := range pc.pos {
+		if a := r[pc.s.order[q]]; a != unset && pc.uncovered[q][a*pc.nk+v] {
+			pc.uncovered[q][a*pc.nk+v] = false
+			pc.left--
 		}
 	}
+}
 
-	// Horizontal growth: give each row the value of k that covers the most
-	// uncovered pairs while keeping the row completable. A row that would
-	// gain nothing keeps k as don't-care, so vertical growth can still use it.
+// gain is how many uncovered pairs row r would cover with k = v.
+func (pc *pairCover) gain(r []int, v int) int {
+	g := 0
+	for q := range pc.pos {
+		if a := r[pc.s.order[q]]; a != unset && pc.uncovered[q][a*pc.nk+v] {
+			g++
+		}
+	}
+	return g
+}
+
+// growHorizontally gives each row the value of k that covers the most
+// uncovered pairs while keeping the row completable. A row that would gain
+// nothing keeps k as don't-care, so vertical growth can still use it.
+func (pc *pairCover) growHorizontally(rows [][]int) {
 	type cand struct{ v, gain int }
-	cands := make([]cand, nk)
 	for _, r := range rows {
-		if left == 0 {
+		if pc.left == 0 {
 			break
 		}
-		for v := range nk {
-			g := 0
-			for q := range pos {
-				if a := r[s.order[q]]; a != unset && uncovered[q][a*nk+v] {
-					g++
-				}
-			}
-			cands[v] = cand{v, g}
+		order := make([]cand, pc.nk)
+		for v := range pc.nk {
+			order[v] = cand{v, pc.gain(r, v)}
 		}
-		order := slices.Clone(cands)
 		// Stable on the value index, so ties go to the lowest index.
 		slices.SortStableFunc(order, func(x, y cand) int { return cmp.Compare(y.gain, x.gain) })
 		for _, c := range order {
 			if c.gain == 0 {
 				break
 			}
-			r[k] = c.v
-			if s.completable(r) {
-				cover(r)
+			r[pc.k] = c.v
+			if pc.s.completable(r) {
+				pc.cover(r)
 				break
 			}
-			r[k] = unset
+			r[pc.k] = unset
 		}
 	}
+}
 
-	// Vertical growth: for each pair still uncovered, fill don't-care slots of
-	// an existing row if that keeps it completable, else add a row holding
-	// just the pair (feasible by construction).
-	for q := range pos {
-		j := s.order[q]
-		for a := range len(s.params[j].Values) {
-			for v := range nk {
-				if !uncovered[q][a*nk+v] {
+// growVertically covers each pair still uncovered: in the don't-care
+// slots of an existing row if that keeps it completable, else in a new
+// row holding just the pair (feasible by construction).
+func (pc *pairCover) growVertically(rows [][]int) [][]int {
+	for q := range pc.pos {
+		j := pc.s.order[q]
+		for a := range len(pc.s.params[j].Values) {
+			for v := range pc.nk {
+				if !pc.uncovered[q][a*pc.nk+v] || pc.placeInRow(rows, j, a, v) {
 					continue
 				}
-				placed := false
-				for _, r := range rows {
-					if (r[j] != unset && r[j] != a) || (r[k] != unset && r[k] != v) {
-						continue
-					}
-					oj, ok := r[j], r[k]
-					r[j], r[k] = a, v
-					if s.completable(r) {
-						cover(r)
-						placed = true
-						break
-					}
-					r[j], r[k] = oj, ok
-				}
-				if !placed {
-					r := s.emptyRow()
-					r[j], r[k] = a, v
-					rows = append(rows, r)
-					cover(r)
-				}
+				r := pc.s.emptyRow()
+				r[j], r[pc.k] = a, v
+				rows = append(rows, r)
+				pc.cover(r)
 			}
 		}
 	}
 	return rows
+}
+
+// placeInRow puts the pair (j = a, k = v) into the first row whose slots
+// allow it and stay completable, and reports whether one did.
+func (pc *pairCover) placeInRow(rows [][]int, j, a, v int) bool {
+	k := pc.k
+	for _, r := range rows {
+		if (r[j] != unset && r[j] != a) || (r[k] != unset && r[k] != v) {
+			continue
+		}
+		oj, ok := r[j], r[k]
+		r[j], r[k] = a, v
+		if pc.s.completable(r) {
+			pc.cover(r)
+			return true
+		}
+		r[j], r[k] = oj, ok
+	}
+	return false
 }
