@@ -26,19 +26,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	rerun, resume := func() bool { return f.set.Bool("rerun-failed") }, func() bool { return f.set.Bool("resume") }
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
-		if rerun() && resume() {
-			return fmt.Errorf("--rerun-failed and --resume: one at a time (resume an interrupted run first)")
-		}
 		if rerun() || resume() {
-			which := map[bool]string{true: "--rerun-failed re-runs", false: "--resume continues"}[rerun()]
-			m, err := conformance.ReadManifest(s.out)
+			m, err := adoptRecordedRun(f, s, rerun(), resume())
 			if err != nil {
-				return fmt.Errorf("%s the run recorded in --out %s: %w", which, s.out, err)
-			}
-			recorded = m
-			if err := f.adopt(s, m); err != nil {
 				return err
 			}
+			recorded = m
 		}
 		s.record, s.replay = f.set.String("record"), f.set.String("replay")
 		if s.record != "" && s.replay != "" {
@@ -67,7 +60,27 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	case resume():
 		return resumeRun(ss, recorded, stdout, stderr)
 	}
+	return freshRun(ss, stdout, stderr)
+}
 
+// adoptRecordedRun reads the run recorded in --out that --rerun-failed or
+// --resume goes on with, and adopts its settings.
+func adoptRecordedRun(f *engineFlags, s *settings, rerun, resume bool) (conformance.Manifest, error) {
+	if rerun && resume {
+		return conformance.Manifest{}, fmt.Errorf("--rerun-failed and --resume: one at a time (resume an interrupted run first)")
+	}
+	which := map[bool]string{true: "--rerun-failed re-runs", false: "--resume continues"}[rerun]
+	m, err := conformance.ReadManifest(s.out)
+	if err != nil {
+		return m, fmt.Errorf("%s the run recorded in --out %s: %w", which, s.out, err)
+	}
+	return m, f.adopt(s, m)
+}
+
+// freshRun plans the calls, records the plan (manifest.json) before the
+// first call, runs them with results.jsonl written as each finishes, and
+// ends the run.
+func freshRun(ss *session, stdout, stderr io.Writer) int {
 	calls, err := plan.Make(ss.suite.Catalog, ss.target, ss.selection)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform run:", err)
