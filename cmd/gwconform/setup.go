@@ -143,35 +143,39 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		return nil, exitNotStart
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var local *conformancetest.Server
-	if s.replay != "" {
-		err = useReplay(s, stderr) // no gateway, no key, no preflight
-	} else {
-		local, err = useLocalGateway(&s.target, stderr)
-	}
-	if err == nil && local == nil && s.replay == "" {
-		s.target.Client, err = execute.NewClient(s.tls)
-		if err == nil && s.tls.Insecure {
-			fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
-		}
-	}
-	if err == nil && local == nil && s.replay == "" {
-		err = preflight(ctx, name, suite.Catalog, &s.target, stderr)
-	}
-	if err != nil {
+	local, err := connect(ctx, name, suite.Catalog, s, stderr)
+	closeAll := func() {
 		stop()
 		if local != nil {
 			local.Close()
 		}
+	}
+	if err != nil {
+		closeAll()
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
-	return &session{settings: s, suite: suite, ctx: ctx, local: local != nil, close: func() {
-		stop()
-		if local != nil {
-			local.Close()
-		}
-	}}, exitOK
+	return &session{settings: s, suite: suite, ctx: ctx, local: local != nil, close: closeAll}, exitOK
+}
+
+// connect readies what the run sends to: a replay (no gateway, no key, no
+// preflight), the in-process reference gateway when no base URL is given,
+// or the user's gateway, reached with the TLS settings and checked by the
+// preflight. local is the in-process gateway, if started.
+func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings, stderr io.Writer) (local *conformancetest.Server, err error) {
+	if s.replay != "" {
+		return nil, useReplay(s, stderr)
+	}
+	if local, err = useLocalGateway(&s.target, stderr); err != nil || local != nil {
+		return local, err
+	}
+	if s.target.Client, err = execute.NewClient(s.tls); err != nil {
+		return nil, err
+	}
+	if s.tls.Insecure {
+		fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
+	}
+	return nil, preflight(ctx, name, cat, &s.target, stderr)
 }
 
 // preflight checks a gateway of the user's before the first planned call:
