@@ -183,8 +183,7 @@ func (v *settingValue) IsBoolFlag() bool { return v.def != nil && v.def.Kind == 
 
 // Set parses and checks one value; a list setting adds to its list.
 func (v *settingValue) Set(s string) error {
-	d := v.def
-	switch d.Kind {
+	switch v.def.Kind {
 	case KindList:
 		for _, item := range strings.Split(s, ",") {
 			if item = strings.TrimSpace(item); item != "" {
@@ -195,7 +194,22 @@ func (v *settingValue) Set(s string) error {
 	case KindRepeat:
 		v.list = append(v.list, s)
 		return nil
-	case KindInt:
+	}
+	check := valueChecks[v.def.Kind]
+	if check == nil {
+		check = checkText
+	}
+	if err := check(v.def, s); err != nil {
+		return err
+	}
+	v.text = s
+	return nil
+}
+
+// valueChecks parse and check a value of each kind of one value (text
+// when not listed).
+var valueChecks = map[SettingKind]func(d *Setting, s string) error{
+	KindInt: func(d *Setting, s string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("%q is not a whole number", s)
@@ -203,7 +217,9 @@ func (v *settingValue) Set(s string) error {
 		if float64(n) < d.Min {
 			return fmt.Errorf("%d is below the least value, %g", n, d.Min)
 		}
-	case KindFloat:
+		return nil
+	},
+	KindFloat: func(d *Setting, s string) error {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", s)
@@ -211,27 +227,33 @@ func (v *settingValue) Set(s string) error {
 		if f < d.Min {
 			return fmt.Errorf("%g is below the least value, %g", f, d.Min)
 		}
-	case KindDuration:
+		return nil
+	},
+	KindDuration: func(d *Setting, s string) error {
 		dur, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil {
+		switch {
+		case err != nil:
 			return fmt.Errorf("%q is not a duration (such as 90s or 10m)", s)
-		}
-		if dur < 0 {
+		case dur < 0:
 			return fmt.Errorf("%s is negative", dur)
-		}
-		if d.Min > 0 && dur == 0 {
+		case d.Min > 0 && dur == 0:
 			return fmt.Errorf("0 is no limit to wait for: give a positive duration")
 		}
-	case KindBool:
+		return nil
+	},
+	KindBool: func(_ *Setting, s string) error {
 		if _, err := strconv.ParseBool(s); err != nil {
 			return fmt.Errorf("%q is not true or false", s)
 		}
-	default:
-		if d.NonEmpty && strings.TrimSpace(s) == "" {
-			return errors.New("it is empty")
-		}
+		return nil
+	},
+}
+
+// checkText checks a text value: some settings may not be empty.
+func checkText(d *Setting, s string) error {
+	if d.NonEmpty && strings.TrimSpace(s) == "" {
+		return errors.New("it is empty")
 	}
-	v.text = s
 	return nil
 }
 
