@@ -38,16 +38,17 @@ type Config struct {
 // goTestSettings are the rows of SettingsTable that go test reads, from
 // their variables: the same names, checks and meanings as gwconform run's.
 var goTestSettings = func() []string {
-	names := []string{"base-url", "public-image-url", "tier", "strict", "waivers", "header"}
+	names := []string{"base-url", "public-image-url", "offers", "tier", "strict", "waivers", "header"}
 	for _, k := range catalog.KeyKinds {
-		names = append(names, string(k)+"-key", string(k)+"-header")
+		names = append(names, string(k)+"-base-url", string(k)+"-key", string(k)+"-header")
 	}
 	return names
 }()
 
-// ConfigFromEnv reads GWCONFORM_BASE_URL (set but empty is refused), the
-// key, header and public image variables, GWCONFORM_TIERS (comma-separated
-// globs), GWCONFORM_STRICT and GWCONFORM_WAIVERS (a waivers file).
+// ConfigFromEnv reads GWCONFORM_BASE_URL (set but empty is refused) and
+// each kind's GWCONFORM_<KIND>_BASE_URL, the key, header and public image
+// variables, GWCONFORM_OFFERS and GWCONFORM_TIERS (comma-separated globs),
+// GWCONFORM_STRICT and GWCONFORM_WAIVERS (a waivers file).
 func ConfigFromEnv() (Config, error) {
 	set := NewSettings(nil, goTestSettings...)
 	if err := set.FromEnv(); err != nil {
@@ -127,7 +128,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 			t.Fatal(err)
 		}
 	}
-	if err := errors.Join(cfg.Selection.Check(suite.Catalog), cfg.Waivers.Check(suite.Catalog)); err != nil {
+	if err := errors.Join(cfg.Selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, cfg.Target.Offers), cfg.Waivers.Check(suite.Catalog)); err != nil {
 		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
 	}
 	target := cfg.Target

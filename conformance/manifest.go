@@ -42,6 +42,12 @@ type Manifest struct {
 	Created      time.Time `json:"created"`
 	// BaseURL is the gateway; empty: the in-process reference gateway.
 	BaseURL string `json:"base_url,omitempty"`
+	// KindBaseURLs are the key kinds sent to a base of their own
+	// (--text-base-url and the like), each scrubbed as BaseURL is.
+	KindBaseURLs map[string]string `json:"kind_base_urls,omitempty"`
+	// Offers are the feature globs the gateway declares it serves
+	// (--offers); empty: every feature.
+	Offers []string `json:"offers,omitempty"`
 	// Keys lists the key kinds configured (never the keys): which cases
 	// can run at all depends on them.
 	Keys      []string          `json:"keys"`
@@ -117,7 +123,14 @@ func NewManifest(cat *catalog.Catalog, t plan.Target, sel plan.Selection, o exec
 		if t.Keys[k] != "" {
 			m.Keys = append(m.Keys, string(k))
 		}
+		if b := t.KindBaseURLs[k]; b != "" {
+			if m.KindBaseURLs == nil {
+				m.KindBaseURLs = map[string]string{}
+			}
+			m.KindBaseURLs[string(k)] = redact.BaseURL(b)
+		}
 	}
+	m.Offers = t.Offers
 	return m
 }
 

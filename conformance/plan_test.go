@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -355,4 +356,46 @@ func TestPlanKeepsNegativesWithTheirControls(t *testing.T) {
 		assert.Equal(t, []string{"chat-json/gen-5.5/true"}, ids(run))
 		assert.Equal(t, []string{"chat-no-model/gen-5.5/false", "messages-json/msg-opus-5/false"}, ids(held))
 	})
+}
+
+// TestPlanOffers: a feature the gateway does not offer is planned as a
+// skip that costs nothing and sends nothing; what it offers is planned as
+// without offers; an offer that matches no feature is refused by name.
+func TestPlanOffers(t *testing.T) {
+	suite := loadSuite(t)
+	all, err := plan.Make(suite.Catalog, allKeys, plan.Selection{})
+	require.NoError(t, err)
+	offered := allKeys
+	offered.Offers = []string{"models.*", "chat.*", "messages.*", "responses.*"}
+	calls, err := plan.Make(suite.Catalog, offered, plan.Selection{})
+	require.NoError(t, err)
+	require.Len(t, calls, len(all), "every call is planned, the ones not offered as skips")
+	var images, made int
+	for _, c := range calls {
+		if strings.HasPrefix(c.Case.Feature, "images.") {
+			images++
+			if assert.NotNil(t, c.Skip, c.ID()) {
+				assert.Equal(t, vocab.CheckNotOffered, c.Skip.Check)
+			}
+			continue
+		}
+		made++
+		assert.Nil(t, c.Skip, c.ID())
+	}
+	assert.Positive(t, images)
+	sum := plan.Summarize(calls)
+	assert.Equal(t, made, sum.Total, "the skips are no calls")
+	assert.Equal(t, images, sum.Skipped)
+
+	excluded := allKeys
+	excluded.Offers = []string{"!images.*"}
+	same, err := plan.Make(suite.Catalog, excluded, plan.Selection{})
+	require.NoError(t, err)
+	assert.Equal(t, plan.Summarize(calls), plan.Summarize(same), "!images.* offers what the four families do")
+
+	assert.NoError(t, plan.CheckOffers(suite.Catalog, offered.Offers))
+	err = plan.CheckOffers(suite.Catalog, []string{"chat.*", "imgaes.*"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--offers "imgaes.*" matches nothing in the catalog`)
+	assert.Contains(t, err.Error(), "did you mean")
 }

@@ -78,6 +78,14 @@ func buildSettingsTable() []Setting {
 			Usage: "HTTPS PNG `URL` for the URL-reference case"},
 	}
 	for _, k := range catalog.KeyKinds {
+		t = append(t, Setting{Name: string(k) + "-base-url", Env: plan.BaseURLVariables[k], File: "base_urls." + string(k), NonEmpty: true,
+			Usage:    fmt.Sprintf("base `URL` of the %s key's requests, for a gateway that routes it under a prefix (default: --base-url)", k),
+			Recorded: func(m Manifest) string { return m.KindBaseURLs[string(k)] }})
+	}
+	t = append(t, Setting{Name: "offers", Kind: KindList, Env: "GWCONFORM_OFFERS", File: "offers",
+		Usage:    "feature `GLOBS` the gateway offers, repeatable or comma-separated; !GLOB excludes; a feature not offered is skipped, nothing sent (default: every feature)",
+		Recorded: func(m Manifest) string { return list(m.Offers) }})
+	for _, k := range catalog.KeyKinds {
 		t = append(t, Setting{Name: string(k) + "-key", Env: plan.KeyVariables[k], Usage: fmt.Sprintf("%s `KEY`", k)})
 	}
 	t = append(t, []Setting{
@@ -521,6 +529,12 @@ func (s *Settings) Target() (plan.Target, error) {
 	if _, ok := s.values["public-image-url"]; ok {
 		t.PublicImageURL = s.String("public-image-url")
 	}
+	if err := s.kindBases(&t); err != nil {
+		return t, err
+	}
+	if _, ok := s.values["offers"]; ok {
+		t.Offers = s.List("offers")
+	}
 	for _, kind := range append([]catalog.KeyKind{""}, catalog.KeyKinds...) {
 		name := "header"
 		if kind != "" {
@@ -540,6 +554,26 @@ func (s *Settings) Target() (plan.Target, error) {
 		}
 	}
 	return t, nil
+}
+
+// kindBases reads each key kind's own base URL. Beside the default base:
+// the in-process gateway serves no prefixes, so a kind's base without
+// --base-url is refused.
+func (s *Settings) kindBases(t *plan.Target) error {
+	for _, k := range catalog.KeyKinds {
+		v, ok := s.values[string(k)+"-base-url"]
+		if !ok || v.text == "" {
+			continue
+		}
+		if t.BaseURL == "" {
+			return fmt.Errorf("--%s-base-url (from %s) needs --base-url too: the base of the other kinds and of requests with no key", k, orDefault(v.source))
+		}
+		if t.KindBaseURLs == nil {
+			t.KindBaseURLs = map[catalog.KeyKind]string{}
+		}
+		t.KindBaseURLs[k] = strings.TrimRight(v.text, "/")
+	}
+	return nil
 }
 
 // orDefault names where a value came from, "the default" for none.

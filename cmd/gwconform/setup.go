@@ -23,11 +23,15 @@ import (
 // adds its own (run: --waivers, --resume...). All are rows of
 // conformance.SettingsTable.
 var engineSettings = func() []string {
-	names := []string{"config", "cases", "out", "base-url", "public-image-url"}
+	names := []string{"config", "cases", "out", "base-url"}
+	for _, k := range catalog.KeyKinds {
+		names = append(names, string(k)+"-base-url")
+	}
+	names = append(names, "public-image-url")
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-key")
 	}
-	names = append(names, "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
+	names = append(names, "offers", "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
 		"concurrency", "retries", "max-wait", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "verbose", "header")
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-header")
@@ -138,7 +142,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart
 	}
-	if err := errors.Join(s.selection.Check(suite.Catalog), s.waivers.Check(suite.Catalog)); err != nil {
+	if err := errors.Join(s.selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, s.target.Offers), s.waivers.Check(suite.Catalog)); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}

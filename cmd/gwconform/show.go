@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -170,9 +171,9 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	if err != nil {
 		return "", err
 	}
-	base := m.BaseURL
+	base := cmp.Or(m.KindBaseURLs[string(cs.Key)], m.BaseURL)
 	if base == "" {
-		base = execute.BaseURLVariable
+		base = execute.BaseURLVariable(plan.Target{}, cs.Key) // the in-process gateway's is gone with the run
 	}
 	return execute.CurlCommand(cs, rendered, base, headers, dir)
 }

@@ -32,9 +32,10 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 // ("" for no key): the preflight, and the model lists of probe and of a
 // differs_from check.
 func getModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/models", nil)
+	base := t.BaseFor(kind)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
-		return nil, fmt.Errorf("base URL %q: %w", t.BaseURL, err)
+		return nil, fmt.Errorf("base URL %q: %w", base, err)
 	}
 	t.SetHeaders(req.Header, kind)
 	if kind != "" {

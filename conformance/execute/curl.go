@@ -17,8 +17,14 @@ import (
 
 // BaseURLVariable stands for the gateway's address in a command that sends
 // a request again, where the run's own is not to be written down (the
-// in-process gateway's, gone with the run).
-const BaseURLVariable = "${GWCONFORM_BASE_URL}"
+// in-process gateway's, gone with the run); a kind with a base of its own
+// stands for it by its own variable (plan.BaseURLVariables).
+func BaseURLVariable(t plan.Target, kind catalog.KeyKind) string {
+	if t.KindBaseURLs[kind] != "" {
+		return "${" + plan.BaseURLVariables[kind] + "}"
+	}
+	return "${" + plan.BaseURLVariables[""] + "}"
+}
 
 // maxCurlBody bounds the body a result's curl command carries inline: a
 // JSON edit with its images as data URLs is megabytes, which `gwconform
@@ -70,11 +76,11 @@ func CurlCommand(cs *catalog.Case, r *catalog.Rendered, base string, headers []s
 
 // resultCurl is the curl command a result carries for its report's case
 // panel: only for a request whose body is small and not multipart.
-func resultCurl(cs *catalog.Case, r *catalog.Rendered) string {
+func resultCurl(t plan.Target, cs *catalog.Case, r *catalog.Rendered) string {
 	if len(r.Body) > maxCurlBody {
 		return ""
 	}
-	cmd, err := CurlCommand(cs, r, BaseURLVariable, nil, "")
+	cmd, err := CurlCommand(cs, r, BaseURLVariable(t, cs.Key), nil, "")
 	if err != nil {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +64,9 @@ var errListTimeout = errors.New("the model list's own deadline")
 // throttled list, a 5xx, a list that cannot be read) is left to the cases.
 func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[catalog.KeyKind]string, error) {
 	rejected := map[catalog.KeyKind]string{}
+	if !modelsOffered(cat, t) {
+		return rejected, nil // no model list is asked of a gateway that declares none
+	}
 	verified := verifiedModels(cat)
 	for _, kind := range preflightKinds(t) {
 		status, body, err := getModelList(ctx, t, kind)
@@ -78,6 +82,14 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[ca
 		}
 	}
 	return rejected, nil
+}
+
+// modelsOffered reports whether the gateway declares some models.*
+// feature it serves (--offers).
+func modelsOffered(cat *catalog.Catalog, t plan.Target) bool {
+	return slices.ContainsFunc(cat.Cases, func(cs catalog.Case) bool {
+		return strings.HasPrefix(cs.Feature, "models.") && t.Offered(cs.Feature)
+	})
 }
 
 // preflightKinds are the key kinds configured, or "" (no key: the
@@ -99,8 +111,8 @@ func preflightKinds(t plan.Target) []catalog.KeyKind {
 // any (see Preflight); readErr is why its body could not be read.
 func setupMistake(t plan.Target, kind catalog.KeyKind, status int, body []byte, readErr error, verified map[catalog.KeyKind]map[string]bool) error {
 	switch {
-	case status == http.StatusNotFound && endsInV1(t.BaseURL):
-		return fmt.Errorf("the base URL should not end in /v1 (GET %s/v1/models answered 404): give the address without it", t.BaseURL)
+	case status == http.StatusNotFound && endsInV1(t.BaseFor(kind)):
+		return fmt.Errorf("the base URL should not end in /v1 (GET %s/v1/models answered 404): give the address without it", t.BaseFor(kind))
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
 		// "Try again later" is no setup mistake: the cases meet the
 		// throttling too, and the verdict says what it left unverified.
@@ -124,18 +136,18 @@ func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind) (sta
 	defer cancel()
 	resp, err := getModels(ctx, t, kind)
 	if err != nil {
-		if ended := listEnded(ctx, t.BaseURL); ended != nil {
+		if ended := listEnded(ctx, t.BaseFor(kind)); ended != nil {
 			return 0, nil, ended
 		}
-		return 0, nil, unreachable(t.BaseURL, err)
+		return 0, nil, unreachable(t.BaseFor(kind), err)
 	}
 	defer resp.Body.Close()
 	body, err = check.ReadBody(resp.Body, modelListLimit)
 	if err != nil {
-		if ended := listEnded(ctx, t.BaseURL); ended != nil {
+		if ended := listEnded(ctx, t.BaseFor(kind)); ended != nil {
 			return resp.StatusCode, nil, ended
 		}
-		return resp.StatusCode, nil, fmt.Errorf("%s: reading the answer to GET /v1/models: %w", t.BaseURL, err)
+		return resp.StatusCode, nil, fmt.Errorf("%s: reading the answer to GET /v1/models: %w", t.BaseFor(kind), err)
 	}
 	return resp.StatusCode, body, nil
 }
@@ -198,7 +210,7 @@ func refused(t plan.Target, kind catalog.KeyKind, status int, body []byte) error
 	if kind != "" {
 		what = "with the " + string(kind) + " key"
 	}
-	line := fmt.Sprintf("GET %s/v1/models %s answered %d %s", t.BaseURL, what, status, http.StatusText(status))
+	line := fmt.Sprintf("GET %s/v1/models %s answered %d %s", t.BaseFor(kind), what, status, http.StatusText(status))
 	if msg != "" {
 		line += ": " + results.Truncate(msg, refusalLimit)
 	}

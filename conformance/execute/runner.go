@@ -193,7 +193,7 @@ func (c *callRun) send() bool {
 			return false
 		}
 		c.res.Request = requestSummary(rendered)
-		c.res.Request.Curl = resultCurl(shape.cs, rendered)
+		c.res.Request.Curl = resultCurl(c.r.Target, shape.cs, rendered)
 		c.ex, err = send(c.ctx, c.client, c.o, c.p, c.r.Target, shape.cs, rendered)
 		c.sent = append(c.sent, c.ex)
 		c.res.Attempts = c.ex.attempts

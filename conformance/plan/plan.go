@@ -208,6 +208,9 @@ const costEpsilon = 1e-9
 // rejected key skips every case of its kind, the missing- and invalid-key
 // cases too: the preflight already showed what the gateway makes of it.
 func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
+	if !t.Offered(cs.Feature) {
+		return &vocab.Reason{Check: vocab.CheckNotOffered, Message: fmt.Sprintf("%s is not offered (--offers %s)", cs.Feature, strings.Join(t.Offers, ","))}
+	}
 	if why, ok := t.Rejected[cs.Key]; ok {
 		return &vocab.Reason{Check: vocab.CheckKeyRejected, Message: why}
 	}
@@ -262,10 +265,9 @@ func matchAny(globs []string, s string) bool {
 // not one of the tier names. Each refusal names the glob, with a
 // did-you-mean.
 func (sel Selection) Check(cat *catalog.Catalog) error {
-	var features, models, cases []string
+	var models, cases []string
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
-		features = append(features, cs.Feature)
 		cases = append(cases, cs.ID)
 		models = append(models, cs.Models...)
 	}
@@ -273,37 +275,69 @@ func (sel Selection) Check(cat *catalog.Catalog) error {
 	for i, t := range vocab.Tiers {
 		tiers[i] = string(t)
 	}
-	var errs []string
-	for _, f := range []struct {
-		flag  string
-		globs []string
-		names []string
-		exact bool
-	}{
-		{"--feature", sel.Features, features, false},
-		{"--model", sel.Models, models, false},
-		{"--case", sel.Cases, cases, false},
-		{"--tier", sel.Tiers, tiers, true},
-	} {
-		for _, g := range f.globs {
-			pat := strings.TrimPrefix(g, "!")
-			if _, err := path.Match(pat, ""); err != nil {
-				errs = append(errs, fmt.Sprintf("%s %q: %v", f.flag, g, err))
-				continue
-			}
-			if f.exact && !slices.Contains(f.names, pat) {
-				errs = append(errs, fmt.Sprintf("%s %q: not a tier (%s)%s", f.flag, g, strings.Join(f.names, ", "), catalog.Closest(pat, f.names)))
-				continue
-			}
-			if !slices.ContainsFunc(f.names, func(n string) bool { m, _ := path.Match(pat, n); return m }) {
-				errs = append(errs, fmt.Sprintf("%s %q matches nothing in the catalog%s", f.flag, g, catalog.Closest(pat, unique(f.names))))
-			}
-		}
-	}
+	errs := slices.Concat(
+		checkGlobs("--feature", sel.Features, features(cat), false),
+		checkGlobs("--model", sel.Models, models, false),
+		checkGlobs("--case", sel.Cases, cases, false),
+		checkGlobs("--tier", sel.Tiers, tiers, true))
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
+}
+
+// CheckOffers refuses offers that cannot mean what was typed, as Check
+// refuses a selection: a glob that is malformed or matches no feature of
+// the catalog. A typo must not declare a family not offered in silence.
+func CheckOffers(cat *catalog.Catalog, offers []string) error {
+	if errs := checkGlobs("--offers", offers, features(cat), false); len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// features are the catalog's feature names, a name per case.
+func features(cat *catalog.Catalog) []string {
+	out := make([]string, len(cat.Cases))
+	for i := range cat.Cases {
+		out[i] = cat.Cases[i].Feature
+	}
+	return out
+}
+
+// checkGlobs says what is wrong with each glob of a flag: malformed, or
+// matching none of names ("!glob" is checked as glob), or with exact, not
+// one of names. Each refusal has a did-you-mean.
+func checkGlobs(flag string, globs, names []string, exact bool) []string {
+	var errs []string
+	for _, g := range globs {
+		pat := strings.TrimPrefix(g, "!")
+		if _, err := path.Match(pat, ""); err != nil {
+			errs = append(errs, fmt.Sprintf("%s %q: %v", flag, g, err))
+			continue
+		}
+		if exact && !slices.Contains(names, pat) {
+			errs = append(errs, fmt.Sprintf("%s %q: not a tier (%s)%s", flag, g, strings.Join(names, ", "), catalog.Closest(pat, names)))
+			continue
+		}
+		if !slices.ContainsFunc(names, func(n string) bool { m, _ := path.Match(pat, n); return m }) {
+			errs = append(errs, fmt.Sprintf("%s %q matches nothing in the catalog%s", flag, g, catalog.Closest(pat, withFamilies(names))))
+		}
+	}
+	return errs
+}
+
+// withFamilies are the names, sorted, each once, with the glob of each
+// dotted name's family ("images.*" for images.generate): what a typed glob
+// most likely meant.
+func withFamilies(names []string) []string {
+	out := slices.Clone(names)
+	for _, n := range names {
+		if fam, _, ok := strings.Cut(n, "."); ok {
+			out = append(out, fam+".*")
+		}
+	}
+	return unique(out)
 }
 
 // unique returns the names sorted, each once.

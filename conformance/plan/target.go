@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -13,6 +14,15 @@ import (
 // Target is the gateway under test and the keys to reach it with.
 type Target struct {
 	BaseURL string
+	// KindBaseURLs send a key kind's requests to another base than
+	// BaseURL: a gateway that routes its families under prefixes
+	// (/openai, /anthropic). The spec has one {base_url}; a run that uses
+	// several says so in every report (Bases).
+	KindBaseURLs map[catalog.KeyKind]string
+	// Offers are the feature globs the gateway declares it serves ("!glob"
+	// excludes); empty offers everything. A feature not offered is planned
+	// as a skip (vocab.CheckNotOffered) and nothing is sent for it.
+	Offers []string
 	// Keys maps each capability to its bearer key. A missing key makes the
 	// cases that need it skip.
 	Keys map[catalog.KeyKind]string
@@ -34,6 +44,37 @@ type Target struct {
 	// from the environment with ${NAME}, of redact.MinSecretLen or more.
 	SecretValues []string
 }
+
+// BaseFor is the base URL the requests of a key kind go to.
+func (t Target) BaseFor(kind catalog.KeyKind) string {
+	if b := t.KindBaseURLs[kind]; b != "" {
+		return b
+	}
+	return t.BaseURL
+}
+
+// Bases are the distinct base URLs the run sends to, BaseURL first (when
+// some kind uses it), then each kind's own in key-kind order.
+func (t Target) Bases() []string {
+	var out []string
+	add := func(b string) {
+		if b != "" && !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	for _, k := range catalog.KeyKinds {
+		if t.KindBaseURLs[k] == "" {
+			add(t.BaseURL)
+		}
+	}
+	for _, k := range catalog.KeyKinds {
+		add(t.KindBaseURLs[k])
+	}
+	return out
+}
+
+// Offered reports whether the gateway declares it serves a feature.
+func (t Target) Offered(feature string) bool { return matchAny(t.Offers, feature) }
 
 // SetHeaders adds the target's headers for a request of that key kind
 // ("" for a request made with no key kind, such as the preflight without
@@ -113,6 +154,16 @@ func (t *Target) AddHeader(kind catalog.KeyKind, line string, getenv func(string
 		t.SecretValues = append(t.SecretValues, value)
 	}
 	return nil
+}
+
+// BaseURLVariables names the variable of the base URL ("") and of each
+// key kind's own base (DESIGN.md).
+var BaseURLVariables = map[catalog.KeyKind]string{
+	"":                  "GWCONFORM_BASE_URL",
+	catalog.KeyText:     "GWCONFORM_TEXT_BASE_URL",
+	catalog.KeyMessages: "GWCONFORM_MESSAGES_BASE_URL",
+	catalog.KeyImage:    "GWCONFORM_IMAGE_BASE_URL",
+	catalog.KeyAlt:      "GWCONFORM_ALT_BASE_URL",
 }
 
 // KeyVariables names the environment variable of each key kind (DESIGN.md).

@@ -191,6 +191,12 @@ func (r Result) CaseModel() CaseModel { return CaseModel{r.Case, r.Model} }
 // Decides reports whether the result decides the verdict and the exit code (Tier.Decides).
 func (r Result) Decides(strict bool) bool { return r.Tier.Decides(strict) }
 
+// NotOffered is true for a result skipped because the gateway declares it
+// does not offer the feature (--offers).
+func (r Result) NotOffered() bool {
+	return r.Status == vocab.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == vocab.CheckNotOffered
+}
+
 // Failed is true for a result that breaks the run when it Decides. A waived
 // result is not failed: its entry accepted the deviation; nor is a call an
 // interrupt cut: no verdict on the gateway.

@@ -78,6 +78,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	v := Verdict{Notes: t.notes(c, kind, interrupted)}
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
+	if off := NotOffered(rs); len(off) > 0 {
+		v.Headline += "; not offered: " + strings.Join(off, ", ")
+	}
 	return v
 }
 
@@ -87,10 +90,10 @@ type unchecked struct{ check, key string }
 
 // tally is what Judge counts of a run's results.
 type tally struct {
-	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished int
-	firstInconclusive                                                                   *Result
-	ranAny                                                                              bool
-	tiers                                                                               map[vocab.Tier]int
+	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished, notOffered int
+	firstInconclusive                                                                               *Result
+	ranAny                                                                                          bool
+	tiers                                                                                           map[vocab.Tier]int
 	// notChecked counts the counted cases skipped, by why, in the order
 	// first seen; first is the first message of each.
 	notChecked map[unchecked]int
@@ -109,6 +112,10 @@ func tallyResults(rs []Result, strict bool) *tally {
 			t.ranAny = true
 		}
 		if !r.Decides(strict) {
+			continue
+		}
+		if r.NotOffered() { // declared out by the gateway: neither checked nor missing
+			t.notOffered++
 			continue
 		}
 		t.counted++
@@ -205,6 +212,9 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 			notes = append(notes, fmt.Sprintf("%s: %s not checked", t.first[w], plural(n, kind+" case")))
 		}
 	}
+	if t.notOffered > 0 {
+		notes = append(notes, fmt.Sprintf("%s skipped as not offered (--offers): nothing sent, nothing judged", plural(t.notOffered, kind+" case")))
+	}
 	if t.throttled > 0 {
 		notes = append(notes, fmt.Sprintf("%s throttled (still 429 after waiting --max-wait): not verified", plural(t.throttled, kind+" result")))
 	}
@@ -253,6 +263,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, "incomplete: a configured key was rejected; nothing that ran failed"
 	case t.counted > 0:
 		return OutcomePass, "conformance passed: " + scope
+	case t.notOffered > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: nothing checked: the gateway offers none of the %s selected", plural(t.notOffered, kind+" case"))
 	case t.ranAny:
 		return OutcomeNoVerdict, "no conformance verdict: no verified or negative case was selected; " + describeRun(rs)
 	}
@@ -351,4 +363,31 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// NotOffered names what the gateway declared it does not offer, from the
+// results skipped as not offered (--offers): a family whose every result
+// is such a skip as "family.*", else each feature. Sorted; empty when the
+// offer left nothing out.
+func NotOffered(rs []Result) []string {
+	family := func(f string) string { fam, _, _ := strings.Cut(f, "."); return fam }
+	off, served := map[string]bool{}, map[string]bool{} // features not offered; families with a result that is none
+	for _, r := range rs {
+		if r.NotOffered() {
+			off[r.Feature] = true
+		} else {
+			served[family(r.Feature)] = true
+		}
+	}
+	var out []string
+	for f := range off {
+		if !served[family(f)] {
+			f = family(f) + ".*"
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

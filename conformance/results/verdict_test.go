@@ -214,3 +214,44 @@ func TestSettle(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeNotOffered: a feature the gateway declares it does not offer is
+// neither checked nor missing; an offer that leaves nothing counted is
+// "nothing checked", never a pass.
+func TestJudgeNotOffered(t *testing.T) {
+	offRes := func(tier vocab.Tier, feature string) Result {
+		return Result{Tier: tier, Feature: feature, Status: vocab.StatusSkip,
+			Reasons: []vocab.Reason{{Check: vocab.CheckNotOffered, Message: feature + " is not offered (--offers chat.*)"}}}
+	}
+	pass := Result{Tier: vocab.TierVerified, Feature: "chat.basic", Status: vocab.StatusPass}
+	tests := []struct {
+		name     string
+		rs       []Result
+		outcome  Outcome
+		headline string
+		off      []string
+	}{
+		{"images not offered, chat passes",
+			[]Result{pass, offRes(vocab.TierVerified, "images.generate"), offRes(vocab.TierNegative, "images.edit.errors")},
+			OutcomePass, "conformance passed: 1 verified; not offered: images.*", []string{"images.*"}},
+		{"one feature of a family not offered",
+			[]Result{pass, offRes(vocab.TierVerified, "chat.stream")},
+			OutcomePass, "conformance passed: 1 verified; not offered: chat.stream", []string{"chat.stream"}},
+		{"nothing offered",
+			[]Result{offRes(vocab.TierVerified, "chat.basic"), offRes(vocab.TierExplore, "responses.basic")},
+			OutcomeIncomplete, "incomplete: nothing checked: the gateway offers none of the 1 verified/negative case selected; not offered: chat.*, responses.*", []string{"chat.*", "responses.*"}},
+		{"a failure still fails",
+			[]Result{{Tier: vocab.TierVerified, Feature: "chat.basic", Status: vocab.StatusFail}, offRes(vocab.TierVerified, "images.generate")},
+			OutcomeFail, "", []string{"images.*"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(tt.rs, false, Completion{})
+			assert.Equal(t, tt.outcome, v.Outcome, v.Headline)
+			if tt.headline != "" {
+				assert.Equal(t, tt.headline, v.Headline)
+			}
+			assert.Equal(t, tt.off, NotOffered(tt.rs))
+		})
+	}
+}

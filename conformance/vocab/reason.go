@@ -84,6 +84,10 @@ const (
 	CheckKeyRejected  = "key-rejected" // the key was refused by the preflight call
 	CheckPrecondition = "precondition" // e.g. no public image URL for the URL-reference case
 	CheckBudget       = "budget"       // beyond --max-calls or --max-cost
+	// CheckNotOffered: the feature is not among those the gateway declares
+	// it offers (--offers). Nothing is sent, and the run is not incomplete
+	// for it: the gateway said it does not serve the feature.
+	CheckNotOffered = "not-offered"
 	// A replay's reasons (run --replay): no exchange recorded for the case
 	// × model, a rendered request that differs from the recorded one, or a
 	// recorded call the recording run itself cut short.
