@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/report"
 )
@@ -45,9 +46,13 @@ func useReplay(s *settings, stderr io.Writer) error {
 	if s.target.BaseURL == "" {
 		s.target.BaseURL = "http://recording.invalid"
 	}
+	s.target.KindBaseURLs = map[catalog.KeyKind]string{}
+	for k, base := range meta.KindBaseURLs {
+		s.target.KindBaseURLs[catalog.KeyKind(k)] = base
+	}
 	s.target.PublicImageURL = meta.PublicImageURL
 	s.target.Headers, s.target.KeyHeaders, s.target.SecretValues = nil, nil, nil
-	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, BasePath: basePath(s.target.BaseURL)}}
+	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, Bases: basePaths(s.target)}}
 	// A recorded 429 is answered by its recorded retry at once: the wait
 	// it asked for is over, and the recording holds what came after it.
 	s.options.RetryWait, s.options.MaxRetryWait = time.Millisecond, time.Millisecond
@@ -62,13 +67,21 @@ func useReplay(s *settings, stderr io.Writer) error {
 	return nil
 }
 
-// basePath is the path of a base URL, which recorded paths leave out.
-func basePath(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return ""
+// basePaths are the paths of a target's base URLs, which recorded paths
+// leave out.
+func basePaths(t plan.Target) record.BasePaths {
+	path := func(base string) string {
+		u, err := url.Parse(base)
+		if err != nil {
+			return ""
+		}
+		return u.Path
 	}
-	return u.Path
+	b := record.BasePaths{Default: path(t.BaseURL), Kinds: map[string]string{}}
+	for k, base := range t.KindBaseURLs {
+		b.Kinds[string(k)] = path(base)
+	}
+	return b
 }
 
 // startRecording puts a record.Tap in front of the session's transport:
@@ -87,13 +100,19 @@ func startRecording(ss *session) error {
 	for k, v := range ss.target.Keys {
 		keys[string(k)] = v
 	}
-	tap := &record.Tap{Next: client.Transport, BasePath: basePath(ss.target.BaseURL), Keys: keys, Secrets: ss.target.Secrets()}
+	tap := &record.Tap{Next: client.Transport, Bases: basePaths(ss.target), Keys: keys, Secrets: ss.target.Secrets()}
 	if ss.record != "" {
 		meta := record.Meta{Source: record.SourceRun, SuiteVersion: suiteVersion(), CatalogHash: ss.suite.Catalog.Hash(),
 			BaseURL: ss.target.BaseURL, PublicImageURL: ss.target.PublicImageURL, Keys: []string{}, Rejected: map[string]string{}}
 		for _, k := range catalog.KeyKinds {
 			if ss.target.Keys[k] != "" {
 				meta.Keys = append(meta.Keys, string(k))
+			}
+			if base := ss.target.KindBaseURLs[k]; base != "" {
+				if meta.KindBaseURLs == nil {
+					meta.KindBaseURLs = map[string]string{}
+				}
+				meta.KindBaseURLs[string(k)] = base
 			}
 		}
 		for k, why := range ss.target.Rejected {

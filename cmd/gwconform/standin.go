@@ -69,7 +69,7 @@ func (s *standIn) relay() (http.Handler, func(io.Writer), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
-	tap := &record.Tap{Keys: s.keys, Secrets: secrets, Store: store, Relay: true, BasePath: up.Path}
+	tap := &record.Tap{Keys: s.keys, Secrets: secrets, Store: store, Relay: true, Bases: record.BasePaths{Default: up.Path}}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(up)
@@ -143,7 +143,7 @@ func (s *replayServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	k := record.KeyOf(r, body, s.keys, "", "")
+	k := record.KeyOf(r, body, s.keys, "", record.BasePaths{})
 	m, ok := s.ix.Find(k)
 	if !ok {
 		s.unmatched(w, k)

@@ -30,12 +30,13 @@ type RequestKey struct {
 // that names it; prefer breaks a tie when one key serves two kinds (the
 // kind of the call that sent it). basePath is the base URL's path, which
 // recorded paths leave out.
-func KeyOf(req *http.Request, body []byte, keys map[string]string, prefer, basePath string) RequestKey {
+func KeyOf(req *http.Request, body []byte, keys map[string]string, prefer string, bases BasePaths) RequestKey {
 	ct := req.Header.Get("Content-Type")
+	kind := keyKind(req.Header, keys, prefer)
 	return RequestKey{
-		Key:    keyKind(req.Header, keys, prefer),
+		Key:    kind,
 		Method: req.Method,
-		Path:   relPath(req.URL, basePath),
+		Path:   relPath(req.URL, bases.For(kind)),
 		Model:  requestModel(ct, body),
 		Digest: digestBody(ct, body),
 	}
@@ -116,6 +117,23 @@ func keyKind(h http.Header, keys map[string]string, prefer string) string {
 }
 
 // relPath is a URL's path and query without the base URL's path.
+// BasePaths are the paths of the base URLs a run sends to, left out of
+// recorded paths: the base's, and each key kind's own (a gateway that
+// routes the kinds under prefixes). A recording made under one prefix
+// then replays under another.
+type BasePaths struct {
+	Default string
+	Kinds   map[string]string // key kind → the path of its own base
+}
+
+// For is the base path of a key kind's requests.
+func (b BasePaths) For(kind string) string {
+	if p, ok := b.Kinds[kind]; ok {
+		return p
+	}
+	return b.Default
+}
+
 func relPath(u *url.URL, basePath string) string {
 	p := u.EscapedPath()
 	if basePath != "" && basePath != "/" {

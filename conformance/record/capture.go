@@ -104,8 +104,8 @@ func (l *Log) Replayed() bool {
 type Tap struct {
 	// Next sends the requests (nil: http.DefaultTransport).
 	Next http.RoundTripper
-	// BasePath is the path of the base URL, left out of recorded paths.
-	BasePath string
+	// Bases are the paths of the base URLs, left out of recorded paths.
+	Bases BasePaths
 	// Keys maps each key kind to its key, to name the kind of a request's
 	// credential; the credential itself is never recorded.
 	Keys map[string]string
@@ -283,7 +283,7 @@ func (t *Tap) round(c *capture, prefer string, blobs map[string][]byte) Round {
 	defer c.mu.Unlock()
 	red := redactor(append(append([]string(nil), t.Secrets...), credentials(c.req.Header)...))
 	ct := c.req.Header.Get("Content-Type")
-	k := KeyOf(c.req, c.body, t.Keys, prefer, t.BasePath)
+	k := KeyOf(c.req, c.body, t.Keys, prefer, t.Bases)
 	r := Round{
 		Sent: c.sent.UTC(),
 		Request: Request{

@@ -75,8 +75,10 @@ type Meta struct {
 	// recorded a run (empty for a relay).
 	SuiteVersion string `json:"suite_version,omitempty"`
 	CatalogHash  string `json:"catalog_hash,omitempty"`
-	// BaseURL is the gateway, without userinfo, query or fragment.
-	BaseURL string `json:"base_url,omitempty"`
+	// BaseURL is the gateway, without userinfo, query or fragment, and
+	// KindBaseURLs the key kinds sent to a base of their own.
+	BaseURL      string            `json:"base_url,omitempty"`
+	KindBaseURLs map[string]string `json:"kind_base_urls,omitempty"`
 	// PublicImageURL is the image URL the URL-reference case rendered into
 	// its request: a replay renders it again, so the request is unchanged.
 	PublicImageURL string `json:"public_image_url,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -216,4 +217,26 @@ func TestPlaybackBody(t *testing.T) {
 	assert.Equal(t, 90*time.Millisecond, chunks[0].At)
 	assert.JSONEq(t, string(raw), string(chunks[0].Data))
 	assert.NotContains(t, string(body.JSON), base64.StdEncoding.EncodeToString(img)[:100], "the image is a blob")
+}
+
+// TestKeyOfBasePaths: each key kind's requests leave out the path of the
+// base they were sent to, so a gateway routed under prefixes records (and
+// replays) the same paths as one that is not.
+func TestKeyOfBasePaths(t *testing.T) {
+	keys := map[string]string{"text": "sk-text-0123456789", "messages": "sk-messages-0123456789"}
+	bases := BasePaths{Default: "/openai", Kinds: map[string]string{"messages": "/anthropic"}}
+	tests := []struct {
+		name, url, key, want string
+	}{
+		{"the default base", "http://gw/openai/v1/chat/completions", "sk-text-0123456789", "/v1/chat/completions"},
+		{"a kind's own base", "http://gw/anthropic/v1/messages", "sk-messages-0123456789", "/v1/messages"},
+		{"another kind's prefix is kept", "http://gw/anthropic/v1/chat/completions", "sk-text-0123456789", "/anthropic/v1/chat/completions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, tt.url, nil)
+			req.Header.Set("Authorization", "Bearer "+tt.key)
+			assert.Equal(t, tt.want, KeyOf(req, nil, keys, "", bases).Path)
+		})
+	}
 }

@@ -155,7 +155,7 @@ func TestTapThenReplay(t *testing.T) {
 	keys := map[string]string{"text": textKey, "image": imageKey}
 	store, err := record.Create(dir, record.Meta{Source: record.SourceRun, BaseURL: srv.URL + "/base?token=abc", Keys: []string{"image", "text"}})
 	require.NoError(t, err)
-	tap := &record.Tap{BasePath: "/base", Keys: keys, Secrets: []string{textKey, imageKey, relayTok}, Store: store}
+	tap := &record.Tap{Bases: record.BasePaths{Default: "/base"}, Keys: keys, Secrets: []string{textKey, imageKey, relayTok}, Store: store}
 	client := &http.Client{Transport: tap}
 	imgCall := record.Call{Case: "gen-basic", Feature: "images.generate", Model: "gen-image-2", Key: "image"}
 	chatCall := record.Call{Case: "chat-stream", Feature: "chat.stream", Model: "gen-5.5", Key: "text"}
@@ -208,7 +208,7 @@ func TestTapThenReplay(t *testing.T) {
 	_, meta, err := record.Open(dir)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"image", "text"}, meta.Keys)
-	replay := &http.Client{Transport: &record.Replay{Store: store, Keys: map[string]string{"text": "replay-text-key", "image": "replay-image-key"}, BasePath: "/base"}}
+	replay := &http.Client{Transport: &record.Replay{Store: store, Keys: map[string]string{"text": "replay-text-key", "image": "replay-image-key"}, Bases: record.BasePaths{Default: "/base"}}}
 
 	t.Run("an image answered from the recording", func(t *testing.T) {
 		ctx, log := record.Begin(t.Context(), imgCall)
@@ -271,7 +271,7 @@ func TestRelayAndIndex(t *testing.T) {
 	dir := t.TempDir()
 	store, err := record.Create(dir, record.Meta{Source: record.SourceRelay, Keys: []string{"text"}})
 	require.NoError(t, err)
-	client := &http.Client{Transport: &record.Tap{BasePath: "/base", Keys: map[string]string{"text": textKey}, Secrets: []string{textKey}, Store: store, Relay: true}}
+	client := &http.Client{Transport: &record.Tap{Bases: record.BasePaths{Default: "/base"}, Keys: map[string]string{"text": textKey}, Secrets: []string{textKey}, Store: store, Relay: true}}
 	for range 2 {
 		_, _, err := do(t, t.Context(), client, "POST", srv.URL+"/base/v1/chat/completions", textKey, `{"model":"gen-5.5"}`)
 		require.NoError(t, err)
@@ -292,7 +292,7 @@ func TestRelayAndIndex(t *testing.T) {
 	chat.Header.Set("Authorization", "Bearer sk-local-text")
 	chat.Header.Set("Content-Type", "application/json")
 	standInKeys := map[string]string{"text": "sk-local-text"}
-	k := record.KeyOf(chat, []byte(`{ "model": "gen-5.5" }`), standInKeys, "", "")
+	k := record.KeyOf(chat, []byte(`{ "model": "gen-5.5" }`), standInKeys, "", record.BasePaths{})
 	m1, ok := ix.Find(k)
 	require.True(t, ok, "the same request under another key of the same kind, spaced otherwise")
 	m2, ok := ix.Find(k)

@@ -33,8 +33,8 @@ type Replay struct {
 	// Keys maps each key kind to the key the replaying run sends for it
 	// (any value: a replay needs no real key), to tell the kinds apart.
 	Keys map[string]string
-	// BasePath is the path of the replaying target's base URL.
-	BasePath string
+	// Bases are the paths of the replaying target's base URLs.
+	Bases BasePaths
 
 	mu    sync.Mutex
 	cache map[string]*Exchange
@@ -59,7 +59,7 @@ func (r *Replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := KeyOf(req, body, r.Keys, log.call.Key, r.BasePath)
+	key := KeyOf(req, body, r.Keys, log.call.Key, r.Bases)
 	i, why := log.match(ex, key)
 	where := filepath.Join(r.Store.Dir(), rel)
 	if i < 0 {

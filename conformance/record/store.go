@@ -42,6 +42,9 @@ func Create(dir string, m Meta) (*Store, error) {
 	now := time.Now().UTC()
 	m.Version, m.Created, m.Updated = Version, now, now
 	m.BaseURL = redact.BaseURL(m.BaseURL)
+	for k, base := range m.KindBaseURLs {
+		m.KindBaseURLs[k] = redact.BaseURL(base)
+	}
 	if old, err := readMeta(dir); err == nil {
 		m.Created = old.Created
 		for _, k := range old.Keys {
