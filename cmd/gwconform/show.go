@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -171,9 +170,13 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	if err != nil {
 		return "", err
 	}
-	base := cmp.Or(m.KindBaseURLs[string(cs.Key)], m.BaseURL)
+	t := plan.Target{BaseURL: m.BaseURL, KindBaseURLs: map[catalog.KeyKind]string{}}
+	for k, b := range m.KindBaseURLs {
+		t.KindBaseURLs[catalog.KeyKind(k)] = b
+	}
+	base := t.BaseForPath(cs.Key, rendered.Path)
 	if base == "" {
-		base = execute.BaseURLVariable(plan.Target{}, cs.Key) // the in-process gateway's is gone with the run
+		base = execute.BaseURLVariable(t, cs.Key, rendered.Path) // the in-process gateway's is gone with the run
 	}
 	return execute.CurlCommand(cs, rendered, base, headers, dir)
 }

@@ -19,9 +19,12 @@ import (
 // a request again, where the run's own is not to be written down (the
 // in-process gateway's, gone with the run); a kind with a base of its own
 // stands for it by its own variable (plan.BaseURLVariables).
-func BaseURLVariable(t plan.Target, kind catalog.KeyKind) string {
-	if t.KindBaseURLs[kind] != "" {
-		return "${" + plan.BaseURLVariables[kind] + "}"
+func BaseURLVariable(t plan.Target, kind catalog.KeyKind, path string) string {
+	base := t.BaseForPath(kind, path)
+	for _, k := range append([]catalog.KeyKind{kind}, catalog.KeyKinds...) {
+		if b := t.KindBaseURLs[k]; b != "" && b == base {
+			return "${" + plan.BaseURLVariables[k] + "}"
+		}
 	}
 	return "${" + plan.BaseURLVariables[""] + "}"
 }
@@ -80,7 +83,7 @@ func resultCurl(t plan.Target, cs *catalog.Case, r *catalog.Rendered) string {
 	if len(r.Body) > maxCurlBody {
 		return ""
 	}
-	cmd, err := CurlCommand(cs, r, BaseURLVariable(t, cs.Key), nil, "")
+	cmd, err := CurlCommand(cs, r, BaseURLVariable(t, cs.Key, r.Path), nil, "")
 	if err != nil {
 		return ""
 	}

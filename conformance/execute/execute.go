@@ -340,7 +340,7 @@ func discard(resp *http.Response) {
 // body it returns keeps the watch until it is closed.
 func sendOnce(ctx context.Context, client *http.Client, o Options, t plan.Target, cs *catalog.Case, r *catalog.Rendered) (*http.Response, time.Duration, time.Time, *watchdog, error) {
 	ctx, watch := newWatchdog(ctx, o)
-	req, err := http.NewRequestWithContext(ctx, r.Method, t.BaseFor(cs.Key)+r.Path, bytes.NewReader(r.Body))
+	req, err := http.NewRequestWithContext(ctx, r.Method, t.BaseForPath(cs.Key, r.Path)+r.Path, bytes.NewReader(r.Body))
 	if err != nil {
 		watch.stop()
 		return nil, 0, time.Now(), nil, err

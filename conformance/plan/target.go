@@ -53,6 +53,32 @@ func (t Target) BaseFor(kind catalog.KeyKind) string {
 	return t.BaseURL
 }
 
+// BaseForPath is the base URL a request of a key kind to path goes to: its
+// kind's, unless the path is an endpoint of other kinds only (a negative
+// case sending the messages key to an image endpoint), whose base serves
+// it. A gateway routed under prefixes serves an endpoint under one prefix,
+// whatever key is sent there.
+func (t Target) BaseForPath(kind catalog.KeyKind, path string) string {
+	for _, e := range endpointKinds {
+		if strings.HasPrefix(path, e.prefix) && !slices.Contains(e.kinds, kind) {
+			return t.BaseFor(e.kinds[0])
+		}
+	}
+	return t.BaseFor(kind)
+}
+
+// endpointKinds are the key kinds whose endpoints each path family is
+// (spec 4, 5.2); /v1/models serves every kind.
+var endpointKinds = []struct {
+	prefix string
+	kinds  []catalog.KeyKind
+}{
+	{"/v1/chat/", []catalog.KeyKind{catalog.KeyText}},
+	{"/v1/responses", []catalog.KeyKind{catalog.KeyText}},
+	{"/v1/messages", []catalog.KeyKind{catalog.KeyMessages, catalog.KeyAlt}},
+	{"/v1/images/", []catalog.KeyKind{catalog.KeyImage}},
+}
+
 // Bases are the distinct base URLs the run sends to, BaseURL first (when
 // some kind uses it), then each kind's own in key-kind order.
 func (t Target) Bases() []string {

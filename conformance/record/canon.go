@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -36,7 +37,7 @@ func KeyOf(req *http.Request, body []byte, keys map[string]string, prefer string
 	return RequestKey{
 		Key:    kind,
 		Method: req.Method,
-		Path:   relPath(req.URL, bases.For(kind)),
+		Path:   bases.relPath(req.URL, kind),
 		Model:  requestModel(ct, body),
 		Digest: digestBody(ct, body),
 	}
@@ -126,18 +127,21 @@ type BasePaths struct {
 	Kinds   map[string]string // key kind → the path of its own base
 }
 
-// For is the base path of a key kind's requests.
-func (b BasePaths) For(kind string) string {
-	if p, ok := b.Kinds[kind]; ok {
-		return p
-	}
-	return b.Default
-}
-
-func relPath(u *url.URL, basePath string) string {
+// relPath is a request's path without the base path it was sent under:
+// its key kind's own, else the default, else another kind's (a negative
+// case sends a key to another kind's endpoint, at that kind's base).
+func (b BasePaths) relPath(u *url.URL, kind string) string {
 	p := u.EscapedPath()
-	if basePath != "" && basePath != "/" {
-		p = strings.TrimPrefix(p, strings.TrimSuffix(basePath, "/"))
+	bases := []string{b.Kinds[kind], b.Default}
+	for _, k := range slices.Sorted(maps.Keys(b.Kinds)) {
+		bases = append(bases, b.Kinds[k])
+	}
+	for _, base := range bases {
+		base = strings.TrimSuffix(base, "/")
+		if base != "" && strings.HasPrefix(p, base+"/") {
+			p = strings.TrimPrefix(p, base)
+			break
+		}
 	}
 	if u.RawQuery != "" {
 		p += "?" + u.RawQuery

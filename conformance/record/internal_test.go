@@ -230,7 +230,8 @@ func TestKeyOfBasePaths(t *testing.T) {
 	}{
 		{"the default base", "http://gw/openai/v1/chat/completions", "sk-text-0123456789", "/v1/chat/completions"},
 		{"a kind's own base", "http://gw/anthropic/v1/messages", "sk-messages-0123456789", "/v1/messages"},
-		{"another kind's prefix is kept", "http://gw/anthropic/v1/chat/completions", "sk-text-0123456789", "/anthropic/v1/chat/completions"},
+		{"another kind's endpoint, at its base", "http://gw/anthropic/v1/messages", "sk-text-0123456789", "/v1/messages"},
+		{"a path under no base", "http://gw/v1/models", "sk-text-0123456789", "/v1/models"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
