@@ -12,4 +12,12 @@ import "embed"
 //go:embed *.yaml
 var FS embed.FS
 
+// Schema is cases.schema.json, the JSON Schema (draft 2020-12) of a case
+// file. Editors find it through each file's first line
+// (`# yaml-language-server: $schema=./cases.schema.json`); `gwconform lint`
+// checks every case file against it (catalog.CheckSchema).
+//
+//go:embed cases.schema.json
+var Schema []byte
+
 //go:generate go run ./requirements/gen -readme README.md

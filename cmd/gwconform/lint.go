@@ -4,8 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
+	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 func runLint(args []string, stdout, stderr io.Writer) int {
@@ -23,11 +27,22 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		*dir = fs.Arg(0)
 	}
 	suite, err := conformance.LoadSuite(*dir)
-	if err != nil {
+	// The case files must also be what cases.schema.json describes (the
+	// schema editors validate with); its violations join the loader's.
+	files, opts := lintFiles(*dir)
+	if err = catalog.JoinSchema(err, catalog.CheckSchema(files, opts...)); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
 	}
 	// The requirement rows are what every case's spec: was checked against.
 	fmt.Fprintf(stdout, "ok: %d cases, %d schemas, %d requirements\n", len(suite.Catalog.Cases), len(suite.Schemas.Names()), len(suite.Catalog.Spec.Rows))
 	return exitOK
+}
+
+// lintFiles is the case directory lint reads, shown as LoadSuite shows it.
+func lintFiles(dir string) (fs.FS, []catalog.Option) {
+	if dir == "" {
+		return cases.FS, nil
+	}
+	return os.DirFS(dir), []catalog.Option{catalog.WithDisplayDir(dir)}
 }

@@ -40,9 +40,13 @@ type Case struct {
 	Refs SpecRefs `yaml:"spec"`
 	// Spec is Refs as one string, e.g. "4.5/rule-2, 7/edit-file-id": the
 	// results record keeps spec a string.
-	Spec        string   `yaml:"-"`
-	Requirement string   `yaml:"requirement"` // the sentence of the spec (or client rule) this case checks
-	Why         string   `yaml:"why"`         // strict/explore: why it matters
+	Spec string `yaml:"-"`
+	// Requirement is what the case checks, in words: the sentences of the
+	// rows of Refs, in order, then what the case's own `requirement:` adds
+	// to them (optional in YAML: the words the rows do not say). Every
+	// consumer (results, reports, show) reads it.
+	Requirement string   `yaml:"requirement"`
+	Why         string   `yaml:"why"` // strict/explore: why it matters
 	Key         KeyKind  `yaml:"key"`
 	Models      []string `yaml:"models"`
 	// Requires names preconditions; a missing one makes the case skip.

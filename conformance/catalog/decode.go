@@ -23,6 +23,11 @@ import (
 // expand exponentially ("billion laughs").
 const maxNodes = 200_000
 
+// maxDepth bounds how deep a free-form value (a JSON body, a matcher's
+// value) nests: an alias inside its own anchor (`&a [*a]`) nests without
+// end, and each level's path is longer than the last.
+const maxDepth = 64
+
 type decoder struct {
 	file      string
 	diags     *Diagnostics
@@ -41,9 +46,21 @@ type decoder struct {
 	// Per case: true when a template calls publicImageURL, and where.
 	usesPublicURL bool
 	publicURLPos  Pos
+	// Per case: the body members request.omit leaves out of the file's
+	// defaults, and where each is written.
+	omit   []string
+	omitAt []Pos
+
+	// defaults is the file's defaults: block, nil when it has none.
+	defaults *defaults
 
 	// inTemplate is set while decoding request strings, which are templates.
 	inTemplate bool
+
+	// depth is how deep toAny is; tooDeep is set once it went past maxDepth
+	// (reported once per file).
+	depth   int
+	tooDeep bool
 }
 
 func newDecoder(file string, diags *Diagnostics, fixtures fs.FS) *decoder {
@@ -59,6 +76,7 @@ func newDecoder(file string, diags *Diagnostics, fixtures fs.FS) *decoder {
 func (d *decoder) resetCase() {
 	d.pos, d.keyPos, d.present, d.failed = map[string]Pos{}, map[string]Pos{}, map[string]bool{}, map[string]bool{}
 	d.usesPublicURL = false
+	d.omit, d.omitAt = nil, nil
 }
 
 // mismatch reports a value of the wrong kind at path.
@@ -333,9 +351,10 @@ func (d *decoder) keyText(k ast.MapKeyNode) (string, bool) {
 }
 
 var (
-	matcherType = reflect.TypeFor[Matcher]()
-	requestType = reflect.TypeFor[Request]()
-	variantType = reflect.TypeFor[Variant]()
+	matcherType         = reflect.TypeFor[Matcher]()
+	requestType         = reflect.TypeFor[Request]()
+	variantType         = reflect.TypeFor[Variant]()
+	requestDefaultsType = reflect.TypeFor[requestDefaults]()
 )
 
 // nouns name the structs in "unknown field" messages.
@@ -349,10 +368,22 @@ var nouns = map[reflect.Type]string{
 	reflect.TypeFor[matcherOps]():   "matcher",
 	reflect.TypeFor[exploreEntry](): "explore domain",
 	reflect.TypeFor[SpecRow]():      "requirement row",
+	reflect.TypeFor[fileDefaults](): "defaults",
+	requestDefaultsType:             "defaults request",
 }
 
 // templated are the Request fields whose strings are templates.
 var templated = map[string]bool{"path": true, "raw": true, "headers": true, "json": true}
+
+// defaultsTemplated are the requestDefaults fields whose strings are templates.
+var defaultsTemplated = map[string]bool{"path": true, "model": true}
+
+// Request fields decoded by hand (fieldInfo.index): they are not plain
+// values of the struct.
+const (
+	fieldMultipart = -1 // Request.Multipart: an ordered mapping
+	fieldOmit      = -2 // request.omit: decoding state, applied with the defaults
+)
 
 type fieldInfo struct {
 	name  string
@@ -374,8 +405,10 @@ func fieldsOf(t reflect.Type) []fieldInfo {
 		out = append(out, fieldInfo{tag, i})
 	}
 	if t == requestType {
-		// Multipart is yaml:"-" (it is not a plain list) and is decoded by hand.
-		out = append(out, fieldInfo{"multipart", -1})
+		// Multipart is yaml:"-" (it is not a plain list) and is decoded by
+		// hand; omit names members of the file's defaults to leave out of
+		// the body, and leaves no trace in the Request.
+		out = append(out, fieldInfo{"multipart", fieldMultipart}, fieldInfo{"omit", fieldOmit})
 	}
 	return out
 }
@@ -564,12 +597,17 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string) {
 		sub := join(path, p.key)
 		d.record(sub, p.keyNode, p.value)
 		f := fields[i]
-		if f.index < 0 { // Request.multipart
+		switch f.index {
+		case fieldMultipart:
 			d.decodeMultipart(p.value, &v.Addr().Interface().(*Request).Multipart, sub)
+			continue
+		case fieldOmit:
+			d.decodeOmit(p.value, sub)
 			continue
 		}
 		was := d.inTemplate
-		if (v.Type() == requestType && templated[p.key]) || (v.Type() == variantType && p.key == "json") {
+		if (v.Type() == requestType && templated[p.key]) || (v.Type() == variantType && p.key == "json") ||
+			(v.Type() == requestDefaultsType && defaultsTemplated[p.key]) {
 			d.inTemplate = true
 		}
 		d.decode(p.value, v.Field(f.index), sub)
@@ -620,6 +658,15 @@ func editDistance(a, b string) int {
 // []any, string, int64/uint64, float64, bool, nil.
 func (d *decoder) toAny(n ast.Node, path string) any {
 	if d.budget--; d.budget <= 0 {
+		return nil
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxDepth {
+		if !d.tooDeep {
+			d.tooDeep = true
+			d.errf(n, "%s: nests deeper than %d levels (an alias inside its own anchor?)", path, maxDepth)
+		}
 		return nil
 	}
 	n = d.resolve(n)

@@ -24,9 +24,8 @@ import (
 //	  - id: explore-edit                 # cases explore-edit-01, -02, ...
 //	    feature: images.edit.explore
 //	    spec: 4.5/rule-4
-//	    requirement: "..."
 //	    why: "..."
-//	    key: image
+//	    key: image                       # key, models, method, path, model: or the file's defaults
 //	    models: [gen-image-2.5-flare]
 //	    request: {method: POST, path: /v1/images/edits, json: {...}}   # the base request
 //	    parameters:                      # ordered; omit leaves the parameter out
@@ -120,6 +119,7 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 	at := nodePos(item)
 	d.pos[""] = at
 	d.decode(item, reflect.ValueOf(&e).Elem(), "")
+	d.applyDefaults(&e.Key, &e.Models, &e.Request, nil)
 	// validate reads these as if a case had written them.
 	d.present["tier"], d.pos["tier"] = true, at
 	d.present["expect"], d.pos["expect"] = true, at

@@ -460,7 +460,7 @@ func TestExploreBad(t *testing.T) {
 			[]string{f + `2:5: a explore case needs why (the reason it matters)`}},
 		{"explore not a list", "explore:\n  - id: ex\n", "explore: {}\nx:\n  - id: ex\n",
 			[]string{f + `1:10: explore: expected a list of domains, got a mapping`,
-				f + `2:1: unknown field "x" in file; known fields: feature_group, cases, explore, model_additions`}},
+				f + `2:1: unknown field "x" in file; known fields: feature_group, defaults, cases, explore, model_additions`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

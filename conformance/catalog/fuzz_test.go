@@ -22,6 +22,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("cases:\n  - &a {id: x}\n  - *a\n  - <<: *a\n"))
 	f.Add([]byte(exploreFile))
 	f.Add([]byte("explore:\n  - {id: e, feature: images.edit.explore, spec: s, requirement: r, why: w, key: image, models: [m],\n     request: {method: POST, path: /v1/images/edits, multipart: {image: \"@ref-a-1024.png\"}},\n     parameters: {n: [1, 2], stream: [false, true], partial_images: [omit, 1]},\n     constraints: [{if: {stream: false}, then: {partial_images: [omit]}}]}\n"))
+	f.Add([]byte(defaultsFile))
+	f.Add([]byte("defaults: {key: text, request: {model: '@x', method: PUT}}\ncases:\n  - {id: c, request: {omit: [model, model]}}\n"))
 	fixtures := testFixtures()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// A hang is a bug too: fail with every goroutine's stack instead of
@@ -36,6 +38,18 @@ func FuzzLoad(f *testing.F) {
 				panic(fmt.Sprintf("Load/Render hung on %q\n%s", data, buf[:runtime.Stack(buf, true)]))
 			}
 		}()
+		// The schema check reads the same bytes: Diagnostics or nothing.
+		if err := CheckSchema(fstest.MapFS{"f.yaml": {Data: data}}); err != nil {
+			var ds Diagnostics
+			if !errors.As(err, &ds) {
+				t.Fatalf("schema error is %T, not Diagnostics: %v", err, err)
+			}
+			for _, d := range ds {
+				if !diagLine.MatchString(d.String()) {
+					t.Fatalf("schema diagnostic without file:line:col: %q", d.String())
+				}
+			}
+		}
 		cat, err := Load(fstest.MapFS{"f.yaml": {Data: data}}, fixtures, testSchemas)
 		if err != nil {
 			var ds Diagnostics

@@ -170,8 +170,8 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 		return nil
 	}
 	var group string
-	var casesNode, exploreNode ast.Node
-	hasAdditions := false
+	var casesNode, exploreNode, defaultsNode ast.Node
+	hasAdditions, hasDefaults := false, false
 	for _, p := range d.pairs(m) {
 		switch p.key {
 		case "feature_group":
@@ -183,12 +183,20 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 			casesNode = p.value
 		case "explore":
 			exploreNode = p.value
+		case "defaults":
+			defaultsNode, hasDefaults = p.value, true
 		case "model_additions":
 			l.decodeAdditions(d, p.value)
 			hasAdditions = true
 		default:
-			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, []fieldInfo{{name: "feature_group"}, {name: "cases"}, {name: "explore"}, {name: "model_additions"}}))
+			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, fileFields))
 		}
+	}
+	if hasDefaults {
+		if casesNode == nil && exploreNode == nil {
+			d.errf(m, "defaults: the file has no cases or explore domains to take them")
+		}
+		d.defaults = d.decodeDefaults(defaultsNode)
 	}
 	if casesNode == nil {
 		if !hasAdditions && exploreNode == nil {
@@ -202,6 +210,9 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 	}
 	return out
 }
+
+// fileFields are the top-level fields of a case file.
+var fileFields = []fieldInfo{{name: "feature_group"}, {name: "defaults"}, {name: "cases"}, {name: "explore"}, {name: "model_additions"}}
 
 // sequence resolves a field's value that must be a list; otherwise it
 // reports "field: expected what, got …" and returns nil.
@@ -248,6 +259,7 @@ func (l *loader) decodeCases(d *decoder, file string, casesNode ast.Node) (out [
 		at := nodePos(item)
 		d.pos[""] = at
 		d.decode(item, reflect.ValueOf(&c).Elem(), "")
+		d.applyDefaults(&c.Key, &c.Models, &c.Request, c.Variants)
 		c.Spec = c.Refs.String()
 		c.Pos = fmt.Sprintf("%s:%d:%d", file, at.Line, at.Col)
 		l.validate(d, &c)
@@ -373,31 +385,23 @@ func (l *loader) validate(d *decoder, c *Case) {
 		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(vocab.Tiers))
 	}
 	req("", d.present["spec"], "missing field spec (the requirement ids this case checks)")
-	req("", d.present["requirement"], "missing field requirement (the sentence of the spec this case checks)")
 	l.validateSpecRefs(d, c)
 	if d.present["requirement"] && strings.TrimSpace(c.Requirement) == "" {
-		d.errAt(d.at("requirement"), "requirement: empty")
+		d.errAt(d.at("requirement"), "requirement: empty; leave it out to show the cited rows' sentences alone")
 	}
+	c.Requirement = l.spec.Sentences(c.Refs, c.Requirement)
 	if (c.Tier == vocab.TierStrict || c.Tier == vocab.TierExplore) && strings.TrimSpace(c.Why) == "" {
 		req("", false, fmt.Sprintf("a %s case needs why (the reason it matters)", c.Tier))
 	}
 	if !d.present["key"] {
 		req("", false, "missing field key")
-	} else if c.Key != "" && !slices.Contains(KeyKinds, c.Key) {
-		d.errAt(d.at("key"), "key %q is not one of text, messages, image, alt", c.Key)
+	} else {
+		checkKey(d, c.Key)
 	}
 	if !d.present["models"] {
 		req("", false, "missing field models")
-	} else if len(c.Models) == 0 && !d.failed["models"] {
-		d.errAt(d.at("models"), "models: at least one model is needed")
-	}
-	for i, m := range c.Models {
-		p := fmt.Sprintf("models[%d]", i)
-		if strings.TrimSpace(m) == "" {
-			d.errAt(d.at(p), "%s: empty model id", p)
-		} else if slices.Index(c.Models, m) < i {
-			d.errAt(d.at(p), "%s: model %q listed twice", p, m)
-		}
+	} else if !d.failed["models"] {
+		checkModels(d, c.Models)
 	}
 	for i, r := range c.Requires {
 		if !slices.Contains(Requirements, r) {
@@ -444,19 +448,15 @@ func (l *loader) validateRequest(d *decoder, c *Case) {
 		d.errAt(d.at(""), "missing field request")
 		return
 	}
-	switch r.Method {
-	case "":
-		if !d.present["request.method"] {
-			d.errAt(d.at("request"), "request: missing field method")
-		}
-	case "GET", "POST":
-	default:
-		d.errAt(d.at("request.method"), "request.method %q is not GET or POST", r.Method)
+	if !d.present["request.method"] {
+		d.errAt(d.at("request"), "request: missing field method")
+	} else {
+		checkMethod(d, r.Method)
 	}
 	if !d.present["request.path"] {
 		d.errAt(d.at("request"), "request: missing field path")
-	} else if r.Path != "" && !strings.HasPrefix(r.Path, "/v1/") {
-		d.errAt(d.at("request.path"), "request.path %q must start with /v1/", r.Path)
+	} else {
+		checkPath(d, r.Path)
 	}
 	if !slices.Contains(Auths, r.Auth) {
 		d.errAt(d.at("request.auth"), "request.auth %q is not none or invalid (omit it to send the case's key)", r.Auth)

@@ -86,6 +86,31 @@ func (s *Spec) Resolve(ref SpecRef) ([]*SpecRow, error) {
 	return nil, fmt.Errorf("unknown reference %q: give a requirement id such as 4.5/rule-2 or a section such as 4.5 (cases/requirements/requirements.yaml)", ref)
 }
 
+// Sentences is what a case with these references checks, in words: the
+// sentences of the rows they stand for, in order (a row once), then the
+// case's own words (its requirement:, what the rows do not say), if any.
+// References that resolve to nothing are skipped: the loader reports them.
+func (s *Spec) Sentences(refs SpecRefs, own string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		rows, err := s.Resolve(ref)
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			if !seen[row.ID] {
+				seen[row.ID] = true
+				parts = append(parts, strings.TrimSpace(row.Sentence))
+			}
+		}
+	}
+	if own = strings.TrimSpace(own); own != "" {
+		parts = append(parts, own)
+	}
+	return strings.Join(parts, " ")
+}
+
 func (s *Spec) ids() []string {
 	out := make([]string, len(s.Rows))
 	for i := range s.Rows {
