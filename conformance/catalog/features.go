@@ -17,12 +17,12 @@ var Features = []string{
 	"responses.basic",
 }
 
-// RequirePublicImageURL is the precondition of cases that send
+// PreconditionPublicImageURL is the precondition of cases that send
 // {{ publicImageURL }}: without GWCONFORM_PUBLIC_IMAGE_URL they skip.
-const RequirePublicImageURL = "public_image_url"
+const PreconditionPublicImageURL = "public_image_url"
 
-// Requirements lists every known value of Case.Requires.
-var Requirements = []string{RequirePublicImageURL}
+// Preconditions lists every known value of Case.Requires.
+var Preconditions = []string{PreconditionPublicImageURL}
 
 // Protocols lists the SSE protocols a case may expect.
 var Protocols = []Protocol{ProtocolChat, ProtocolMessages, ProtocolImageGeneration, ProtocolImageEdit, ProtocolResponses}

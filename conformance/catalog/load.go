@@ -403,13 +403,13 @@ func (l *loader) validate(d *decoder, c *Case) {
 	} else if !d.failed["models"] {
 		checkModels(d, c.Models)
 	}
-	for i, r := range c.Requires {
-		if !slices.Contains(Requirements, r) {
-			d.errAt(d.at(fmt.Sprintf("requires[%d]", i)), "unknown requirement %q (known: %s)", r, strings.Join(Requirements, ", "))
+	for i, p := range c.Requires {
+		if !slices.Contains(Preconditions, p) {
+			d.errAt(d.at(fmt.Sprintf("requires[%d]", i)), "unknown precondition %q (known: %s)", p, strings.Join(Preconditions, ", "))
 		}
 	}
-	if d.usesPublicURL && !slices.Contains(c.Requires, RequirePublicImageURL) {
-		d.errAt(d.publicURLPos, "the request uses publicImageURL: add requires: [%s]", RequirePublicImageURL)
+	if d.usesPublicURL && !slices.Contains(c.Requires, PreconditionPublicImageURL) {
+		d.errAt(d.publicURLPos, "the request uses publicImageURL: add requires: [%s]", PreconditionPublicImageURL)
 	}
 	l.validateRequest(d, c)
 	l.validateVariants(d, c)

@@ -218,7 +218,7 @@ func TestLoadBad(t *testing.T) {
 		{"missing field", "    spec: \"6.3\"\n", "",
 			[]string{f + `29:5: missing field spec (the requirement ids this case checks)`}},
 		{"bad requirement name", "requires: [public_image_url]", "requires: [public_image_url, gpu]",
-			[]string{f + `37:15: unknown requirement "gpu" (known: public_image_url)`}},
+			[]string{f + `37:15: unknown precondition "gpu" (known: public_image_url)`}},
 		{"multipart nested", `n: 1`, `n: {a: 1}`,
 			[]string{f + `17:12: request.multipart.n: expected a string or a list of strings, got a mapping`}},
 		{"unknown top-level key", "feature_group: images.edit\n", "feature_group: images.edit\nversion: 2\n",

@@ -156,7 +156,7 @@ func TestSchemaKnowsTheCatalog(t *testing.T) {
 	assert.Equal(t, MatcherTypes, enum("matcherOps", "properties", "type"))
 	assert.Equal(t, strs(ModelRequested, ModelExact), enum("matcherOps", "properties", "model"))
 	assert.Equal(t, ImageFormats, enum("images", "properties", "format"))
-	assert.Equal(t, Requirements, enum("requires", "items"))
+	assert.Equal(t, Preconditions, enum("requires", "items"))
 	assert.Equal(t, Omittable, enum("request", "properties", "omit", "items"))
 	assert.Equal(t, asStrings(Auths), enum("request", "properties", "auth"))
 	assert.Equal(t, strs("GET", "POST"), enum("method"))

@@ -222,7 +222,7 @@ func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
 	}
 	for _, req := range cs.Requires {
 		switch req {
-		case catalog.RequirePublicImageURL:
+		case catalog.PreconditionPublicImageURL:
 			if t.PublicImageURL == "" {
 				return &vocab.Reason{Check: vocab.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL): the URL-reference edit (spec 4.5) is not verified"}
 			}
