@@ -77,6 +77,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	}
 	v := Verdict{Notes: t.notes(c, kind, interrupted)}
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
+	if line := SuggestOffers(rs); line != "" {
+		v.Notes = append(v.Notes, "every request of "+strings.Join(unserved(rs), ", ")+" answered 404: if the gateway does not offer them, declare what it does offer: "+line)
+	}
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
 	if off := NotOffered(rs); len(off) > 0 {
 		v.Headline += "; not offered: " + strings.Join(off, ", ")
@@ -370,7 +373,6 @@ func plural(n int, noun string) string {
 // is such a skip as "family.*", else each feature. Sorted; empty when the
 // offer left nothing out.
 func NotOffered(rs []Result) []string {
-	family := func(f string) string { fam, _, _ := strings.Cut(f, "."); return fam }
 	off, served := map[string]bool{}, map[string]bool{} // features not offered; families with a result that is none
 	for _, r := range rs {
 		if r.NotOffered() {
@@ -390,4 +392,58 @@ func NotOffered(rs []Result) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// family is a feature's family: "images" of images.edit.json.
+func family(feature string) string {
+	fam, _, _ := strings.Cut(feature, ".")
+	return fam
+}
+
+// unserved are the families ("images.*") of which every request that was
+// answered got 404: a gateway that does not serve them at all.
+func unserved(rs []Result) []string {
+	answered, other := map[string]bool{}, map[string]bool{}
+	var order []string
+	for _, r := range rs {
+		if r.HTTPStatus == 0 {
+			continue
+		}
+		f := family(r.Feature)
+		if !answered[f] {
+			order = append(order, f)
+		}
+		answered[f] = true
+		if r.HTTPStatus != 404 {
+			other[f] = true
+		}
+	}
+	var out []string
+	for _, f := range order {
+		if !other[f] {
+			out = append(out, f+".*")
+		}
+	}
+	return out
+}
+
+// SuggestOffers is the --offers flag that declares the families the
+// results show served, when some family answered nothing but 404 (see
+// unserved); "" otherwise.
+func SuggestOffers(rs []Result) string {
+	gone := unserved(rs)
+	if len(gone) == 0 {
+		return ""
+	}
+	var offer []string
+	for _, r := range rs {
+		if f := family(r.Feature) + ".*"; !slices.Contains(gone, f) && !slices.Contains(offer, f) && !r.NotOffered() {
+			offer = append(offer, f)
+		}
+	}
+	if len(offer) == 0 { // nothing served at all: a wrong base URL, not an offer
+		return ""
+	}
+	slices.Sort(offer)
+	return "--offers '" + strings.Join(offer, ",") + "'"
 }

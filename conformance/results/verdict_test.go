@@ -1,6 +1,8 @@
 package results
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -252,6 +254,34 @@ func TestJudgeNotOffered(t *testing.T) {
 				assert.Equal(t, tt.headline, v.Headline)
 			}
 			assert.Equal(t, tt.off, NotOffered(tt.rs))
+		})
+	}
+}
+
+// TestSuggestOffers: a family of which every answered request got 404 is
+// one the gateway does not serve; the suggestion declares the others.
+func TestSuggestOffers(t *testing.T) {
+	res := func(feature string, status int) Result {
+		return Result{Tier: vocab.TierVerified, Feature: feature, Status: vocab.StatusFail, HTTPStatus: status}
+	}
+	tests := []struct {
+		name string
+		rs   []Result
+		want string
+	}{
+		{"images unserved", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 404), res("models.list", 200)},
+			"--offers 'chat.*,models.*'"},
+		{"one image answer other than 404", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 400)}, ""},
+		{"a call with no answer says nothing", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 0)},
+			"--offers 'chat.*'"},
+		{"nothing served: no offer", []Result{res("chat.basic", 404), res("images.generate", 404)}, ""},
+		{"all served", []Result{res("chat.basic", 200), res("images.generate", 200)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, SuggestOffers(tt.rs))
+			note := slices.ContainsFunc(Judge(tt.rs, false, Completion{}).Notes, func(n string) bool { return strings.Contains(n, "answered 404") })
+			assert.Equal(t, tt.want != "", note, "the verdict's notes suggest it")
 		})
 	}
 }
