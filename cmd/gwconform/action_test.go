@@ -28,6 +28,7 @@ var actionInputs = map[string]struct{ flag, variable, action string }{
 	"shard":            {flag: "shard"},
 	"tiers":            {flag: "tier"},
 	"features":         {flag: "feature"},
+	"offers":           {flag: "offers"},
 	"strict":           {flag: "strict"},
 	"ca-cert":          {flag: "ca-cert"},
 	"out":              {flag: "out"},
