@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,11 +12,9 @@ import (
 	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,29 +24,10 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/internal/browsertest"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
-
-// The browser test opens report.html in headless Chromium (Debian's
-// `chromium` package) and checks what only a browser can: the page script
-// runs without errors under the page's CSP, draws the matrix, opens a cell,
-// and every thumbnail decodes. It skips only outside CI when no Chromium is
-// installed; with CI=true a missing browser is a failure.
-
-// findChromium returns the browser binary, or "" when none is installed.
-func findChromium() string {
-	if p := os.Getenv("GWCONFORM_CHROMIUM"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // thumb draws a small PNG (a disc on a gradient, or on transparency) and
 // returns it as a data URL, like the runner's thumbnails.
@@ -84,7 +62,7 @@ func thumb(t *testing.T, hue float64, transparent bool) string {
 // pictures), an error, a throttled case, a strict-tier failure, skips, an
 // unsupported explore case and parameterised explore edits for the
 // capability map (exploreRows).
-func demoRun(t *testing.T) (Meta, []results.Result) {
+func demoRun(t *testing.T) (reportv1.Meta, []results.Result) {
 	features := []string{
 		"models.list", "chat.basic", "chat.stream", "chat.errors",
 		"messages.basic", "messages.stream", "messages.max_tokens", "messages.image_input", "messages.errors",
@@ -194,7 +172,7 @@ func demoRun(t *testing.T) (Meta, []results.Result) {
 	})
 	set("gen-text-4", "basic", func(r *results.Result) { r.Flaky, r.Attempts = true, 2 })
 
-	return Meta{
+	return reportv1.Meta{
 		SuiteVersion: "v0.3.0", Commit: "4f1d2a9c0be7d1e2f3a4", CatalogHash: "sha256:77aa01",
 		BaseURL: "https://gateway.internal.test", Started: start, Finished: start.Add(6*time.Minute + 41*time.Second),
 		Features: features,
@@ -251,158 +229,16 @@ func exploreRows(model string, add func(model, feature, id string, tier vocab.Ti
 	}
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "go.mod not found")
-		dir = parent
-	}
-}
-
-// browser is a headless Chromium that collects console errors, uncaught
-// exceptions and browser log entries (CSP violations and failed loads land
-// there) from before the first page loads.
-type browser struct {
-	t        *testing.T
-	ctx      context.Context
-	mu       sync.Mutex
-	problems []string
-	stop     context.CancelFunc
-	wg       sync.WaitGroup
-}
-
-// openBrowser starts Chromium for the test; it skips the test when none is
-// installed, except under CI=true, where a missing browser is a failure.
-func openBrowser(t *testing.T) *browser {
-	t.Helper()
-	bin := findChromium()
-	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium found (/usr/bin/chromium); CI must install Debian's chromium package")
-		}
-		t.Skip("no Chromium found: install Debian's chromium package (apt-get install -y chromium) to run the browser test")
-	}
-	profile, err := os.MkdirTemp("", "gwconform-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(profile) })
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(cancelCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancelTimeout)
-
-	b := &browser{t: t, ctx: ctx}
-	cctx, stop := context.WithCancel(ctx)
-	b.stop = stop
-	msgs := chromedp.Console(cctx)
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			switch m.Type {
-			case chromedp.ConsoleError, chromedp.ConsoleException:
-				b.mu.Lock()
-				b.problems = append(b.problems, fmt.Sprintf("%s [%s] %s:%d", m, m.Source, m.URL, m.Line))
-				b.mu.Unlock()
-			case chromedp.ConsoleWarning:
-				t.Logf("browser warning: %s", m)
-			}
-		}
-	}()
-	t.Cleanup(func() { stop(); b.wg.Wait() })
-	return b
-}
-
-func (b *browser) run(a chromedp.Action[chromedp.Void]) {
-	b.t.Helper()
-	require.NoError(b.t, chromedp.Do(b.ctx, a))
-}
-
-func (b *browser) eval(js string) int {
-	b.t.Helper()
-	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js))
-	require.NoError(b.t, err, js)
-	return n
-}
-
-func (b *browser) evalString(js string) string {
-	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](js))
-	require.NoError(b.t, err, js)
-	return s
-}
-
-func (b *browser) text(css string) string {
-	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(css)))
-	require.NoError(b.t, err, css)
-	return s
-}
-
-// consoleProblems stops listening and returns what the page logged as an
-// error. A probe logged first proves the listener works (an empty list must
-// mean "no errors", not "not listening").
-func (b *browser) consoleProblems() []string {
-	b.t.Helper()
-	b.eval(`console.error('gwconform-probe'); 1`)
-	require.Eventually(b.t, func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return len(b.problems) > 0 && strings.Contains(b.problems[len(b.problems)-1], "gwconform-probe")
-	}, 5*time.Second, 20*time.Millisecond, "console listener saw the probe")
-	b.stop()
-	b.wg.Wait()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.problems[:len(b.problems)-1]
-}
-
-// writePage writes a page into a temporary directory and returns its path.
-func writePage(t *testing.T, name string, write func(io.Writer) error) string {
-	t.Helper()
-	var buf bytes.Buffer
-	require.NoError(t, write(&buf))
-	page := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(page, buf.Bytes(), 0o644))
-	return page
-}
-
 func TestBrowser(t *testing.T) {
-	b := openBrowser(t)
+	b := browsertest.Open(t)
 	meta, rs := demoRun(t)
 	r := Build(meta, rs)
-	page := writePage(t, "report.html", r.WriteHTML)
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
 
 	// The matrix is one table per interface family: a model shows in each
 	// table of a family it has cases in; the filters count models.
 	visibleRows := `new Set(Array.from(document.querySelectorAll('table.matrix tbody tr')).filter(tr => !tr.classList.contains('hidden') && !tr.closest('table').classList.contains('hidden')).map(tr => tr.dataset.model)).size`
-	run, eval, ctx := b.run, b.eval, b.ctx
+	run, eval, ctx := b.Run, b.Eval, b.Ctx
 
 	run(chromedp.Navigate("file://" + page))
 	run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
@@ -473,7 +309,7 @@ func TestBrowser(t *testing.T) {
 	reportedText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#problems-reported`)))
 	require.NoError(t, err)
 
-	problems := b.consoleProblems()
+	problems := b.ConsoleProblems()
 
 	assert.Positive(t, decidingLines, "the failing cells' results decide the verdict")
 	assert.Positive(t, reportedLines, "flare's explore edits are reported only")
@@ -485,7 +321,7 @@ func TestBrowser(t *testing.T) {
 
 	withCases := 0
 	for _, c := range r.Cells {
-		if c.Status != CellNone {
+		if c.Status != reportv1.CellNone {
 			withCases++
 		}
 	}
@@ -527,7 +363,7 @@ func TestBrowser(t *testing.T) {
 
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 
-	out := filepath.Join(repoRoot(t), "out")
+	out := filepath.Join(browsertest.RepoRoot(t), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
 	require.NotEmpty(t, shot)
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report-screenshot.png"), shot, 0o644))
@@ -542,27 +378,27 @@ func TestBrowser(t *testing.T) {
 // the known deviations with their reason and link, the waivers no longer
 // needed and expired, the flaky re-run with its first run, the cost.
 func TestBrowserNightly(t *testing.T) {
-	b := openBrowser(t)
-	m, rs := nightly()
+	b := browsertest.Open(t)
+	m, rs := Nightly()
 	rs[3].Waiver.Link = "javascript:alert(1)" // the not-needed entry's link must stay text
 	r := Build(m, rs)
-	page := writePage(t, "report.html", r.WriteHTML)
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
 
-	b.run(chromedp.Navigate("file://" + page))
-	b.run(chromedp.WaitVisible(chromedp.CSS(`#nightly`)))
-	facts := b.text(`#facts`)
-	cellStatus := b.evalString(`document.querySelector('td.cell[data-model="gen-text-1"][data-feature="chat.basic"]').dataset.status`)
-	applied := b.text(`#nightly .waivers[data-state="applied"]`)
-	notNeeded := b.text(`#nightly .waivers[data-state="not-needed"]`)
-	expired := b.text(`#nightly .waivers[data-state="expired"]`)
-	links := b.evalString(`Array.from(document.querySelectorAll('#nightly a')).map(a => a.getAttribute('href')).join(',')`)
-	scriptLinks := b.eval(`document.querySelectorAll('a[href^="javascript"]').length`)
-	reruns := b.text(`#nightly .reruns`)
-	uncovered := b.text(`#nightly .uncovered`)
-	b.run(chromedp.Click(chromedp.CSS(`#nightly .waivers[data-state="applied"] li`)))
-	b.run(chromedp.WaitVisible(chromedp.CSS(`#detail .case.flash`)))
-	detail := b.text(`#detail .case.flash`)
-	problems := b.consoleProblems()
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`#nightly`)))
+	facts := b.Text(`#facts`)
+	cellStatus := b.EvalString(`document.querySelector('td.cell[data-model="gen-text-1"][data-feature="chat.basic"]').dataset.status`)
+	applied := b.Text(`#nightly .waivers[data-state="applied"]`)
+	notNeeded := b.Text(`#nightly .waivers[data-state="not-needed"]`)
+	expired := b.Text(`#nightly .waivers[data-state="expired"]`)
+	links := b.EvalString(`Array.from(document.querySelectorAll('#nightly a')).map(a => a.getAttribute('href')).join(',')`)
+	scriptLinks := b.Eval(`document.querySelectorAll('a[href^="javascript"]').length`)
+	reruns := b.Text(`#nightly .reruns`)
+	uncovered := b.Text(`#nightly .uncovered`)
+	b.Run(chromedp.Click(chromedp.CSS(`#nightly .waivers[data-state="applied"] li`)))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`#detail .case.flash`)))
+	detail := b.Text(`#detail .case.flash`)
+	problems := b.ConsoleProblems()
 
 	assert.Contains(t, facts, "cost 16.38 units spent, 12.5 planned, budget 20")
 	assert.Equal(t, "waived", cellStatus)
@@ -589,26 +425,26 @@ func TestBrowserNightly(t *testing.T) {
 // response headers and the stream events with their offsets, gateway text
 // as text.
 func TestBrowserReplay(t *testing.T) {
-	b := openBrowser(t)
-	m, rs := replayed()
+	b := browsertest.Open(t)
+	m, rs := Replayed()
 	rs[0].Transcript.Rounds[0].Events[0].Text = `data: {"x":"<img src=x onerror=alert(1)>"}`
 	r := Build(m, rs)
-	page := writePage(t, "report.html", r.WriteHTML)
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
 
-	b.run(chromedp.Navigate("file://" + page))
-	b.run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
-	facts := b.text(`#facts`)
-	head := b.text(`#headline`)
-	b.run(chromedp.Click(chromedp.CSS(`td.cell[data-model="gen-text-1"][data-feature="chat.stream"]`)))
-	b.run(chromedp.WaitVisible(chromedp.CSS(`#detail .case`)))
-	closed := b.eval(`document.querySelector('#detail details.transcript').open ? 0 : 1`)
-	summary := b.text(`#detail details.transcript summary`)
-	b.run(chromedp.Click(chromedp.CSS(`#detail details.transcript summary`)))
-	transcript := b.text(`#detail details.transcript`)
-	opened := b.eval(`document.querySelector('#detail details.transcript').open ? 1 : 0`)
-	detail := b.text(`#detail .case`)
-	injected := b.eval(`document.querySelectorAll('#detail img[src="x"]').length`)
-	problems := b.consoleProblems()
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
+	facts := b.Text(`#facts`)
+	head := b.Text(`#headline`)
+	b.Run(chromedp.Click(chromedp.CSS(`td.cell[data-model="gen-text-1"][data-feature="chat.stream"]`)))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`#detail .case`)))
+	closed := b.Eval(`document.querySelector('#detail details.transcript').open ? 0 : 1`)
+	summary := b.Text(`#detail details.transcript summary`)
+	b.Run(chromedp.Click(chromedp.CSS(`#detail details.transcript summary`)))
+	transcript := b.Text(`#detail details.transcript`)
+	opened := b.Eval(`document.querySelector('#detail details.transcript').open ? 1 : 0`)
+	detail := b.Text(`#detail .case`)
+	injected := b.Eval(`document.querySelectorAll('#detail img[src="x"]').length`)
+	problems := b.ConsoleProblems()
 
 	assert.Contains(t, facts, "replay of recordings/night-12")
 	assert.Contains(t, head, "replay of the recording recordings/night-12")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // Output file names in an --out directory.
@@ -23,12 +24,12 @@ const (
 // list for writing them and for removing them.
 var files = []struct {
 	name  string
-	write func(*Report, io.Writer) error
+	write func(io.Writer, *reportv1.Report) error
 }{
-	{FileJSON, (*Report).WriteJSON},
-	{FileMarkdown, (*Report).WriteMarkdown},
-	{FileHTML, (*Report).WriteHTML},
-	{FileJUnit, (*Report).WriteJUnit},
+	{FileJSON, func(w io.Writer, r *reportv1.Report) error { return r.WriteJSON(w) }},
+	{FileMarkdown, WriteMarkdown},
+	{FileHTML, WriteHTML},
+	{FileJUnit, WriteJUnit},
 }
 
 // RemoveAll removes the reports from dir, so an earlier run's cannot pass
@@ -45,13 +46,13 @@ func RemoveAll(dir string) error {
 // WriteAll writes report.json, matrix.md, report.html and junit.xml into dir
 // (created if missing). Each file is written to a temporary name and renamed,
 // so a reader (a CI upload step, a browser) never sees half a file.
-func WriteAll(dir string, r *Report) error {
+func WriteAll(dir string, r *reportv1.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
 		var b bytes.Buffer
-		if err := f.write(r, &b); err != nil {
+		if err := f.write(&b, r); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		if err := results.WriteBytes(filepath.Join(dir, f.name), b.Bytes()); err != nil {

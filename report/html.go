@@ -3,16 +3,16 @@ package report
 import (
 	_ "embed"
 	"io"
-)
 
-//go:embed assets/report.css
-var reportCSS string
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/internal/htmlpage"
+)
 
 //go:embed assets/report.js
 var reportJS string
 
-// reportPage is report.html (page.go says how its pages are safe).
-var reportPage = newPage(reportCSS, reportJS, "report-data", `<div id="headline" class="headline"></div>
+// reportPage is report.html (package htmlpage says how its pages are safe).
+var reportPage = htmlpage.New(htmlpage.ReportCSS, reportJS, "report-data", `<div id="headline" class="headline"></div>
 <p id="facts" class="facts"></p>`,
 	"This report is drawn by JavaScript. The same data is in report.json and matrix.md.",
 	`<section id="summary" class="summary" aria-label="Totals per tier"></section>
@@ -25,15 +25,15 @@ var reportPage = newPage(reportCSS, reportJS, "report-data", `<div id="headline"
 
 // htmlData is the JSON the page script reads.
 type htmlData struct {
-	Report *Report         `json:"report"`
-	Groups []featureGroup  `json:"groups"`
-	Decide map[string]bool `json:"decides"` // tier → decides the exit code
+	Report *reportv1.Report `json:"report"`
+	Groups []featureGroup   `json:"groups"`
+	Decide map[string]bool  `json:"decides"` // tier → decides the exit code
 	// Explore are the features whose results are all explore: marked so.
 	Explore map[string]bool `json:"explore"`
 }
 
 // WriteHTML writes report.html.
-func (r *Report) WriteHTML(w io.Writer) error {
+func WriteHTML(w io.Writer, r *reportv1.Report) error {
 	title := "gwconform report: " + r.Verdict
 	if r.Metadata.SuiteVersion != "" {
 		title += " (" + r.Metadata.SuiteVersion + ")"
@@ -42,5 +42,5 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, t := range r.Totals {
 		dec[string(t.Tier)] = t.Decides
 	}
-	return reportPage.write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec, Explore: r.exploreFeatures()})
+	return reportPage.Write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec, Explore: exploreFeatures(r)})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // JUnit XML, in the shape most CI consumers accept (Jenkins, GitLab, GitHub
@@ -84,7 +85,7 @@ type JUnitSkipped struct {
 // deviation accepted by the team, not a pass and not a failure of the run.
 // A fail of a tier that does not decide the exit code is still a <failure>
 // (it is one), its message says "reported only".
-func (r *Report) JUnit() JUnitSuites {
+func JUnit(r *reportv1.Report) JUnitSuites {
 	doc := JUnitSuites{Name: "gwconform"}
 	suites := map[string]int{}
 	ts := ""
@@ -96,50 +97,9 @@ func (r *Report) JUnit() JUnitSuites {
 		if !ok {
 			i = len(doc.Suites)
 			suites[res.Feature] = i
-			doc.Suites = append(doc.Suites, JUnitSuite{Name: res.Feature, Timestamp: ts, Properties: r.junitProps()})
+			doc.Suites = append(doc.Suites, JUnitSuite{Name: res.Feature, Timestamp: ts, Properties: junitProps(r.Metadata)})
 		}
-		s := &doc.Suites[i]
-		tc := JUnitTestCase{
-			Name:      res.Model + "/" + res.Case,
-			Classname: res.Feature,
-			Time:      Seconds(float64(res.DurationMS) / 1000),
-			SystemOut: junitOut(res),
-		}
-		s.Tests++
-		s.Time += tc.Time
-		switch res.Status {
-		case vocab.StatusError, vocab.StatusFail:
-			if res.Cancelled { // the run's interrupt, not the gateway: no verdict
-				s.Skipped++
-				tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
-				break
-			}
-			if res.Status == vocab.StatusError {
-				s.Errors++
-				tc.Error = junitProblem(res, r.Metadata.Strict)
-				break
-			}
-			s.Failures++
-			tc.Failure = junitProblem(res, r.Metadata.Strict)
-		case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive:
-			s.Skipped++
-			msg := string(res.Status)
-			if len(res.Reasons) > 0 {
-				msg += ": " + res.Reasons[0].String()
-			}
-			tc.Skipped = &JUnitSkipped{Message: msg}
-		case vocab.StatusWaived:
-			s.Skipped++
-			msg := "waived"
-			if res.Waiver != nil {
-				msg += ": " + res.Waiver.Describe()
-			}
-			if len(res.Reasons) > 0 {
-				msg += "; " + res.Reasons[0].String()
-			}
-			tc.Skipped = &JUnitSkipped{Message: msg}
-		}
-		s.Cases = append(s.Cases, tc)
+		doc.Suites[i].add(junitCase(res, r.Metadata.Strict))
 	}
 	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
@@ -151,8 +111,67 @@ func (r *Report) JUnit() JUnitSuites {
 	return doc
 }
 
-func (r *Report) junitProps() *JUnitProps {
-	m := r.Metadata
+// add counts a test case in the suite, by its outcome, and appends it.
+func (s *JUnitSuite) add(tc JUnitTestCase) {
+	s.Tests++
+	s.Time += tc.Time
+	switch {
+	case tc.Failure != nil:
+		s.Failures++
+	case tc.Error != nil:
+		s.Errors++
+	case tc.Skipped != nil:
+		s.Skipped++
+	}
+	s.Cases = append(s.Cases, tc)
+}
+
+// junitCase is one result as a test case: failed, errored, skipped (with
+// why) or passed. A call the run's interrupt cut short is skipped: the
+// interrupt, not the gateway, ended it.
+func junitCase(res results.Result, strict bool) JUnitTestCase {
+	tc := JUnitTestCase{
+		Name:      res.Model + "/" + res.Case,
+		Classname: res.Feature,
+		Time:      Seconds(float64(res.DurationMS) / 1000),
+		SystemOut: junitOut(res),
+	}
+	switch res.Status {
+	case vocab.StatusError, vocab.StatusFail:
+		switch {
+		case res.Cancelled:
+			tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
+		case res.Status == vocab.StatusError:
+			tc.Error = junitProblem(res, strict)
+		default:
+			tc.Failure = junitProblem(res, strict)
+		}
+	case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive:
+		msg := string(res.Status)
+		if len(res.Reasons) > 0 {
+			msg += ": " + res.Reasons[0].String()
+		}
+		tc.Skipped = &JUnitSkipped{Message: msg}
+	case vocab.StatusWaived:
+		tc.Skipped = &JUnitSkipped{Message: waivedMessage(res)}
+	}
+	return tc
+}
+
+// waivedMessage says a result is waived, by which waiver, and what failed.
+func waivedMessage(res results.Result) string {
+	msg := "waived"
+	if res.Waiver != nil {
+		msg += ": " + res.Waiver.Describe()
+	}
+	if len(res.Reasons) > 0 {
+		msg += "; " + res.Reasons[0].String()
+	}
+	return msg
+}
+
+// junitProps are the run facts each suite carries.
+func junitProps(m reportv1.Metadata) *JUnitProps {
 	p := &JUnitProps{}
 	add := func(k, v string) {
 		if v != "" {
@@ -167,6 +186,9 @@ func (r *Report) junitProps() *JUnitProps {
 	return p
 }
 
+// junitProblem is a failure or error: its first reason as the message
+// (marked reported only when its tier does not decide the exit code), and
+// every reason as the text.
 func junitProblem(res results.Result, strict bool) *JUnitProblem {
 	p := &JUnitProblem{Message: string(res.Status)}
 	if len(res.Reasons) > 0 {
@@ -185,26 +207,15 @@ func junitProblem(res results.Result, strict bool) *JUnitProblem {
 	return p
 }
 
+// junitOut is a test case's system-out: what the case checks, what was
+// asked and answered, and the timings.
 func junitOut(res results.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tier: %s\n", res.Tier)
-	if res.Spec != "" {
-		fmt.Fprintf(&b, "spec: %s\n", res.Spec)
-	}
-	if res.Requirement != "" {
-		fmt.Fprintf(&b, "requirement: %s\n", res.Requirement)
-	}
-	if res.Request != nil {
-		fmt.Fprintf(&b, "request: %s %s\n", res.Request.Method, res.Request.Path)
-	}
-	if res.HTTPStatus != 0 {
-		fmt.Fprintf(&b, "http status: %d\n", res.HTTPStatus)
-	}
-	if res.RequestID != "" {
-		fmt.Fprintf(&b, "request id: %s\n", res.RequestID)
-	}
-	if t := res.Transcript; t != nil && t.Exchange != "" {
-		fmt.Fprintf(&b, "exchange: %s\n", t.Exchange)
+	for _, l := range junitFacts(res) {
+		if l[1] != "" {
+			fmt.Fprintf(&b, "%s: %s\n", l[0], l[1])
+		}
 	}
 	fmt.Fprintf(&b, "ttfb: %dms, total: %dms, attempts: %d", res.TTFBMS, res.DurationMS, res.Attempts)
 	if res.Flaky {
@@ -219,14 +230,38 @@ func junitOut(res results.Result) string {
 	return b.String()
 }
 
+// junitFacts are the facts of a result system-out shows, by name, when
+// known: its spec and requirement, the request, the answer's status and
+// request id, and the file keeping the exchange.
+func junitFacts(res results.Result) [][2]string {
+	var request, status, exchange string
+	if res.Request != nil {
+		request = res.Request.Method + " " + res.Request.Path
+	}
+	if res.HTTPStatus != 0 {
+		status = strconv.Itoa(res.HTTPStatus)
+	}
+	if t := res.Transcript; t != nil {
+		exchange = t.Exchange
+	}
+	return [][2]string{
+		{"spec", res.Spec},
+		{"requirement", res.Requirement},
+		{"request", request},
+		{"http status", status},
+		{"request id", res.RequestID},
+		{"exchange", exchange},
+	}
+}
+
 // WriteJUnit writes junit.xml.
-func (r *Report) WriteJUnit(w io.Writer) error {
+func WriteJUnit(w io.Writer, r *reportv1.Report) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(r.JUnit()); err != nil {
+	if err := enc.Encode(JUnit(r)); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

@@ -7,16 +7,18 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/markdown"
 )
 
 // The parts of matrix.md a nightly job reads beyond the matrix: what the
 // run cost, the known deviations (waivers) apart from the failures,
 // failures that passed when re-run (flaky), and models no case covers.
 
-// describe says what the run planned and spent: "cost: 16.38 units spent
+// describeCost says what the run planned and spent: "cost: 16.38 units spent
 // (12 requests answered 4xx/5xx counted apart, at 0), 12.5 planned,
 // budget 20".
-func (c Cost) describe() string {
+func describeCost(c reportv1.Cost) string {
 	s := fmt.Sprintf("cost: %s units spent", units(c.Actual))
 	if c.Refused > 0 {
 		s += fmt.Sprintf(" (%d requests answered 4xx/5xx counted apart, at 0)", c.Refused)
@@ -42,9 +44,9 @@ var linkRE = regexp.MustCompile(`^https?://[^\s<>()\[\]\x60|\\*_~]+$`)
 
 func mdLink(s string) string {
 	if linkRE.MatchString(s) {
-		return "[" + mdEscape(s) + "](" + s + ")"
+		return "[" + markdown.Escape(s) + "](" + s + ")"
 	}
-	return mdEscape(s)
+	return markdown.Escape(s)
 }
 
 // waiverGlyph marks each waiver state in matrix.md.
@@ -55,9 +57,9 @@ var waiverGlyph = map[results.WaiverState]string{
 // writeWaiversMD lists the known deviations apart from the failures: the
 // waived results with their reason and link, the waivers no longer needed
 // and the expired ones.
-func (r *Report) writeWaiversMD(p func(string, ...any)) {
+func writeWaiversMD(p func(string, ...any), r *reportv1.Report) {
 	section := func(st results.WaiverState, title, what string) {
-		var uses []WaiverUse
+		var uses []reportv1.WaiverUse
 		for _, u := range r.Waivers {
 			if u.State == st {
 				uses = append(uses, u)
@@ -71,10 +73,10 @@ func (r *Report) writeWaiversMD(p func(string, ...any)) {
 		for _, u := range uses {
 			var rs []string
 			for _, m := range u.Results {
-				rs = append(rs, fmt.Sprintf("%s · `%s` · `%s` (%s)", mdEscape(m.Model), mdCode(m.Feature), mdCode(m.Case), m.Status))
+				rs = append(rs, fmt.Sprintf("%s · `%s` · `%s` (%s)", markdown.Escape(m.Model), markdown.Code(m.Feature), markdown.Code(m.Case), m.Status))
 			}
-			p("| `%s` | `%s` × `%s` | %s | %s | %s | %s |\n", mdCode(u.Source), mdCode(u.Case), mdCode(u.Model),
-				mdEscape(u.Reason), mdLink(u.Link), mdEscape(u.Expires), strings.Join(rs, "<br>"))
+			p("| `%s` | `%s` × `%s` | %s | %s | %s | %s |\n", markdown.Code(u.Source), markdown.Code(u.Case), markdown.Code(u.Model),
+				markdown.Escape(u.Reason), mdLink(u.Link), markdown.Escape(u.Expires), strings.Join(rs, "<br>"))
 		}
 		p("\n")
 	}
@@ -85,7 +87,7 @@ func (r *Report) writeWaiversMD(p func(string, ...any)) {
 
 // writeRerunsMD lists the results `--rerun-failed` ran again, with what
 // their first run said: a pass here is flaky, not fixed.
-func (r *Report) writeRerunsMD(p func(string, ...any)) {
+func writeRerunsMD(p func(string, ...any), r *reportv1.Report) {
 	var again []results.Result
 	for _, res := range r.Results {
 		if res.Reruns > 0 {
@@ -105,14 +107,14 @@ func (r *Report) writeRerunsMD(p func(string, ...any)) {
 		if res.Flaky && res.Status == vocab.StatusPass {
 			now = "pass (flaky)"
 		}
-		p("| %s | `%s` | `%s` | %s | %s | %s |\n", mdEscape(res.Model), mdCode(res.Feature), mdCode(res.Case),
-			mdEscape(string(res.FirstStatus)), now, mdEscape(results.Truncate(why, 200)))
+		p("| %s | `%s` | `%s` | %s | %s | %s |\n", markdown.Escape(res.Model), markdown.Code(res.Feature), markdown.Code(res.Case),
+			markdown.Escape(string(res.FirstStatus)), now, markdown.Escape(results.Truncate(why, 200)))
 	}
 	p("\n")
 }
 
 // writeUncoveredMD lists the models the gateway lists that no case covers.
-func (r *Report) writeUncoveredMD(p func(string, ...any)) {
+func writeUncoveredMD(p func(string, ...any), r *reportv1.Report) {
 	if len(r.UncoveredModels) == 0 {
 		return
 	}
@@ -123,10 +125,10 @@ func (r *Report) writeUncoveredMD(p func(string, ...any)) {
 		if byKey[u.Key] == nil {
 			keys = append(keys, u.Key)
 		}
-		byKey[u.Key] = append(byKey[u.Key], "`"+mdCode(u.Model)+"`")
+		byKey[u.Key] = append(byKey[u.Key], "`"+markdown.Code(u.Model)+"`")
 	}
 	for _, k := range keys {
-		p("- %s key: %s\n", mdEscape(k), strings.Join(byKey[k], ", "))
+		p("- %s key: %s\n", markdown.Escape(k), strings.Join(byKey[k], ", "))
 	}
 	p("\n")
 }

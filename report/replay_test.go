@@ -2,52 +2,17 @@ package report
 
 import (
 	"bytes"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
-	"github.com/gwconform/gwconform/conformance/vocab"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
-// replayed is a replay of a recording: a failure with its request id and
-// transcript (a stream, a key echoed in a header), a call an interrupt
-// cancelled, and a case the recording has nothing for.
-func replayed() (Meta, []results.Result) {
-	m := meta()
-	m.Replay = &Replay{Recording: "recordings/night-12", Recorded: t0.Add(-24 * time.Hour), BaseURL: "https://u:p@gw.test/v1?k=1"}
-	return m, []results.Result{
-		res("chat-stream", "chat.stream", "gen-text-1", TV, F, func(r *results.Result) {
-			r.RequestID = "req_0123abcd"
-			r.Transcript = &results.Transcript{
-				Exchange: "recordings/night-12/exchanges/chat.stream/chat-stream--gen-text-1.json",
-				Rounds: []results.TranscriptRound{{
-					Method: "POST", Path: "/v1/chat/completions", Key: "text",
-					RequestHeader:  []string{"Content-Type: application/json"},
-					RequestBody:    `{"model":"gen-text-1","stream":true}`,
-					Status:         200,
-					ResponseHeader: []string{"Content-Type: text/event-stream", "X-Echo: Authorization: Bearer sk-echoedsecret-123456", "X-Request-Id: req_0123abcd"},
-					ReceivedMS:     120,
-					Events:         []results.TranscriptEvent{{OffsetMS: 130, Text: `data: {"choices":[]}`}, {OffsetMS: 900, Text: strings.Repeat("x", 20000)}},
-					OmittedEvents:  3,
-				}},
-			}
-		}),
-		res("chat-basic", "chat.basic", "gen-text-1", TV, E, func(r *results.Result) {
-			r.Cancelled = true
-			r.Reasons = []vocab.Reason{{Check: "transport", Message: "context canceled"}}
-		}),
-		res("chat-json", "chat.basic", "gen-text-1", TV, S, func(r *results.Result) {
-			r.Reasons = []vocab.Reason{{Check: vocab.CheckNoRecording, Where: "exchanges/chat.basic/chat-json--gen-text-1.json", Message: "no recording"}}
-		}),
-	}
-}
-
 func TestReplayInReports(t *testing.T) {
-	m, rs := replayed()
+	m, rs := Replayed()
 	r := Build(m, rs)
 	require.NotNil(t, r.Metadata.Replay)
 	assert.Equal(t, "https://gw.test/v1", r.Metadata.Replay.BaseURL, "no credential in the recording's gateway")
@@ -67,9 +32,9 @@ func TestReplayInReports(t *testing.T) {
 	assert.Contains(t, rs[0].Transcript.Rounds[0].ResponseHeader[1], "sk-echoedsecret", "the caller's result is not modified")
 
 	var md, junit, html bytes.Buffer
-	require.NoError(t, r.WriteMarkdown(&md))
-	require.NoError(t, r.WriteJUnit(&junit))
-	require.NoError(t, r.WriteHTML(&html))
+	require.NoError(t, WriteMarkdown(&md, r))
+	require.NoError(t, WriteJUnit(&junit, r))
+	require.NoError(t, WriteHTML(&html, r))
 	assert.Contains(t, md.String(), "- replay of the recording recordings/night-12")
 	assert.Contains(t, md.String(), `\[request id req\_0123abcd\]`)
 	assert.Contains(t, junit.String(), "request id: req_0123abcd")

@@ -1,296 +1,34 @@
 // Package report turns the results of a run (one results.Result per case ×
-// model) into what people and CI read: report.json (the versioned, machine
-// readable record), matrix.md (a GitHub job summary), report.html (one
-// self-contained page), junit.xml; it also compares two reports (Compare) and
-// merges the results of shards (Merge).
+// model) into what people and CI read. Build makes the report, the
+// reportv1.Report of package v1 (its capability map from package
+// capability), and the writers render it: report.json (the type's own
+// WriteJSON; the versioned, machine readable record), matrix.md
+// (WriteMarkdown, a GitHub job summary), report.html (WriteHTML, one
+// self-contained page) and junit.xml (WriteJUnit); WriteAll writes them all
+// into a run's --out directory. Comparing reports, their history and
+// merging shards are package runs' job.
 //
-// It is the last stage of the data flow and imports only results: the CLI
-// passes the catalog's feature order in through Meta.Features, so the report
-// never needs the catalog to render (a report.json can be re-rendered or diffed
-// years later, by a binary that no longer has that catalog).
+// It is the last stage of the data flow and of the engine imports only the
+// results (results, vocab, redact): the CLI passes the catalog's feature
+// order in through Meta.Features, so the report never needs the catalog to
+// render (a report.json can be re-rendered or diffed years later, by a
+// binary that no longer has that catalog).
 package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/redact"
-	"github.com/gwconform/gwconform/conformance/vocab"
-
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/capability"
 )
-
-// APIVersion and Kind identify the report.json format. Bump the version on any
-// change that is not a pure addition; ReadJSON refuses versions it does not know.
-const (
-	APIVersion = "gwconform.dev/v1alpha1"
-	Kind       = "ConformanceReport"
-)
-
-// ReferenceGateway is how every report names the in-process reference
-// gateway (an empty base URL): its loopback address is a detail of one
-// process, never worth comparing.
-const ReferenceGateway = "reference gateway (in-process)"
-
-// Meta is what the runner knows about a run beyond its results.
-type Meta struct {
-	SuiteVersion string
-	Commit       string
-	CatalogHash  string
-	// BaseURL is the gateway judged; empty for the in-process reference
-	// gateway (ReferenceGateway). It never carries keys; Build strips
-	// userinfo and query anyway.
-	BaseURL  string
-	Started  time.Time
-	Finished time.Time
-	Features []string // column order: catalog.Features
-	Strict   bool
-	// Insecure: the gateway's certificate was not verified (--insecure).
-	Insecure bool
-	// MaxCost is the --max-cost budget (0: none) and PlannedCost the plan's
-	// estimate of the calls it would make (nil: not known, e.g. results
-	// re-rendered without their run's manifest).
-	MaxCost     float64
-	PlannedCost *float64
-	// Uncovered are the models the gateway lists, per key, that no case of
-	// the catalog names (coverage drift: gwconform probe finds what they do).
-	Uncovered []UncoveredModel
-	// Recording is the run --record directory that keeps the run's whole
-	// exchanges; Replay, set for run --replay, names the recording judged.
-	Recording string
-	Replay    *Replay
-	// Shard is the part of a split run these results are ("1/2"; empty:
-	// the whole plan), so merge can tell a missing shard.
-	Shard string
-	// Completion says what of the plan has no result: an interrupt, a
-	// missing shard (zero: the plan finished).
-	Completion results.Completion
-}
-
-// Replay says a run judged a recording, not a gateway: which recording,
-// when it was made and against which gateway.
-type Replay struct {
-	Recording string    `json:"recording"`
-	Recorded  time.Time `json:"recorded"`
-	BaseURL   string    `json:"baseURL,omitempty"`
-}
-
-// UncoveredModel is a model a key lists that no case covers.
-type UncoveredModel struct {
-	Key   string `json:"key"`
-	Model string `json:"model"`
-}
-
-// Cost is what a run planned and spent, in the estimate's cost units
-// (one text call is 1; see gwconform plan).
-type Cost struct {
-	Budget float64 `json:"budget,omitempty"` // --max-cost; absent: no cap
-	// Planned is the plan's estimate for the calls it would make; absent
-	// when not known.
-	Planned *float64 `json:"planned,omitempty"`
-	// Actual sums the results' cost_units: every attempt of every call,
-	// retries and --rerun-failed re-runs included, but for the requests
-	// answered 4xx or 5xx (no output), which cost nothing.
-	Actual float64 `json:"actual"`
-	// Refused counts those requests, apart: 429s, refusals, 5xx answers.
-	Refused int `json:"refused"`
-}
-
-// WaiverUse is one --waivers entry as this run used it: what it did, and
-// the results it matched.
-type WaiverUse struct {
-	Case    string              `json:"case"`
-	Model   string              `json:"model"`
-	Reason  string              `json:"reason"`
-	Link    string              `json:"link"`
-	Expires string              `json:"expires"`
-	Source  string              `json:"source"`
-	State   results.WaiverState `json:"state"`
-	Results []WaiverMatch       `json:"results"`
-}
-
-// WaiverMatch is one result a waiver matched.
-type WaiverMatch struct {
-	Model   string       `json:"model"`
-	Feature string       `json:"feature"`
-	Case    string       `json:"case"`
-	Status  vocab.Status `json:"status"`
-}
-
-// Metadata is Meta as written in report.json.
-type Metadata struct {
-	SuiteVersion string    `json:"suiteVersion"`
-	Commit       string    `json:"commit,omitempty"`
-	CatalogHash  string    `json:"catalogHash,omitempty"`
-	BaseURL      string    `json:"baseURL,omitempty"`
-	Started      time.Time `json:"started"`
-	Finished     time.Time `json:"finished"`
-	Strict       bool      `json:"strict"`
-	Insecure     bool      `json:"insecure,omitempty"`
-	// Recording is where run --record kept the whole exchanges (added
-	// within v1alpha1).
-	Recording string `json:"recording,omitempty"`
-	// Replay is set when the run re-judged a recording with no network
-	// (run --replay; added within v1alpha1).
-	Replay *Replay `json:"replay,omitempty"`
-	// Shard is the part of a split run ("1/2"; added within v1alpha1).
-	Shard string `json:"shard,omitempty"`
-	// Completion says what of the plan has no result, when something has
-	// none: an interrupt, a missing shard (added within v1alpha1).
-	Completion *results.Completion `json:"completion,omitempty"`
-}
-
-// Counts holds how many results had each status. Every status is a field (not
-// a map) so report.json always carries all of them and the schema can require
-// them (waived and inconclusive were added within v1alpha1, so older reports
-// lack them).
-type Counts struct {
-	Pass         int `json:"pass"`
-	Fail         int `json:"fail"`
-	Error        int `json:"error"`
-	Skip         int `json:"skip"`
-	Unsupported  int `json:"unsupported"`
-	Throttled    int `json:"throttled"`
-	Inconclusive int `json:"inconclusive"`
-	Waived       int `json:"waived"`
-	Total        int `json:"total"`
-	Flaky        int `json:"flaky"` // passes that needed a retry or a re-run
-}
-
-// Add counts one result.
-func (c *Counts) Add(r results.Result) {
-	switch r.Status {
-	case vocab.StatusPass:
-		c.Pass++
-	case vocab.StatusFail:
-		c.Fail++
-	case vocab.StatusError:
-		c.Error++
-	case vocab.StatusSkip:
-		c.Skip++
-	case vocab.StatusUnsupported:
-		c.Unsupported++
-	case vocab.StatusThrottled:
-		c.Throttled++
-	case vocab.StatusInconclusive:
-		c.Inconclusive++
-	case vocab.StatusWaived:
-		c.Waived++
-	}
-	c.Total++
-	if r.Flaky {
-		c.Flaky++
-	}
-}
-
-// Of returns the count for one status.
-func (c Counts) Of(s vocab.Status) int {
-	switch s {
-	case vocab.StatusPass:
-		return c.Pass
-	case vocab.StatusFail:
-		return c.Fail
-	case vocab.StatusError:
-		return c.Error
-	case vocab.StatusSkip:
-		return c.Skip
-	case vocab.StatusUnsupported:
-		return c.Unsupported
-	case vocab.StatusThrottled:
-		return c.Throttled
-	case vocab.StatusInconclusive:
-		return c.Inconclusive
-	case vocab.StatusWaived:
-		return c.Waived
-	}
-	return 0
-}
-
-// CellStatus is the aggregate of one model × feature.
-type CellStatus string
-
-// Cell statuses. They reuse the result status names, plus CellNone for a
-// feature with no case for that model ("—": the feature does not apply).
-const (
-	CellPass      CellStatus = "pass"
-	CellFail      CellStatus = "fail"
-	CellError     CellStatus = "error"
-	CellThrottled CellStatus = "throttled"
-	// CellInconclusive: refusals whose control was not served; the feature
-	// is not known to work (an endpoint refusing everything shows here).
-	CellInconclusive CellStatus = "inconclusive"
-	CellWaived       CellStatus = "waived"
-	CellUnsupported  CellStatus = "unsupported"
-	CellSkip         CellStatus = "skip"
-	CellNone         CellStatus = "none"
-)
-
-// CellStatuses lists every cell status in the order legends show them.
-var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNone}
-
-// Cell aggregates one model's cases of one feature.
-type Cell struct {
-	Model   string     `json:"model"`
-	Feature string     `json:"feature"`
-	Status  CellStatus `json:"status"`
-	// Label is the short text of the cell: "pass", "fail 3/5" (3 of the 5
-	// cases run passed: the count means the same in every cell), "skip", "—".
-	Label string `json:"label"`
-	// Bad and Run give the "k/n" of the label: k results of the worst status
-	// (fail counts fail+error) out of n results that ran (everything but skip).
-	Bad int `json:"bad"`
-	Run int `json:"run"`
-	// Blocking is true when a result of the cell fails the run (Result.Counts
-	// and Result.Failed): a strict-tier fail without --strict is red but not
-	// blocking, and reports show the two apart.
-	Blocking bool   `json:"blocking"`
-	Counts   Counts `json:"counts"`
-}
-
-// TierTotal counts the results of one tier.
-type TierTotal struct {
-	Tier   vocab.Tier `json:"tier"`
-	Counts Counts     `json:"counts"`
-	// Decides says whether this tier's failures decide the exit code.
-	Decides bool `json:"decides"`
-}
-
-// Report is everything the writers render, and the content of report.json.
-type Report struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Metadata   Metadata `json:"metadata"`
-	// Verdict is the run's outcome (results.Judge, the exit code's rule in
-	// DESIGN.md): pass, fail or incomplete. Headline says it in one line and
-	// Notes list what was not checked (a key not set or rejected, throttling).
-	Verdict  string      `json:"verdict"`
-	Headline string      `json:"headline"`
-	Notes    []string    `json:"notes"`
-	Models   []string    `json:"models"`
-	Features []string    `json:"features"`
-	Cells    []Cell      `json:"cells"` // Models × Features, row-major
-	Totals   []TierTotal `json:"totals"`
-	Total    Counts      `json:"total"`
-	// Capabilities is the capability map of the explore tier: per explore
-	// feature with parameterised cases, each model's verdict on each
-	// parameter value (capabilities.go). Empty when no result carries Params.
-	Capabilities []Capability `json:"capabilities"`
-	// Cost is what the run planned and spent (added within v1alpha1).
-	Cost Cost `json:"cost"`
-	// Waivers lists the --waivers entries the results matched, by what they
-	// did: waived failures, no longer needed, expired (added within v1alpha1).
-	Waivers []WaiverUse `json:"waivers"`
-	// UncoveredModels are the models the gateway lists, per key, that no
-	// case covers (added within v1alpha1).
-	UncoveredModels []UncoveredModel `json:"uncoveredModels"`
-	Results         []results.Result `json:"results"`
-}
 
 // Build aggregates results into a report. It copies and sanitises what it
 // keeps (see sanitize.go), so the caller's slice is not modified.
@@ -298,158 +36,196 @@ type Report struct {
 // Models are sorted by name. Features are meta.Features in order, followed by
 // any feature that only the results name (sorted), so a result of a case the
 // catalog has since dropped still shows. Cells cover every model × feature.
-func Build(meta Meta, rs []results.Result) *Report {
-	r := &Report{
-		APIVersion: APIVersion,
-		Kind:       Kind,
-		Metadata: Metadata{
-			SuiteVersion: meta.SuiteVersion,
-			Commit:       meta.Commit,
-			CatalogHash:  meta.CatalogHash,
-			BaseURL:      redact.BaseURL(meta.BaseURL),
-			Started:      meta.Started,
-			Finished:     meta.Finished,
-			Strict:       meta.Strict,
-			Insecure:     meta.Insecure,
-			Recording:    meta.Recording,
-			Shard:        meta.Shard,
-		},
-	}
-	if meta.Completion.Interrupted || meta.Completion.Unrun > 0 || len(meta.Completion.MissingShards) > 0 {
-		c := meta.Completion
-		r.Metadata.Completion = &c
-	}
-	if meta.Replay != nil {
-		rp := *meta.Replay
-		rp.BaseURL = redact.BaseURL(rp.BaseURL)
-		r.Metadata.Replay = &rp
-	}
+func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
+	r := &reportv1.Report{APIVersion: reportv1.APIVersion, Kind: reportv1.Kind, Metadata: metadata(meta)}
 	v := results.Judge(rs, meta.Strict, meta.Completion)
-	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, v.Notes
-	if meta.Insecure {
-		// First, in every report: nothing else matters if the gateway
-		// answering may not have been the one asked.
-		r.Notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, r.Notes...)
-	}
-	if rp := r.Metadata.Replay; rp != nil {
-		// First too: this verdict is on recorded traffic, not on the gateway today.
-		from := ""
-		if rp.BaseURL != "" {
-			from = " from " + rp.BaseURL
-		}
-		r.Notes = append([]string{fmt.Sprintf("replay of the recording %s (recorded %s%s): no request was sent; the checks judged the recorded answers",
-			rp.Recording, rp.Recorded.UTC().Format(time.RFC3339), from)}, r.Notes...)
-	}
-	if r.Notes == nil {
-		r.Notes = []string{}
-	}
-
+	r.Verdict, r.Headline, r.Notes = string(v.Outcome), v.Headline, notes(r.Metadata, v.Notes)
 	r.Results = make([]results.Result, len(rs))
 	for i, res := range rs {
 		r.Results[i] = sanitizeResult(res)
 	}
+	r.Features, r.Models = featuresAndModels(meta.Features, r.Results)
+	sortResults(r.Results, r.Features)
+	byCell, byTier := group(r.Results)
+	r.Cells = cells(r.Models, r.Features, byCell, meta.Strict)
+	r.Totals = tierTotals(byTier, meta.Strict)
+	for _, res := range r.Results {
+		r.Total.Add(res)
+	}
+	r.Capabilities = capability.Build(r.Features, r.Results)
+	r.Cost = cost(meta, r.Results)
+	r.Waivers = waiverUses(r.Results)
+	r.UncoveredModels = slices.Clone(meta.Uncovered)
+	if r.UncoveredModels == nil {
+		r.UncoveredModels = []reportv1.UncoveredModel{}
+	}
+	return r
+}
 
+// metadata is Meta as report.json carries it: the base URLs without
+// credentials, the completion only when something of the plan has no result.
+func metadata(meta reportv1.Meta) reportv1.Metadata {
+	m := reportv1.Metadata{
+		SuiteVersion: meta.SuiteVersion,
+		Commit:       meta.Commit,
+		CatalogHash:  meta.CatalogHash,
+		BaseURL:      redact.BaseURL(meta.BaseURL),
+		Started:      meta.Started,
+		Finished:     meta.Finished,
+		Strict:       meta.Strict,
+		Insecure:     meta.Insecure,
+		Recording:    meta.Recording,
+		Shard:        meta.Shard,
+	}
+	if c := meta.Completion; c.Interrupted || c.Unrun > 0 || len(c.MissingShards) > 0 {
+		m.Completion = &c
+	}
+	if meta.Replay != nil {
+		rp := *meta.Replay
+		rp.BaseURL = redact.BaseURL(rp.BaseURL)
+		m.Replay = &rp
+	}
+	return m
+}
+
+// notes are the verdict's notes (what was not checked), after what matters
+// before them: that the verdict is on recorded traffic, not on the gateway
+// today, and that the gateway answering may not have been the one asked.
+// Never nil.
+func notes(m reportv1.Metadata, judged []string) []string {
+	notes := judged
+	if m.Insecure {
+		notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, notes...)
+	}
+	if rp := m.Replay; rp != nil {
+		from := ""
+		if rp.BaseURL != "" {
+			from = " from " + rp.BaseURL
+		}
+		notes = append([]string{fmt.Sprintf("replay of the recording %s (recorded %s%s): no request was sent; the checks judged the recorded answers",
+			rp.Recording, rp.Recorded.UTC().Format(time.RFC3339), from)}, notes...)
+	}
+	if notes == nil {
+		notes = []string{}
+	}
+	return notes
+}
+
+// featuresAndModels returns the report's columns and rows: the catalog's
+// features in order, then the features only the results name, sorted; the
+// models, sorted. Never nil.
+func featuresAndModels(catalog []string, rs []results.Result) (features, models []string) {
+	features, models = []string{}, []string{}
 	seenF := map[string]bool{}
-	for _, f := range meta.Features {
+	for _, f := range catalog {
 		if !seenF[f] {
 			seenF[f] = true
-			r.Features = append(r.Features, f)
+			features = append(features, f)
 		}
 	}
 	var extraF []string
 	seenM := map[string]bool{}
-	for _, res := range r.Results {
+	for _, res := range rs {
 		if !seenF[res.Feature] {
 			seenF[res.Feature] = true
 			extraF = append(extraF, res.Feature)
 		}
 		if !seenM[res.Model] {
 			seenM[res.Model] = true
-			r.Models = append(r.Models, res.Model)
+			models = append(models, res.Model)
 		}
 	}
 	slices.Sort(extraF)
-	r.Features = append(r.Features, extraF...)
-	slices.Sort(r.Models)
-	if r.Models == nil {
-		r.Models = []string{}
-	}
-	if r.Features == nil {
-		r.Features = []string{}
-	}
+	slices.Sort(models)
+	return append(features, extraF...), models
+}
 
-	fIdx := make(map[string]int, len(r.Features))
-	for i, f := range r.Features {
+// sortResults orders the results by feature (in the report's order),
+// model, case.
+func sortResults(rs []results.Result, features []string) {
+	fIdx := make(map[string]int, len(features))
+	for i, f := range features {
 		fIdx[f] = i
 	}
-	slices.SortStableFunc(r.Results, func(a, b results.Result) int {
+	slices.SortStableFunc(rs, func(a, b results.Result) int {
 		return cmp.Or(
 			cmp.Compare(fIdx[a.Feature], fIdx[b.Feature]),
 			cmp.Compare(a.Model, b.Model),
 			cmp.Compare(a.Case, b.Case),
 		)
 	})
+}
 
-	type mf struct{ m, f string }
-	byCell := map[mf][]results.Result{}
-	tiers := map[vocab.Tier]*Counts{}
-	for _, res := range r.Results {
-		k := mf{res.Model, res.Feature}
+// modelFeature names a cell.
+type modelFeature struct{ model, feature string }
+
+// group sorts the results by cell, in order, and counts them per tier.
+func group(rs []results.Result) (byCell map[modelFeature][]results.Result, byTier map[vocab.Tier]*reportv1.Counts) {
+	byCell, byTier = map[modelFeature][]results.Result{}, map[vocab.Tier]*reportv1.Counts{}
+	for _, res := range rs {
+		k := modelFeature{res.Model, res.Feature}
 		byCell[k] = append(byCell[k], res)
-		if tiers[res.Tier] == nil {
-			tiers[res.Tier] = &Counts{}
+		if byTier[res.Tier] == nil {
+			byTier[res.Tier] = &reportv1.Counts{}
 		}
-		tiers[res.Tier].Add(res)
-		r.Total.Add(res)
+		byTier[res.Tier].Add(res)
 	}
+	return byCell, byTier
+}
 
-	r.Cells = make([]Cell, 0, len(r.Models)*len(r.Features))
-	for _, m := range r.Models {
-		for _, f := range r.Features {
-			r.Cells = append(r.Cells, aggregate(m, f, byCell[mf{m, f}], meta.Strict))
+// cells aggregates every model × feature, row-major.
+func cells(models, features []string, byCell map[modelFeature][]results.Result, strict bool) []reportv1.Cell {
+	out := make([]reportv1.Cell, 0, len(models)*len(features))
+	for _, m := range models {
+		for _, f := range features {
+			out = append(out, aggregate(m, f, byCell[modelFeature{m, f}], strict))
 		}
 	}
+	return out
+}
 
-	// Every known tier gets a row, so the totals table has a stable shape;
-	// an unknown tier (a newer runner) is kept after them rather than lost.
-	r.Totals = []TierTotal{}
+// tierTotals gives every known tier a row, so the totals table has a
+// stable shape; an unknown tier (a newer runner) is kept after them rather
+// than lost.
+func tierTotals(byTier map[vocab.Tier]*reportv1.Counts, strict bool) []reportv1.TierTotal {
+	out := []reportv1.TierTotal{}
 	for _, t := range vocab.Tiers {
-		c := Counts{}
-		if tiers[t] != nil {
-			c = *tiers[t]
+		c := reportv1.Counts{}
+		if byTier[t] != nil {
+			c = *byTier[t]
 		}
-		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: c, Decides: t.Decides(meta.Strict)})
+		out = append(out, reportv1.TierTotal{Tier: t, Counts: c, Decides: t.Decides(strict)})
 	}
 	var unknown []vocab.Tier
-	for t := range tiers {
+	for t := range byTier {
 		if !t.Valid() {
 			unknown = append(unknown, t)
 		}
 	}
 	slices.Sort(unknown)
 	for _, t := range unknown {
-		r.Totals = append(r.Totals, TierTotal{Tier: t, Counts: *tiers[t]})
+		out = append(out, reportv1.TierTotal{Tier: t, Counts: *byTier[t]})
 	}
-	r.Capabilities = buildCapabilities(r.Features, r.Results)
-	r.Cost = Cost{Budget: meta.MaxCost, Planned: meta.PlannedCost}
-	for _, res := range r.Results {
-		r.Cost.Actual += res.CostUnits
-		r.Cost.Refused += res.Refused
+	return out
+}
+
+// cost is what the run planned (meta) and spent: the results' units, and
+// the requests refused, apart.
+func cost(meta reportv1.Meta, rs []results.Result) reportv1.Cost {
+	c := reportv1.Cost{Budget: meta.MaxCost, Planned: meta.PlannedCost}
+	for _, res := range rs {
+		c.Actual += res.CostUnits
+		c.Refused += res.Refused
 	}
-	r.Cost.Actual = math.Round(r.Cost.Actual*100) / 100 // sums of float estimates: keep the JSON readable
-	r.Waivers = waiverUses(r.Results)
-	r.UncoveredModels = slices.Clone(meta.Uncovered)
-	if r.UncoveredModels == nil {
-		r.UncoveredModels = []UncoveredModel{}
-	}
-	return r
+	c.Actual = math.Round(c.Actual*100) / 100 // sums of float estimates: keep the JSON readable
+	return c
 }
 
 // waiverUses groups the results that carry a waiver by entry and state:
 // waived failures first, then waivers no longer needed, then expired ones,
 // each in report order.
-func waiverUses(rs []results.Result) []WaiverUse {
-	out := []WaiverUse{}
+func waiverUses(rs []results.Result) []reportv1.WaiverUse {
+	out := []reportv1.WaiverUse{}
 	idx := map[results.Waiver]int{}
 	for _, res := range rs {
 		if res.Waiver == nil {
@@ -460,12 +236,12 @@ func waiverUses(rs []results.Result) []WaiverUse {
 		if !ok {
 			i = len(out)
 			idx[w] = i
-			out = append(out, WaiverUse{Case: w.Case, Model: w.Model, Reason: w.Reason, Link: w.Link, Expires: w.Expires, Source: w.Source, State: w.State})
+			out = append(out, reportv1.WaiverUse{Case: w.Case, Model: w.Model, Reason: w.Reason, Link: w.Link, Expires: w.Expires, Source: w.Source, State: w.State})
 		}
-		out[i].Results = append(out[i].Results, WaiverMatch{Model: res.Model, Feature: res.Feature, Case: res.Case, Status: res.Status})
+		out[i].Results = append(out[i].Results, reportv1.WaiverMatch{Model: res.Model, Feature: res.Feature, Case: res.Case, Status: res.Status})
 	}
 	rank := map[results.WaiverState]int{results.WaiverApplied: 0, results.WaiverNotNeeded: 1, results.WaiverExpired: 2}
-	slices.SortStableFunc(out, func(a, b WaiverUse) int { return cmp.Compare(rank[a.State], rank[b.State]) })
+	slices.SortStableFunc(out, func(a, b reportv1.WaiverUse) int { return cmp.Compare(rank[a.State], rank[b.State]) })
 	return out
 }
 
@@ -478,54 +254,64 @@ func waiverUses(rs []results.Result) []WaiverUse {
 // accepted.
 // A cell whose cases passed except for some the gateway declined (explore
 // tier) stays "pass" but says "pass k/n", so a partial capability is visible.
-func aggregate(model, feature string, rs []results.Result, strict bool) Cell {
-	c := Cell{Model: model, Feature: feature}
+func aggregate(model, feature string, rs []results.Result, strict bool) reportv1.Cell {
+	c := reportv1.Cell{Model: model, Feature: feature}
 	for _, res := range rs {
 		c.Counts.Add(res)
 		if res.FailsRun(strict) {
 			c.Blocking = true
 		}
 	}
-	n := c.Counts
-	c.Run = n.Total - n.Skip
+	c.Run = c.Counts.Total - c.Counts.Skip
+	c.Status, c.Bad = worstStatus(c.Counts)
+	c.Label = cellLabel(c)
+	return c
+}
+
+// worstStatus is the status a cell of these counts shows, and how many of
+// its results have it (a fail cell counts fail and error; pass, unsupported,
+// skip and none count nothing).
+func worstStatus(n reportv1.Counts) (reportv1.CellStatus, int) {
 	switch {
 	case n.Total == 0:
-		c.Status, c.Label = CellNone, "—"
-		return c
+		return reportv1.CellNone, 0
 	case n.Fail > 0:
-		c.Status, c.Bad = CellFail, n.Fail+n.Error
+		return reportv1.CellFail, n.Fail + n.Error
 	case n.Error > 0:
-		c.Status, c.Bad = CellError, n.Error
+		return reportv1.CellError, n.Error
 	case n.Throttled > 0:
-		c.Status, c.Bad = CellThrottled, n.Throttled
+		return reportv1.CellThrottled, n.Throttled
 	case n.Inconclusive > 0:
-		c.Status, c.Bad = CellInconclusive, n.Inconclusive
+		return reportv1.CellInconclusive, n.Inconclusive
 	case n.Waived > 0:
-		c.Status, c.Bad = CellWaived, n.Waived
+		return reportv1.CellWaived, n.Waived
 	case n.Pass > 0:
-		c.Status = CellPass
-		if n.Pass < c.Run {
-			c.Label = fmt.Sprintf("pass %d/%d", n.Pass, c.Run)
-		}
+		return reportv1.CellPass, 0
 	case n.Unsupported > 0:
-		c.Status = CellUnsupported
-	default:
-		c.Status = CellSkip
+		return reportv1.CellUnsupported, 0
 	}
-	if c.Label == "" {
-		c.Label = string(c.Status)
-		if c.Bad > 0 {
-			// The count is the same in every cell: passed of those run.
-			c.Label = fmt.Sprintf("%s %d/%d", c.Status, n.Pass, c.Run)
-		}
+	return reportv1.CellSkip, 0
+}
+
+// cellLabel is a cell's short text: its status, with "k/n" (k of the n
+// results run passed: the same count in every cell) when some of them are
+// bad or, in a pass cell, declined; "—" for none.
+func cellLabel(c reportv1.Cell) string {
+	switch {
+	case c.Status == reportv1.CellNone:
+		return "—"
+	case c.Status == reportv1.CellPass && c.Counts.Pass < c.Run:
+		return fmt.Sprintf("pass %d/%d", c.Counts.Pass, c.Run)
+	case c.Bad > 0:
+		return fmt.Sprintf("%s %d/%d", c.Status, c.Counts.Pass, c.Run)
 	}
-	return c
+	return string(c.Status)
 }
 
 // exploreFeatures are the features every result of which is of the
 // explore tier: they discover, and cannot fail a run. One pass over the
 // results, for matrix.md and report.html alike.
-func (r *Report) exploreFeatures() map[string]bool {
+func exploreFeatures(r *reportv1.Report) map[string]bool {
 	explore := map[string]bool{}
 	for _, res := range r.Results {
 		if v, seen := explore[res.Feature]; !seen || v {
@@ -538,55 +324,6 @@ func (r *Report) exploreFeatures() map[string]bool {
 		}
 	}
 	return explore
-}
-
-// Cell returns the cell of model × feature, and false when the report has no
-// such row or column.
-func (r *Report) Cell(model, feature string) (Cell, bool) {
-	mi := slices.Index(r.Models, model)
-	fi := slices.Index(r.Features, feature)
-	if mi < 0 || fi < 0 || mi*len(r.Features)+fi >= len(r.Cells) {
-		return Cell{}, false
-	}
-	return r.Cells[mi*len(r.Features)+fi], true
-}
-
-// ResultsOf returns the results of one cell, in report order.
-func (r *Report) ResultsOf(model, feature string) []results.Result {
-	var out []results.Result
-	for _, res := range r.Results {
-		if res.Model == model && res.Feature == feature {
-			out = append(out, res)
-		}
-	}
-	return out
-}
-
-// WriteJSON writes report.json, indented for people and diffs.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-// ReadJSON parses a report.json written by WriteJSON. It refuses another
-// apiVersion or kind: comparing reports of different formats would silently
-// misread them. Unknown fields are allowed, because v1alpha1 may gain fields.
-func ReadJSON(rd io.Reader) (*Report, error) {
-	var r Report
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("report.json: %w", err)
-	}
-	if r.Kind != Kind {
-		return nil, fmt.Errorf("report.json: kind %q, want %q", r.Kind, Kind)
-	}
-	if r.APIVersion != APIVersion {
-		return nil, fmt.Errorf("report.json: apiVersion %q not supported (this build reads %q)", r.APIVersion, APIVersion)
-	}
-	if len(r.Cells) != len(r.Models)*len(r.Features) {
-		return nil, fmt.Errorf("report.json: %d cells for %d models × %d features", len(r.Cells), len(r.Models), len(r.Features))
-	}
-	return &r, nil
 }
 
 // Span returns the earliest start and the latest end (start + duration) of a

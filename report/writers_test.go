@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	stdhtml "html"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,19 +13,22 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/internal/htmlpage"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
 const xss = `<script>alert(1)</script>`
 
-func markdown(t *testing.T, r *Report) string {
+func renderMD(t *testing.T, r *reportv1.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, r.WriteMarkdown(&b))
+	require.NoError(t, WriteMarkdown(&b, r))
 	return b.String()
 }
 
 func TestMarkdown(t *testing.T) {
-	md := markdown(t, Build(meta(), sample()))
+	md := renderMD(t, Build(SampleMeta(), Sample()))
 	for _, want := range []string{
 		"## ❌ gwconform: conformance failed: 3 of 6 verified/negative results failed or errored", // chat-bad-model, chat-stream (error), edit-json
 		"suite v0.1.0 · commit `0123456789ab` · catalog `cafe` · gateway `http://127.0.0.1:8080` · started 2026-03-14T02:00:00Z, took 1m35s",
@@ -58,9 +60,9 @@ func TestMarkdown(t *testing.T) {
 }
 
 func TestMarkdownNightly(t *testing.T) {
-	m, rs := nightly()
+	m, rs := Nightly()
 	rs[2].Waiver.Link = "https://tracker.test/GW-7)](javascript:alert(1)"
-	md := markdown(t, Build(m, rs))
+	md := renderMD(t, Build(m, rs))
 	for _, want := range []string{
 		"cost: 16.38 units spent, 12.5 planned, budget 20",
 		"🔕 waived (a known deviation, see below)",
@@ -81,7 +83,7 @@ func TestMarkdownNightly(t *testing.T) {
 	assert.NotContains(t, md, "[https://tracker.test/GW-7)", "a link that is not a plain URL is escaped text")
 	assert.Less(t, strings.Index(md, "### Failures"), strings.Index(md, "### 🔕 Waived"), "known deviations after the failures")
 
-	empty := markdown(t, Build(Meta{Uncovered: m.Uncovered}, nil))
+	empty := renderMD(t, Build(reportv1.Meta{Uncovered: m.Uncovered}, nil))
 	assert.Contains(t, empty, "- image key: `gen-image-3-nova`", "uncovered models show even when nothing ran")
 }
 
@@ -91,27 +93,27 @@ func TestMarkdownCells(t *testing.T) {
 		rs   []results.Result
 		want string
 	}{
-		{"pass", []results.Result{res("a", "chat.basic", "m", TV, P)}, "| `chat.basic` | ✅ |"},
-		{"flaky pass", []results.Result{res("a", "chat.basic", "m", TV, P, flaky)}, "| `chat.basic` | ✅* |"},
-		{"soft fail", []results.Result{res("a", "chat.basic", "m", TS, F), res("b", "chat.basic", "m", TV, P)}, "| `chat.basic` | 🟠 1/2 |"},
-		{"skip", []results.Result{res("a", "chat.basic", "m", TV, S), res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | ⏭️ |"},
-		{"none", []results.Result{res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | — |"},
-		{"partly supported", []results.Result{res("a", "chat.basic", "m", TE, P), res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` _(explore: never fails the run)_ | ✅ 1/2 |"},
-		{"inconclusive refusals", []results.Result{res("a", "chat.errors", "m", TN, I), res("b", "chat.errors", "m", TN, I)}, "| `chat.errors` | ❔ 0/2 |"},
+		{"pass", []results.Result{Res("a", "chat.basic", "m", TV, P)}, "| `chat.basic` | ✅ |"},
+		{"flaky pass", []results.Result{Res("a", "chat.basic", "m", TV, P, Flaky)}, "| `chat.basic` | ✅* |"},
+		{"soft fail", []results.Result{Res("a", "chat.basic", "m", TS, F), Res("b", "chat.basic", "m", TV, P)}, "| `chat.basic` | 🟠 1/2 |"},
+		{"skip", []results.Result{Res("a", "chat.basic", "m", TV, S), Res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | ⏭️ |"},
+		{"none", []results.Result{Res("b", "chat.stream", "m", TV, P)}, "| `chat.basic` | — |"},
+		{"partly supported", []results.Result{Res("a", "chat.basic", "m", TE, P), Res("b", "chat.basic", "m", TE, U)}, "| `chat.basic` _(explore: never fails the run)_ | ✅ 1/2 |"},
+		{"inconclusive refusals", []results.Result{Res("a", "chat.errors", "m", TN, I), Res("b", "chat.errors", "m", TN, I)}, "| `chat.errors` | ❔ 0/2 |"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Contains(t, markdown(t, Build(meta(), tt.rs)), tt.want)
+			assert.Contains(t, renderMD(t, Build(SampleMeta(), tt.rs)), tt.want)
 		})
 	}
 }
 
 func TestMarkdownPassAndEmpty(t *testing.T) {
-	md := markdown(t, Build(meta(), []results.Result{res("a", "chat.basic", "m", TV, P)}))
+	md := renderMD(t, Build(SampleMeta(), []results.Result{Res("a", "chat.basic", "m", TV, P)}))
 	assert.Contains(t, md, "## ✅ gwconform: conformance passed")
 	assert.NotContains(t, md, "### Failures")
 
-	md = markdown(t, Build(Meta{}, nil))
+	md = renderMD(t, Build(reportv1.Meta{}, nil))
 	assert.Contains(t, md, "_No results._")
 	assert.Contains(t, md, "gateway: reference gateway (in-process)")
 }
@@ -119,29 +121,22 @@ func TestMarkdownPassAndEmpty(t *testing.T) {
 func TestMarkdownCapsFailures(t *testing.T) {
 	var rs []results.Result
 	for i := range maxMDProblems + 5 {
-		rs = append(rs, res("c"+strings.Repeat("x", i), "chat.basic", "m", TV, F))
+		rs = append(rs, Res("c"+strings.Repeat("x", i), "chat.basic", "m", TV, F))
 	}
-	md := markdown(t, Build(meta(), rs))
+	md := renderMD(t, Build(SampleMeta(), rs))
 	assert.Contains(t, md, "- … and 5 more: see report.html")
 	assert.Equal(t, maxMDProblems, strings.Count(md, "\n- ❌"))
 }
 
-func TestMdEscape(t *testing.T) {
-	assert.Equal(t, `a \| b &lt;i&gt; \[x\](y) \*z\* \`+"`c\\`", mdEscape("a | b <i> [x](y) *z* `c`"))
-	assert.Equal(t, `\@team \#12`, mdEscape("@team #12"))
-	assert.Equal(t, "one line", mdEscape("one\nline"))
-	assert.Equal(t, "a¦b 'c'", mdCode("a|b `c`"))
-}
-
 func TestJUnitCountsEqualResults(t *testing.T) {
-	_, night := nightly()
-	rs := append(sample(), night[2], // and a waived result
-		res("chat-no-model", "chat.errors", "gen-text-1", TN, I, func(r *results.Result) {
+	_, night := Nightly()
+	rs := append(Sample(), night[2], // and a waived result
+		Res("chat-no-model", "chat.errors", "gen-text-1", TN, I, func(r *results.Result) {
 			r.Reasons = []vocab.Reason{{Check: vocab.CheckControl, Where: "chat-json (gen-text-1)", Expected: "the control served (pass)", Actual: "fail", Message: "not served"}}
 		}))
-	r := Build(meta(), rs)
+	r := Build(SampleMeta(), rs)
 	var b bytes.Buffer
-	require.NoError(t, r.WriteJUnit(&b))
+	require.NoError(t, WriteJUnit(&b, r))
 	require.True(t, strings.HasPrefix(b.String(), xml.Header))
 
 	var doc JUnitSuites
@@ -209,8 +204,8 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 }
 
 func TestJUnitSoftFailure(t *testing.T) {
-	r := Build(meta(), []results.Result{res("a", "chat.basic", "m", TS, F)})
-	doc := r.JUnit()
+	r := Build(SampleMeta(), []results.Result{Res("a", "chat.basic", "m", TS, F)})
+	doc := JUnit(r)
 	require.Len(t, doc.Suites, 1)
 	require.NotNil(t, doc.Suites[0].Cases[0].Failure)
 	assert.True(t, strings.HasPrefix(doc.Suites[0].Cases[0].Failure.Message, "[strict tier, reported only] "))
@@ -218,8 +213,8 @@ func TestJUnitSoftFailure(t *testing.T) {
 
 // A call the run's interrupt cut is no error of the gateway: JUnit skips it.
 func TestJUnitSkipsCancelledCalls(t *testing.T) {
-	r := Build(meta(), []results.Result{res("a", "chat.basic", "m", TV, E, func(r *results.Result) { r.Cancelled = true })})
-	doc := r.JUnit()
+	r := Build(SampleMeta(), []results.Result{Res("a", "chat.basic", "m", TV, E, func(r *results.Result) { r.Cancelled = true })})
+	doc := JUnit(r)
 	require.Len(t, doc.Suites, 1)
 	tc := doc.Suites[0].Cases[0]
 	assert.Nil(t, tc.Error)
@@ -236,28 +231,28 @@ func btoi(b bool) int {
 	return 0
 }
 
-func html(t *testing.T, r *Report) string {
+func html(t *testing.T, r *reportv1.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, r.WriteHTML(&b))
+	require.NoError(t, WriteHTML(&b, r))
 	return b.String()
 }
 
 var dataBlockRE = regexp.MustCompile(`(?s)<script type="application/json" id="report-data">(.*?)</script>`)
 
 func TestHTMLEscapesGatewayText(t *testing.T) {
-	rs := sample()
+	rs := Sample()
 	// Gateway text in every field the page shows.
 	evil := []string{xss, `</script><script>alert(2)</script>`, `"><img src=x onerror=alert(3)>`, "<!--", "\u2028"}
 	for i, e := range evil {
-		rs = append(rs, res("evil-"+string(rune('a'+i)), "chat.basic", "m<b>"+e, TV, F, withReason(e), func(r *results.Result) {
+		rs = append(rs, Res("evil-"+string(rune('a'+i)), "chat.basic", "m<b>"+e, TV, F, WithReason(e), func(r *results.Result) {
 			r.Requirement = e
 			r.Request = &results.Request{Method: "POST", Path: "/v1/" + e, Body: e}
 			r.EventTypes = []string{e}
 			r.Images = []results.ImageInfo{{Where: e, Format: e}}
 		}))
 	}
-	m := meta()
+	m := SampleMeta()
 	m.SuiteVersion = xss
 	page := html(t, Build(m, rs))
 
@@ -272,7 +267,7 @@ func TestHTMLEscapesGatewayText(t *testing.T) {
 	mm := dataBlockRE.FindStringSubmatch(page)
 	require.Len(t, mm, 2)
 	var got struct {
-		Report Report `json:"report"`
+		Report reportv1.Report `json:"report"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(mm[1]), &got))
 	assert.Contains(t, got.Report.Models, "m<b>"+xss)
@@ -287,7 +282,7 @@ func TestHTMLEscapesGatewayText(t *testing.T) {
 }
 
 func TestHTMLSelfContained(t *testing.T) {
-	page := html(t, Build(meta(), sample()))
+	page := html(t, Build(SampleMeta(), Sample()))
 	assert.Regexp(t, `^<!DOCTYPE html>`, page)
 	ext := regexp.MustCompile(`(?i)(src|href|action)\s*=\s*["']?\s*(https?:)?//`)
 	assert.Empty(t, ext.FindAllString(page, -1), "no external src/href")
@@ -296,17 +291,15 @@ func TestHTMLSelfContained(t *testing.T) {
 	assert.NotContains(t, reportJS, "XMLHttpRequest")
 	// CSP: no network, scripts and styles pinned by hash.
 	assert.Contains(t, page, `content="default-src &#39;none&#39;; img-src data:; style-src &#39;sha256-`)
-	unescaped := stdhtml.UnescapeString(page)
-	assert.True(t, strings.Contains(unescaped, "script-src "+cspHash(reportPage.js)+";"), "CSP pins the script")
-	assert.True(t, strings.Contains(unescaped, "style-src "+cspHash(reportCSS)+";"), "CSP pins the style")
-	// the inline blocks are exactly the hashed assets (else the CSP blocks them)
-	assert.True(t, strings.Contains(page, "<script>"+reportPage.js+"</script>"), "script inlined verbatim")
-	assert.True(t, strings.Contains(page, "<style>"+reportCSS+"</style>"), "style inlined verbatim")
+	// report.html's own script and style, inlined (that the CSP pins
+	// exactly what a page inlines: package htmlpage's tests)
+	assert.Contains(t, page, "\n"+reportJS+"</script>", "the report's script")
+	assert.Contains(t, page, "<style>"+htmlpage.ReportCSS+"</style>", "the report's style")
 	assert.True(t, strings.Contains(page, `data:image/png;base64,iVBORw0KGgo=`), "thumbnail kept")
 }
 
 func TestHTMLEmptyReport(t *testing.T) {
-	page := html(t, Build(Meta{}, nil))
+	page := html(t, Build(reportv1.Meta{}, nil))
 	mm := dataBlockRE.FindStringSubmatch(page)
 	require.Len(t, mm, 2)
 	assert.True(t, json.Valid([]byte(mm[1])))

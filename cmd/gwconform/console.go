@@ -13,7 +13,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
-	"github.com/gwconform/gwconform/report"
+	"github.com/gwconform/gwconform/report/markdown"
 )
 
 // console shows a run's progress. On a terminal: a one-line bar, with each
@@ -87,7 +87,7 @@ func (c *console) tick() {
 				}
 				fmt.Fprintln(c.w, line)
 				if long := c.inFlight(); len(long) > 0 {
-					fmt.Fprintf(c.w, "    in flight for more than %s: %s\n", longFlight, report.NameSome(long, recapCases))
+					fmt.Fprintf(c.w, "    in flight for more than %s: %s\n", longFlight, markdown.NameSome(long, recapCases))
 				}
 			}
 			c.mu.Unlock()
@@ -269,7 +269,7 @@ func (c *console) recap(rs []results.Result) {
 			fmt.Fprintf(c.w, "\n%s:\n", h)
 		}
 		fmt.Fprintf(c.w, "%2d. %s\n", i+1, g.Cause)
-		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, report.NameSome(g.Cases, recapCases))
+		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, markdown.NameSome(g.Cases, recapCases))
 		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
 	}
 	if cancelled > 0 {

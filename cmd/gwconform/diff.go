@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/runs"
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -23,7 +24,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitNotStart
 	}
-	var reps [2]*report.Report
+	var reps [2]*reportv1.Report
 	for i, p := range fs.Args() {
 		r, err := readReport(p)
 		if err != nil {
@@ -32,7 +33,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		reps[i] = r
 	}
-	d := report.Compare(reps[0], reps[1])
+	d := runs.Compare(reps[0], reps[1])
 	if err := d.WriteMarkdown(stdout); err != nil {
 		fmt.Fprintln(stderr, "gwconform diff:", err)
 		return exitNotStart
@@ -48,11 +49,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func readReport(path string) (*report.Report, error) {
+func readReport(path string) (*reportv1.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return report.ReadJSON(f)
+	return reportv1.ReadJSON(f)
 }

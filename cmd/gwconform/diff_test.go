@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // writeNight writes a report.json of one case per status given, and returns its path.
@@ -26,7 +27,7 @@ func writeNight(t *testing.T, statuses ...vocab.Status) string {
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, report.Build(report.Meta{SuiteVersion: "dev"}, rs).WriteJSON(f))
+	require.NoError(t, report.Build(reportv1.Meta{SuiteVersion: "dev"}, rs).WriteJSON(f))
 	return path
 }
 

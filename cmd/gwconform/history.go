@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gwconform/gwconform/report"
+	"github.com/gwconform/gwconform/report/runs"
 )
 
 // runHistory writes one page of the matrix over nights from the nights'
@@ -15,7 +16,7 @@ import (
 func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "out", "directory to write "+report.FileHistory+" into")
+	out := fs.String("out", "out", "directory to write "+runs.FileHistory+" into")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
 		fs.PrintDefaults()
@@ -27,7 +28,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitNotStart
 	}
-	var nights []report.NamedReport
+	var nights []runs.NamedReport
 	for _, p := range fs.Args() {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			p = filepath.Join(p, report.FileJSON)
@@ -37,14 +38,14 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "gwconform history: %s: %v\n", p, err)
 			return exitNotStart
 		}
-		nights = append(nights, report.NamedReport{Name: p, Report: r})
+		nights = append(nights, runs.NamedReport{Name: p, Report: r})
 	}
-	h := report.BuildHistory(nights)
+	h := runs.BuildHistory(nights)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(stderr, "gwconform history:", err)
 		return exitFailed
 	}
-	f, err := os.Create(filepath.Join(*out, report.FileHistory))
+	f, err := os.Create(filepath.Join(*out, runs.FileHistory))
 	if err == nil {
 		err = h.WriteHTML(f)
 		if cerr := f.Close(); err == nil {
@@ -67,6 +68,6 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	for _, c := range h.Flapping() {
 		fmt.Fprintf(stdout, "  flapping: %s × %s (first red %s)\n", c.Model, c.Feature, h.Nights[c.FirstRed].Label)
 	}
-	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, report.FileHistory))
+	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, runs.FileHistory))
 	return exitOK
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // --max-calls spends on what decides the verdict first, and a budget that
@@ -82,7 +83,7 @@ func TestMergeShards(t *testing.T) {
 		rs := []results.Result{{Case: "case-" + index, Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: status,
 			Started: start.Add(offset)}}
 		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
-		meta := report.Meta{BaseURL: baseURL, CatalogHash: catalogHash, Shard: index + "/2",
+		meta := reportv1.Meta{BaseURL: baseURL, CatalogHash: catalogHash, Shard: index + "/2",
 			Started: start.Add(offset), Finished: start.Add(offset + 10*time.Minute)}
 		require.NoError(t, report.WriteAll(dir, report.Build(meta, rs)))
 		return dir
@@ -131,7 +132,7 @@ func TestMergeShards(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		rs := []results.Result{{Case: "c", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass, Started: start}}
 		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
-		require.NoError(t, report.WriteAll(dir, report.Build(report.Meta{BaseURL: gateway, CatalogHash: "abc", Started: start, Finished: start.Add(42 * time.Minute)}, rs)))
+		require.NoError(t, report.WriteAll(dir, report.Build(reportv1.Meta{BaseURL: gateway, CatalogHash: "abc", Started: start, Finished: start.Add(42 * time.Minute)}, rs)))
 		code, _, stderr := gw(t, "merge", dir, filepath.Join(dir, results.FileName))
 		require.Equal(t, exitOK, code, stderr)
 		rep := readJSONReport(t, dir)

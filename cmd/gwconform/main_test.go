@@ -15,7 +15,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
-	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/schemas"
 )
 
@@ -82,7 +82,7 @@ func TestRunOutputsShardsAndSecrets(t *testing.T) {
 	require.NotEmpty(t, rs)
 
 	t.Run("report.json validates", func(t *testing.T) {
-		set, err := schemas.Load(report.SchemaFS)
+		set, err := schemas.Load(reportv1.SchemaFS)
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(whole, "report.json"))
 		require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestRunOutputsShardsAndSecrets(t *testing.T) {
 		f, err := os.Open(filepath.Join(merged, "report.json"))
 		require.NoError(t, err)
 		defer f.Close()
-		rep, err := report.ReadJSON(f)
+		rep, err := reportv1.ReadJSON(f)
 		require.NoError(t, err)
 		assert.Len(t, rep.Results, len(want))
 	})

@@ -13,6 +13,8 @@ import (
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/runs"
 )
 
 // runMerge rebuilds one report from shard outputs: each IN is a
@@ -35,7 +37,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	out := fs.Arg(0)
 	var shards [][]results.Result
-	var reps []*report.Report
+	var reps []*reportv1.Report
 	for _, in := range fs.Args()[1:] {
 		rs, err := readResults(in)
 		if err != nil {
@@ -50,7 +52,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitNotStart
 	}
-	merged, err := report.Merge(shards...)
+	merged, err := runs.Merge(shards...)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitNotStart
@@ -94,9 +96,9 @@ type mergedRun struct {
 // splits of different sizes, and names the shards none of them is. An
 // input without its report.json (a bare results.jsonl) says nothing of
 // these and is taken as it is.
-func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
+func joinShards(ins []string, reps []*reportv1.Report) (mergedRun, error) {
 	var w mergedRun
-	var first *report.Report
+	var first *reportv1.Report
 	firstIn := ""
 	count := 0
 	have := map[int]bool{}
@@ -110,7 +112,7 @@ func joinShards(ins []string, reps []*report.Report) (mergedRun, error) {
 		}
 		gateway := func(u string) string {
 			if u == "" {
-				return report.ReferenceGateway
+				return reportv1.ReferenceGateway
 			}
 			return u
 		}
@@ -158,7 +160,7 @@ func short(hash string) string { return hash[:min(12, len(hash))] }
 // besideReport returns the report.json an input is, or that sits beside
 // its results.jsonl (a shard's --out), or nil: it carries what results do
 // not, the plan's cost and the models no case covers.
-func besideReport(in string) *report.Report {
+func besideReport(in string) *reportv1.Report {
 	path := in
 	if st, err := os.Stat(in); err == nil && st.IsDir() {
 		path = filepath.Join(in, report.FileJSON)
@@ -175,11 +177,11 @@ func besideReport(in string) *report.Report {
 // mergeExtra joins the shards' cost and coverage: the planned cost and the
 // budget are sums when every shard says them (each shard planned and
 // spent apart), the models no case covers a union.
-func mergeExtra(reps []*report.Report, sel *plan.Selection) reportExtra {
+func mergeExtra(reps []*reportv1.Report, sel *plan.Selection) reportExtra {
 	var extra reportExtra
 	planned, budget := 0.0, 0.0
 	allPlanned, allBudget := true, true
-	seen := map[report.UncoveredModel]bool{}
+	seen := map[reportv1.UncoveredModel]bool{}
 	for _, r := range reps {
 		if r == nil {
 			allPlanned, allBudget = false, false

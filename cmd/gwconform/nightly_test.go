@@ -22,6 +22,8 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/runs"
 )
 
 // switchable is the reference gateway behind a switch that turns faults on
@@ -68,7 +70,7 @@ func (s *switchable) args() []string {
 	return []string{"--base-url", s.url, "--text-key", s.keys.Text, "--messages-key", s.keys.Messages, "--image-key", s.keys.Image, "--alt-key", s.keys.Alt}
 }
 
-func readJSONReport(t *testing.T, dir string) *report.Report {
+func readJSONReport(t *testing.T, dir string) *reportv1.Report {
 	t.Helper()
 	r, err := readReport(filepath.Join(dir, report.FileJSON))
 	require.NoError(t, err)
@@ -375,7 +377,7 @@ func TestRunListsUncoveredModels(t *testing.T) {
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	assert.Contains(t, stdout, "no case covers gen-image-3-nova (listed for the image key): gwconform probe finds what it can do")
 	rep := readJSONReport(t, out)
-	assert.Equal(t, []report.UncoveredModel{{Key: "image", Model: "gen-image-3-nova"}}, rep.UncoveredModels)
+	assert.Equal(t, []reportv1.UncoveredModel{{Key: "image", Model: "gen-image-3-nova"}}, rep.UncoveredModels)
 	md, err := os.ReadFile(filepath.Join(out, report.FileMarkdown))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "- image key: `gen-image-3-nova`")
@@ -390,7 +392,7 @@ func TestHistoryCommand(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "2 nights")
 	assert.Contains(t, stdout, "1 cells red in the last night (fail)")
-	assert.FileExists(t, filepath.Join(out, report.FileHistory))
+	assert.FileExists(t, filepath.Join(out, runs.FileHistory))
 
 	code, _, _ = gw(t, "history", "--out", out)
 	assert.Equal(t, exitNotStart, code, "no night")

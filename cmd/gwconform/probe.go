@@ -14,6 +14,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // runProbe finds the models each key lists that the catalog does not know,
@@ -96,7 +97,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 // printCapabilities prints one row per model: each feature's cell, with the
 // matrix's semantics.
 func printCapabilities(w io.Writer, models []plan.NewModel, rs []results.Result) {
-	rep := report.Build(report.Meta{Features: catalog.Features}, rs)
+	rep := report.Build(reportv1.Meta{Features: catalog.Features}, rs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nMODEL\tFEATURE\tCELL")
 	for _, m := range models {

@@ -10,7 +10,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
-	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // replayed is the recording a run --replay answers from.
@@ -131,9 +131,9 @@ func startRecording(ss *session) error {
 }
 
 // reportReplay is the report's account of a replay, nil for a live run.
-func (s *settings) reportReplay() *report.Replay {
+func (s *settings) reportReplay() *reportv1.Replay {
 	if s.replayed == nil {
 		return nil
 	}
-	return &report.Replay{Recording: s.replayed.dir, Recorded: s.replayed.meta.Updated, BaseURL: s.replayed.meta.BaseURL}
+	return &reportv1.Replay{Recording: s.replayed.dir, Recorded: s.replayed.meta.Updated, BaseURL: s.replayed.meta.BaseURL}
 }

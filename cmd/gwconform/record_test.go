@@ -24,7 +24,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
-	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/schemas"
 )
 
@@ -340,7 +340,7 @@ func TestRecordReplayWholeCatalog(t *testing.T) {
 	assert.Equal(t, rec, rep.Metadata.Replay.Recording)
 	assert.Equal(t, srv.BaseURL, rep.Metadata.Replay.BaseURL)
 	assert.Contains(t, rep.Notes[0], "replay of the recording "+rec)
-	set, err := schemas.Load(report.SchemaFS)
+	set, err := schemas.Load(reportv1.SchemaFS)
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(replay, "report.json"))
 	require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/waivers"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -193,7 +194,7 @@ func runCalls(ss *session, calls []plan.Call, settled []results.Result, stdout i
 // result.
 type reportExtra struct {
 	planned    *float64
-	uncovered  []report.UncoveredModel
+	uncovered  []reportv1.UncoveredModel
 	completion results.Completion
 	// started and finished, when set, are the run's real span (merge keeps
 	// the shards'); otherwise the results' start and now.
@@ -207,7 +208,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 	if local {
 		baseURL = ""
 	}
-	meta := report.Meta{
+	meta := reportv1.Meta{
 		SuiteVersion: suiteVersion(),
 		Commit:       buildCommit(),
 		CatalogHash:  cat.Hash(),
@@ -241,7 +242,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 // that no case covers (coverage drift), and says so on the console. A key
 // the preflight rejected is left out; a list that cannot be read is said
 // on stderr and costs the run nothing.
-func uncoveredModels(ss *session, stdout, stderr io.Writer) []report.UncoveredModel {
+func uncoveredModels(ss *session, stdout, stderr io.Writer) []reportv1.UncoveredModel {
 	if ss.ctx.Err() != nil || ss.replay != "" { // a replay lists nothing: it sends nothing
 		return nil
 	}
@@ -257,9 +258,9 @@ func uncoveredModels(ss *session, stdout, stderr io.Writer) []report.UncoveredMo
 		fmt.Fprintf(stderr, "gwconform: listing the gateway's models for coverage: %v\n", err)
 		return nil
 	}
-	var out []report.UncoveredModel
+	var out []reportv1.UncoveredModel
 	for _, m := range found {
-		out = append(out, report.UncoveredModel{Key: string(m.Key), Model: m.ID})
+		out = append(out, reportv1.UncoveredModel{Key: string(m.Key), Model: m.ID})
 		fmt.Fprintf(stdout, "no case covers %s (listed for the %s key): gwconform probe finds what it can do\n", m.ID, m.Key)
 	}
 	return out

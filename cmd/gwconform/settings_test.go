@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // Nothing green by omission: every input that would make a run test less
@@ -130,7 +131,7 @@ func TestRunThatCannotStartLeavesNoStaleReport(t *testing.T) {
 	clearEnv(t)
 	out := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
-	rep := report.Build(report.Meta{}, []results.Result{{Case: "c", Model: "m", Tier: vocab.TierVerified, Status: vocab.StatusPass}})
+	rep := report.Build(reportv1.Meta{}, []results.Result{{Case: "c", Model: "m", Tier: vocab.TierVerified, Status: vocab.StatusPass}})
 	require.NoError(t, report.WriteAll(out, rep))
 	require.FileExists(t, filepath.Join(out, report.FileJSON))
 

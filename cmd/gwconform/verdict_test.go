@@ -16,6 +16,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // TestVerdictEntryPoints: a run that could not vouch for the gateway never
@@ -82,7 +83,7 @@ func TestVerdictEntryPoints(t *testing.T) {
 			f, err := os.Open(filepath.Join(out, report.FileJSON))
 			require.NoError(t, err)
 			defer f.Close()
-			rep, err := report.ReadJSON(f)
+			rep, err := reportv1.ReadJSON(f)
 			require.NoError(t, err)
 			assert.Equal(t, tt.verdict, rep.Verdict)
 			assert.Contains(t, rep.Headline, tt.headline)

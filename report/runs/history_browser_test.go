@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/fixtures"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/internal/browsertest"
 )
 
 // fiveNights runs a slice of the catalog (messages.errors and chat.stream)
@@ -55,12 +58,12 @@ func fiveNights(t *testing.T) []NamedReport {
 		srv.Close()
 
 		started := first.Add(time.Duration(i) * 24 * time.Hour)
-		rep := Build(Meta{SuiteVersion: "dev", Started: started, Finished: started.Add(time.Minute), Features: []string{"messages.errors", "chat.stream"}}, rs)
-		path := filepath.Join(dir, fmt.Sprintf("night-%d", i+1), FileJSON)
-		require.NoError(t, WriteAll(filepath.Dir(path), rep))
+		rep := report.Build(reportv1.Meta{SuiteVersion: "dev", Started: started, Finished: started.Add(time.Minute), Features: []string{"messages.errors", "chat.stream"}}, rs)
+		path := filepath.Join(dir, fmt.Sprintf("night-%d", i+1), report.FileJSON)
+		require.NoError(t, report.WriteAll(filepath.Dir(path), rep))
 		f, err := os.Open(path)
 		require.NoError(t, err)
-		back, err := ReadJSON(f)
+		back, err := reportv1.ReadJSON(f)
 		f.Close()
 		require.NoError(t, err)
 		nights = append(nights, NamedReport{Name: path, Report: back})
@@ -72,32 +75,32 @@ func fiveNights(t *testing.T) []NamedReport {
 // and checks what the page shows: each night's verdict and headline, each
 // cell's first red night, the cells red now and the flapping ones.
 func TestBrowserHistory(t *testing.T) {
-	b := openBrowser(t)
+	b := browsertest.Open(t)
 	nights := fiveNights(t)
 	h := BuildHistory(nights)
-	page := writePage(t, FileHistory, h.WriteHTML)
+	page := browsertest.WritePage(t, FileHistory, h.WriteHTML)
 
-	b.run(chromedp.Navigate("file://" + page))
-	b.run(chromedp.WaitVisible(chromedp.CSS(`table.hmatrix`)))
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`table.hmatrix`)))
 
 	// Per night: verdict and headline, as each report says them.
-	rows := b.eval(`document.querySelectorAll('#nights-table tbody tr').length`)
-	verdicts := b.evalString(`Array.from(document.querySelectorAll('#nights-table tbody tr')).map(tr => tr.dataset.verdict).join(',')`)
-	nightsText := b.text(`#nights-table`)
+	rows := b.Eval(`document.querySelectorAll('#nights-table tbody tr').length`)
+	verdicts := b.EvalString(`Array.from(document.querySelectorAll('#nights-table tbody tr')).map(tr => tr.dataset.verdict).join(',')`)
+	nightsText := b.Text(`#nights-table`)
 
 	attr := func(model, feature, name string) string {
-		return b.evalString(fmt.Sprintf(`(document.querySelector('td.hcell[data-model=%q][data-feature=%q]') || {dataset: {}}).dataset.%s ?? 'missing'`, model, feature, name))
+		return b.EvalString(fmt.Sprintf(`(document.querySelector('td.hcell[data-model=%q][data-feature=%q]') || {dataset: {}}).dataset.%s ?? 'missing'`, model, feature, name))
 	}
 	firstRedMsg, flapsMsg, redSinceMsg := attr("msg-sonnet-5", "messages.errors", "firstRed"), attr("msg-sonnet-5", "messages.errors", "flapping"), attr("msg-sonnet-5", "messages.errors", "redSince")
 	firstRedChat, flapsChat, redSinceChat := attr("gen-5.5", "chat.stream", "firstRed"), attr("gen-5.5", "chat.stream", "flapping"), attr("gen-5.5", "chat.stream", "redSince")
-	marks := b.evalString(`Array.from(document.querySelectorAll('td.hcell[data-model="msg-sonnet-5"][data-feature="messages.errors"] .dot')).map(d => d.dataset.state).join(',')`)
-	firstRedMark := b.evalString(`document.querySelector('td.hcell[data-model="gen-5.5"][data-feature="chat.stream"] .dot.first-red').dataset.night`)
-	flapping := b.evalString(`Array.from(document.querySelectorAll('#flapping li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
-	redNow := b.evalString(`Array.from(document.querySelectorAll('#red-now li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
-	redNowText := b.text(`#red-now`)
-	shot, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	marks := b.EvalString(`Array.from(document.querySelectorAll('td.hcell[data-model="msg-sonnet-5"][data-feature="messages.errors"] .dot')).map(d => d.dataset.state).join(',')`)
+	firstRedMark := b.EvalString(`document.querySelector('td.hcell[data-model="gen-5.5"][data-feature="chat.stream"] .dot.first-red').dataset.night`)
+	flapping := b.EvalString(`Array.from(document.querySelectorAll('#flapping li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
+	redNow := b.EvalString(`Array.from(document.querySelectorAll('#red-now li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
+	redNowText := b.Text(`#red-now`)
+	shot, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
-	problems := b.consoleProblems()
+	problems := b.ConsoleProblems()
 
 	// The expected values, from the reports themselves.
 	require.Len(t, h.Nights, 5)
@@ -137,7 +140,7 @@ func TestBrowserHistory(t *testing.T) {
 	assert.Contains(t, redNowText, "red since "+labels[2])
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 
-	out := filepath.Join(repoRoot(t), "out")
+	out := filepath.Join(browsertest.RepoRoot(t), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(out, "history-screenshot.png"), shot, 0o644))
 	f, err := os.Create(filepath.Join(out, FileHistory))

@@ -1,4 +1,4 @@
-package report
+package v1_test
 
 import (
 	"bytes"
@@ -11,18 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
 const schemaPath = "report.schema.json"
 
-// compileSchema compiles report/report.schema.json. With closed set, every
+// compileSchema compiles report/apis/v1/report.schema.json. With closed set, every
 // object schema that lists properties also refuses others, except the ones
 // whose $comment starts with "open:" (results may gain fields): the published
 // schema is open for forward compatibility, the test is closed to catch a Go
 // field that the schema does not describe.
 func compileSchema(t *testing.T, closed bool) *jsonschema.Schema {
 	t.Helper()
-	raw, err := SchemaFS.ReadFile(schemaPath)
+	raw, err := reportv1.SchemaFS.ReadFile(schemaPath)
 	require.NoError(t, err)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	require.NoError(t, err)
@@ -57,7 +60,7 @@ func closeObjects(v any) {
 	}
 }
 
-func instance(t *testing.T, r *Report) any {
+func instance(t *testing.T, r *reportv1.Report) any {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, r.WriteJSON(&b))
@@ -67,7 +70,7 @@ func instance(t *testing.T, r *Report) any {
 }
 
 func TestReportValidatesAgainstSchema(t *testing.T) {
-	full := sample()
+	full := Sample()
 	full[0].Request = &results.Request{Method: "GET", Path: "/v1/models"}
 	full[0].HTTPStatus = 200
 	full[0].Events = 3
@@ -75,17 +78,17 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 	full[0].EventTypes = []string{"a", "b", "c"}
 	tests := []struct {
 		name string
-		r    *Report
+		r    *reportv1.Report
 	}{
-		{"sample", Build(meta(), full)},
-		{"empty", Build(Meta{SuiteVersion: "dev"}, nil)},
-		{"waivers, re-runs, cost, uncovered models", Build(nightly())},
-		{"strict", Build(func() Meta { m := meta(); m.Strict = true; return m }(), full)},
-		{"replay: request ids, cancelled calls, transcripts", Build(replayed())},
-		{"capability map", Build(meta(), append(append(full, declineRun()...),
-			call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
-			call("gen-image-2.5-sunburst", "e-7", E, "partial_images=2", "stream=true"),
-			call("gen-image-2.5-sunburst", "e-8", S, "partial_images=1", "stream=true")))},
+		{"sample", report.Build(SampleMeta(), full)},
+		{"empty", report.Build(reportv1.Meta{SuiteVersion: "dev"}, nil)},
+		{"waivers, re-runs, cost, uncovered models", report.Build(Nightly())},
+		{"strict", report.Build(func() reportv1.Meta { m := SampleMeta(); m.Strict = true; return m }(), full)},
+		{"replay: request ids, cancelled calls, transcripts", report.Build(Replayed())},
+		{"capability map", report.Build(SampleMeta(), append(append(full, DeclineRun()...),
+			Call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
+			Call("gen-image-2.5-sunburst", "e-7", E, "partial_images=2", "stream=true"),
+			Call("gen-image-2.5-sunburst", "e-8", S, "partial_images=1", "stream=true")))},
 	}
 	for _, closed := range []bool{false, true} {
 		s := compileSchema(t, closed)
@@ -158,10 +161,10 @@ func TestSchemaRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			m, night := nightly()
-			rm, rs := replayed()
+			m, night := Nightly()
+			rm, rs := Replayed()
 			m.Replay = rm.Replay
-			require.NoError(t, Build(m, append(append(append(sample(), declineRun()...), night...), rs...)).WriteJSON(&b))
+			require.NoError(t, report.Build(m, append(append(append(Sample(), DeclineRun()...), night...), rs...)).WriteJSON(&b))
 			var doc map[string]any
 			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 			tt.mutate(doc)

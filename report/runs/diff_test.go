@@ -1,8 +1,7 @@
-package report
+package runs
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -12,19 +11,22 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
 // base is the "last night" run the diff tests change one thing of.
 func base() []results.Result {
 	return []results.Result{
-		res("models-list", "models.list", "a", TV, P),
-		res("models-list", "models.list", "b", TV, P),
-		res("chat-basic", "chat.basic", "a", TV, P),
-		res("chat-bad", "chat.basic", "a", TN, F),
-		res("chat-usage", "chat.basic", "a", TS, P),
-		res("chat-stream", "chat.stream", "a", TV, P),
-		res("edit-json", "images.edit.json", "b", TV, P),
-		res("responses", "responses.basic", "a", TE, U),
+		Res("models-list", "models.list", "a", TV, P),
+		Res("models-list", "models.list", "b", TV, P),
+		Res("chat-basic", "chat.basic", "a", TV, P),
+		Res("chat-bad", "chat.basic", "a", TN, F),
+		Res("chat-usage", "chat.basic", "a", TS, P),
+		Res("chat-stream", "chat.stream", "a", TV, P),
+		Res("edit-json", "images.edit.json", "b", TV, P),
+		Res("responses", "responses.basic", "a", TE, U),
 	}
 }
 
@@ -32,7 +34,7 @@ func set(rs []results.Result, caseID, model string, st vocab.Status) []results.R
 	out := append([]results.Result(nil), rs...)
 	for i := range out {
 		if out[i].Case == caseID && out[i].Model == model {
-			out[i] = res(out[i].Case, out[i].Feature, out[i].Model, out[i].Tier, st)
+			out[i] = Res(out[i].Case, out[i].Feature, out[i].Model, out[i].Tier, st)
 		}
 	}
 	return out
@@ -91,7 +93,7 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:  "cell-level regression: a failing case added to a passing cell",
-			oldRS: base(), newRS: append(base(), res("chat-stream-2", "chat.stream", "a", TV, F)), regress: true,
+			oldRS: base(), newRS: append(base(), Res("chat-stream-2", "chat.stream", "a", TV, F)), regress: true,
 			check: func(t *testing.T, d Diff) {
 				require.Len(t, d.Regressions, 1)
 				c := d.Regressions[0]
@@ -125,7 +127,7 @@ func TestCompare(t *testing.T) {
 				rs := set(set(base(), "models-list", "b", T), "edit-json", "b", W)
 				for i := range rs {
 					if rs[i].Case == "chat-stream" {
-						rs[i] = res("chat-stream", "chat.stream", "a", TV, S, func(r *results.Result) {
+						rs[i] = Res("chat-stream", "chat.stream", "a", TV, S, func(r *results.Result) {
 							r.Reasons = []vocab.Reason{{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
 						})
 					}
@@ -143,7 +145,7 @@ func TestCompare(t *testing.T) {
 			},
 		},
 		{
-			name: "lost coverage of a cell: a throttled case added", oldRS: base(), newRS: append(base(), res("chat-stream-2", "chat.stream", "a", TV, T)),
+			name: "lost coverage of a cell: a throttled case added", oldRS: base(), newRS: append(base(), Res("chat-stream-2", "chat.stream", "a", TV, T)),
 			check: func(t *testing.T, d Diff) {
 				require.Len(t, d.LostCoverage, 1)
 				assert.Equal(t, Change{Model: "a", Feature: "chat.stream", Old: "pass", New: "throttled 1/2"}, d.LostCoverage[0])
@@ -158,7 +160,7 @@ func TestCompare(t *testing.T) {
 			},
 		},
 		{
-			name: "new model", oldRS: base(), newRS: append(base(), res("models-list", "models.list", "c", TV, P), res("chat-basic", "chat.basic", "c", TV, F)),
+			name: "new model", oldRS: base(), newRS: append(base(), Res("models-list", "models.list", "c", TV, P), Res("chat-basic", "chat.basic", "c", TV, F)),
 			check: func(t *testing.T, d Diff) {
 				assert.Equal(t, []string{"c"}, d.NewModels)
 				assert.Empty(t, d.RemovedModels)
@@ -176,7 +178,7 @@ func TestCompare(t *testing.T) {
 			},
 		},
 		{
-			name: "new feature", oldRS: base(), newRS: append(base(), res("edit-webp", "images.edit.webp", "b", TV, P)),
+			name: "new feature", oldRS: base(), newRS: append(base(), Res("edit-webp", "images.edit.webp", "b", TV, P)),
 			newF: append(append([]string{}, allF...), "images.edit.webp"),
 			check: func(t *testing.T, d Diff) {
 				assert.Equal(t, []string{"images.edit.webp"}, d.NewFeatures)
@@ -196,7 +198,7 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mo, mn := meta(), meta()
+			mo, mn := SampleMeta(), SampleMeta()
 			mo.Features, mn.Features = allF, allF
 			if tt.oldF != nil {
 				mo.Features = tt.oldF
@@ -205,7 +207,7 @@ func TestCompare(t *testing.T) {
 				mn.Features = tt.newF
 			}
 			// Diff reads reports back from JSON, as `gwconform diff` does.
-			d := Compare(roundTrip(t, Build(mo, tt.oldRS)), roundTrip(t, Build(mn, tt.newRS)))
+			d := Compare(roundTrip(t, report.Build(mo, tt.oldRS)), roundTrip(t, report.Build(mn, tt.newRS)))
 			tt.check(t, d)
 			assert.Equal(t, tt.regress, d.HasRegressions())
 			assert.Equal(t, tt.emptyOut, d.Empty())
@@ -226,11 +228,11 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, r *Report) *Report {
+func roundTrip(t *testing.T, r *reportv1.Report) *reportv1.Report {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, r.WriteJSON(&b))
-	got, err := ReadJSON(&b)
+	got, err := reportv1.ReadJSON(&b)
 	require.NoError(t, err)
 	return got
 }
@@ -238,13 +240,13 @@ func roundTrip(t *testing.T, r *Report) *Report {
 func TestDiffMarkdown(t *testing.T) {
 	newRS := set(base(), "chat-basic", "a", F)
 	newRS = set(newRS, "chat-bad", "a", P)
-	newRS = append(newRS, res("models-list", "models.list", "c", TV, P))
+	newRS = append(newRS, Res("models-list", "models.list", "c", TV, P))
 	for i := range newRS {
 		if newRS[i].Case == "chat-basic" {
 			newRS[i].Reasons = []vocab.Reason{{Check: "json", Message: "| <b>pipe</b> @team"}}
 		}
 	}
-	d := Compare(Build(meta(), base()), Build(meta(), newRS))
+	d := Compare(report.Build(SampleMeta(), base()), report.Build(SampleMeta(), newRS))
 	var b bytes.Buffer
 	require.NoError(t, d.WriteMarkdown(&b))
 	md := b.String()
@@ -285,73 +287,19 @@ func TestDiffIncompleteNights(t *testing.T) {
 		{"a failure beside throttling: a failed night, not an incomplete one", passing, set(throttled, "chat-stream", "a", F), "## ❌ gwconform diff: 1 regression",
 			[]string{"### 🕳️ Lost coverage"}, true},
 		{"a refusal now inconclusive: lost coverage, an incomplete night",
-			append(slices.Clone(passing), res("chat-bad", "chat.basic", "a", TN, P)), append(slices.Clone(passing), res("chat-bad", "chat.basic", "a", TN, I)),
+			append(slices.Clone(passing), Res("chat-bad", "chat.basic", "a", TN, P)), append(slices.Clone(passing), Res("chat-bad", "chat.basic", "a", TN, I)),
 			"## ⚠️ gwconform diff: no regressions, but the night was incomplete",
 			[]string{"| a | `chat.basic` | `chat-bad` | negative | pass | inconclusive |"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(roundTrip(t, Build(meta(), tt.old)), roundTrip(t, Build(meta(), tt.new)))
+			d := Compare(roundTrip(t, report.Build(SampleMeta(), tt.old)), roundTrip(t, report.Build(SampleMeta(), tt.new)))
 			assert.Equal(t, tt.regressions, d.HasRegressions())
 			out := md(d)
 			assert.True(t, strings.HasPrefix(out, tt.header+"\n"), out)
 			for _, s := range tt.says {
 				assert.Contains(t, out, s)
 			}
-		})
-	}
-}
-
-func TestMerge(t *testing.T) {
-	all := sample()
-	// Three disjoint shards, in a scrambled order.
-	shards := make([][]results.Result, 3)
-	for i, r := range all {
-		shards[i%3] = append(shards[i%3], r)
-	}
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shards), func(i, j int) { shards[i], shards[j] = shards[j], shards[i] })
-
-	whole, err := Merge(all)
-	require.NoError(t, err)
-	merged, err := Merge(shards...)
-	require.NoError(t, err)
-	assert.Equal(t, whole, merged, "disjoint shards merge to the union")
-	assert.Len(t, merged, len(all))
-
-	// ... and render the same report.
-	assert.Equal(t, Build(meta(), all).Cells, Build(meta(), merged).Cells)
-
-	tests := []struct {
-		name    string
-		inputs  [][]results.Result
-		wantLen int
-		wantErr string
-	}{
-		{"identical duplicate is kept once", [][]results.Result{all, all[:2]}, len(all), ""},
-		{"nil reasons equal empty reasons", [][]results.Result{
-			{res("a", "f", "m", TV, P)},
-			{func() results.Result { r := res("a", "f", "m", TV, P); r.Reasons = nil; return r }()},
-		}, 1, ""},
-		{"conflicting duplicate is an error", [][]results.Result{all, {set(all, "models-list", "gen-text-1", F)[0]}}, 0,
-			`case "models-list" × model "gen-text-1" appears in inputs 1 and 2 with different results`},
-		{"same status, other timing still conflicts", [][]results.Result{{res("a", "f", "m", TV, P)}, {func() results.Result {
-			r := res("a", "f", "m", TV, P)
-			r.DurationMS++
-			return r
-		}()}}, 0, "different results (pass vs pass)"},
-		{"nothing", nil, 0, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Merge(tt.inputs...)
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Len(t, got, tt.wantLen)
-			assert.NotNil(t, got)
 		})
 	}
 }
@@ -368,9 +316,9 @@ func TestDiffGroupsRegressionsByCause(t *testing.T) {
 			}
 		}
 	}
-	other := meta()
+	other := SampleMeta()
 	other.BaseURL = "https://gateway.example.test"
-	d := Compare(Build(meta(), base()), Build(other, newRS))
+	d := Compare(report.Build(SampleMeta(), base()), report.Build(other, newRS))
 	var b bytes.Buffer
 	require.NoError(t, d.WriteMarkdown(&b))
 	md := b.String()

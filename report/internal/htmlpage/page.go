@@ -1,15 +1,6 @@
-package report
-
-import (
-	"crypto/sha256"
-	_ "embed"
-	"encoding/base64"
-	"html/template"
-	"io"
-)
-
-// The report's pages (report.html, history.html) are each one file that
-// works offline and from a CI artefact:
+// Package htmlpage makes the report's pages (report.html of package
+// report, history.html of package runs), each one file that works offline
+// and from a CI artefact:
 //
 //   - The skeleton is an html/template; the page's data goes in as the value
 //     of a <script type="application/json"> block, which html/template
@@ -21,15 +12,31 @@ import (
 //   - A Content-Security-Policy allows nothing but the page's own script and
 //     style (pinned by SHA-256) and data: images: even a bug that let markup
 //     through could neither run it nor load anything from the network.
-//   - Thumbnails are data: URLs, checked by Build (sanitize.go).
+//   - Thumbnails are data: URLs, checked by Build (package report, sanitize.go).
+package htmlpage
 
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"html/template"
+	"io"
+)
+
+// ReportCSS is report.html's style, which history.html extends.
+//
+//go:embed assets/report.css
+var ReportCSS string
+
+// domJS are the DOM helpers every page script runs after.
+//
 //go:embed assets/dom.js
 var domJS string
 
-// page is one of those pages: its style, its script (after the shared DOM
+// Page is one of those pages: its style, its script (after the shared DOM
 // helpers), the id of its data block, and its static markup, all constants
-// of this package.
-type page struct {
+// of the package that makes it.
+type Page struct {
 	css, js  string
 	dataID   string
 	header   template.HTML // inside <header>, after the title
@@ -38,9 +45,12 @@ type page struct {
 	csp      string
 }
 
-func newPage(css, script, dataID string, header template.HTML, noscript string, main template.HTML) page {
+// New makes a page of a style, a script, the id of the data block the
+// script reads, the markup after the title, the text shown without
+// JavaScript, and the sections the script fills.
+func New(css, script, dataID string, header template.HTML, noscript string, main template.HTML) Page {
 	js := domJS + "\n" + script
-	return page{css: css, js: js, dataID: dataID, header: header, noscript: noscript, main: main,
+	return Page{css: css, js: js, dataID: dataID, header: header, noscript: noscript, main: main,
 		csp: "default-src 'none'; img-src data:; style-src " + cspHash(css) +
 			"; script-src " + cspHash(js) + "; base-uri 'none'; form-action 'none'"}
 }
@@ -78,8 +88,8 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </html>
 `))
 
-// write renders the page with its title and data.
-func (p page) write(w io.Writer, title string, data any) error {
+// Write renders the page with its title and data.
+func (p Page) Write(w io.Writer, title string, data any) error {
 	return pageTmpl.Execute(w, struct {
 		Title, CSP, Noscript, DataID string
 		CSS                          template.CSS
@@ -88,7 +98,7 @@ func (p page) write(w io.Writer, title string, data any) error {
 		Data                         any
 	}{
 		Title: title, CSP: p.csp, Noscript: p.noscript, DataID: p.dataID,
-		CSS:    template.CSS(p.css), // constants of this package
+		CSS:    template.CSS(p.css), // constants of the package that made p
 		JS:     template.JS(p.js),
 		Header: p.header, Main: p.main,
 		Data: data,

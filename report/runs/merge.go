@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"bytes"

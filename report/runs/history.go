@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	_ "embed"
@@ -6,6 +6,9 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/internal/htmlpage"
 )
 
 // History is the capability matrix over nights: for every model × feature,
@@ -21,14 +24,14 @@ type History struct {
 
 // Night is one report's headline: its verdict, headline and counts.
 type Night struct {
-	Label        string    `json:"label"`  // its date, with the time when two nights share one
-	Source       string    `json:"source"` // the report.json it came from
-	Started      time.Time `json:"started"`
-	SuiteVersion string    `json:"suiteVersion,omitempty"`
-	Commit       string    `json:"commit,omitempty"`
-	Verdict      string    `json:"verdict"`
-	Headline     string    `json:"headline"`
-	Total        Counts    `json:"total"`
+	Label        string          `json:"label"`  // its date, with the time when two nights share one
+	Source       string          `json:"source"` // the report.json it came from
+	Started      time.Time       `json:"started"`
+	SuiteVersion string          `json:"suiteVersion,omitempty"`
+	Commit       string          `json:"commit,omitempty"`
+	Verdict      string          `json:"verdict"`
+	Headline     string          `json:"headline"`
+	Total        reportv1.Counts `json:"total"`
 }
 
 // HistoryCell is one model × feature over the nights.
@@ -38,9 +41,9 @@ type HistoryCell struct {
 	// Statuses and Labels hold the cell of each night (none where the night
 	// has no such cell); Red marks the nights it failed the run (a
 	// blocking fail or error: a strict-tier failure without --strict is not red).
-	Statuses []CellStatus `json:"statuses"`
-	Labels   []string     `json:"labels"`
-	Red      []bool       `json:"red"`
+	Statuses []reportv1.CellStatus `json:"statuses"`
+	Labels   []string              `json:"labels"`
+	Red      []bool                `json:"red"`
 	// FirstRed is the index of the first red night, -1 when never red.
 	// RedSince is the index where the red streak that the last night ends
 	// began, -1 when the last night is not red.
@@ -54,7 +57,7 @@ type HistoryCell struct {
 // NamedReport is a report with the name it was read from.
 type NamedReport struct {
 	Name   string
-	Report *Report
+	Report *reportv1.Report
 }
 
 // BuildHistory lines the nights up by start time (the order given breaks
@@ -63,79 +66,106 @@ type NamedReport struct {
 func BuildHistory(nights []NamedReport) *History {
 	ns := slices.Clone(nights)
 	slices.SortStableFunc(ns, func(a, b NamedReport) int { return a.Report.Metadata.Started.Compare(b.Report.Metadata.Started) })
-	h := &History{Nights: []Night{}, Models: []string{}, Features: []string{}, Cells: []HistoryCell{}}
-	seenM, seenF := map[string]bool{}, map[string]bool{}
-	for i := len(ns) - 1; i >= 0; i-- {
-		for _, f := range ns[i].Report.Features {
-			if !seenF[f] {
-				seenF[f] = true
-				h.Features = append(h.Features, f)
-			}
-		}
-	}
+	h := &History{Nights: []Night{}, Models: allModels(ns), Features: newestFeatures(ns), Cells: []HistoryCell{}}
 	for _, n := range ns {
 		r := n.Report
-		for _, m := range r.Models {
-			if !seenM[m] {
-				seenM[m] = true
-				h.Models = append(h.Models, m)
-			}
-		}
 		h.Nights = append(h.Nights, Night{Source: n.Name, Started: r.Metadata.Started, SuiteVersion: r.Metadata.SuiteVersion,
 			Commit: r.Metadata.Commit, Verdict: r.Verdict, Headline: r.Headline, Total: r.Total})
 	}
-	slices.Sort(h.Models)
 	labelNights(h.Nights)
-
 	for _, m := range h.Models {
 		for _, f := range h.Features {
-			c := HistoryCell{Model: m, Feature: f, FirstRed: -1, RedSince: -1}
-			for _, n := range ns {
-				cell, ok := n.Report.Cell(m, f)
-				if !ok {
-					cell = Cell{Status: CellNone, Label: "—"}
-				}
-				c.Statuses = append(c.Statuses, cell.Status)
-				c.Labels = append(c.Labels, cell.Label)
-				c.Red = append(c.Red, cell.Blocking)
-			}
-			c.judge()
-			h.Cells = append(h.Cells, c)
+			h.Cells = append(h.Cells, cellOver(ns, m, f))
 		}
 	}
 	return h
 }
 
-// judge derives the first red night, the current streak and flapping.
-func (c *HistoryCell) judge() {
-	streaks := 0
-	prev := "" // the last night with a verdict: "pass" or "red"
-	for i, red := range c.Red {
-		state := ""
-		switch {
-		case red:
-			state = "red"
-		case c.Statuses[i] == CellPass:
-			state = "pass"
+// allModels returns the models of every night, sorted.
+func allModels(ns []NamedReport) []string {
+	models, seen := []string{}, map[string]bool{}
+	for _, n := range ns {
+		for _, m := range n.Report.Models {
+			if !seen[m] {
+				seen[m] = true
+				models = append(models, m)
+			}
 		}
-		if state == "" {
-			continue // skipped, throttled, inconclusive, waived or absent: no verdict
+	}
+	slices.Sort(models)
+	return models
+}
+
+// newestFeatures returns the features in the newest night's order, then
+// those only older nights had, newest first.
+func newestFeatures(ns []NamedReport) []string {
+	features, seen := []string{}, map[string]bool{}
+	for i := len(ns) - 1; i >= 0; i-- {
+		for _, f := range ns[i].Report.Features {
+			if !seen[f] {
+				seen[f] = true
+				features = append(features, f)
+			}
+		}
+	}
+	return features
+}
+
+// cellOver is the history of one model × feature over the nights, judged.
+func cellOver(ns []NamedReport, model, feature string) HistoryCell {
+	c := HistoryCell{Model: model, Feature: feature, FirstRed: -1, RedSince: -1}
+	for _, n := range ns {
+		cell, ok := n.Report.Cell(model, feature)
+		if !ok {
+			cell = reportv1.Cell{Status: reportv1.CellNone, Label: "—"}
+		}
+		c.Statuses = append(c.Statuses, cell.Status)
+		c.Labels = append(c.Labels, cell.Label)
+		c.Red = append(c.Red, cell.Blocking)
+	}
+	c.judge()
+	return c
+}
+
+// judge derives the first red night, flapping and the current streak.
+func (c *HistoryCell) judge() {
+	c.judgeStreaks()
+	c.RedSince = redSince(c.Red)
+}
+
+// judgeStreaks finds the first red night and counts the red streaks: two
+// or more, with a pass between them, flap. A night without a verdict
+// (skipped, throttled, inconclusive, waived or absent) breaks none.
+func (c *HistoryCell) judgeStreaks() {
+	streaks := 0
+	prevRed := false // whether the last night with a verdict was red
+	for i, red := range c.Red {
+		if !red && c.Statuses[i] != reportv1.CellPass {
+			continue // no verdict
 		}
 		if red && c.FirstRed < 0 {
 			c.FirstRed = i
 		}
-		if red && prev != "red" {
+		if red && !prevRed {
 			streaks++
 		}
-		prev = state
+		prevRed = red
 	}
 	c.Flapping = streaks >= 2
-	if n := len(c.Red); n > 0 && c.Red[n-1] {
-		c.RedSince = n - 1
-		for c.RedSince > 0 && c.Red[c.RedSince-1] {
-			c.RedSince--
-		}
+}
+
+// redSince returns where the red streak that the last night ends began,
+// -1 when the last night is not red.
+func redSince(red []bool) int {
+	n := len(red)
+	if n == 0 || !red[n-1] {
+		return -1
 	}
+	i := n - 1
+	for i > 0 && red[i-1] {
+		i--
+	}
+	return i
 }
 
 // labelNights names each night by its date, with the time when two nights
@@ -193,8 +223,8 @@ var historyJS string
 var historyCSS string
 
 // historyPage is history.html: report.html's styles and its own, and the
-// same rules (page.go).
-var historyPage = newPage(reportCSS+historyCSS, historyJS, "history-data", `<p id="facts" class="facts"></p>`,
+// same rules (package htmlpage).
+var historyPage = htmlpage.New(htmlpage.ReportCSS+historyCSS, historyJS, "history-data", `<p id="facts" class="facts"></p>`,
 	"This page is drawn by JavaScript. The same data is in the nights' report.json files.",
 	`<section id="nights" class="nights" aria-label="Nights"></section>
 <section id="attention" class="attention" aria-label="Red and flapping cells"></section>
@@ -206,7 +236,7 @@ func (h *History) WriteHTML(w io.Writer) error {
 	if n := len(h.Nights); n > 0 {
 		title += ": " + h.Nights[0].Label + " to " + h.Nights[n-1].Label
 	}
-	return historyPage.write(w, title, h)
+	return historyPage.Write(w, title, h)
 }
 
 // FileHistory is the history page's name in its --out directory.

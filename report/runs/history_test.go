@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"bytes"
@@ -11,15 +11,18 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
 // night builds the report of one night of a model's chat.basic case with
-// the given status (and a passing models.list case), started day days after t0.
+// the given status (and a passing models.list case), started day days after T0.
 func night(day int, st vocab.Status, tier vocab.Tier) NamedReport {
-	m := meta()
-	m.Started = t0.Add(time.Duration(day) * 24 * time.Hour)
-	rs := []results.Result{res("models-list", "models.list", "gen-text-1", TV, P), res("chat-basic", "chat.basic", "gen-text-1", tier, st)}
-	return NamedReport{Name: "night" + string(rune('0'+day)) + "/report.json", Report: Build(m, rs)}
+	m := SampleMeta()
+	m.Started = T0.Add(time.Duration(day) * 24 * time.Hour)
+	rs := []results.Result{Res("models-list", "models.list", "gen-text-1", TV, P), Res("chat-basic", "chat.basic", "gen-text-1", tier, st)}
+	return NamedReport{Name: "night" + string(rune('0'+day)) + "/report.json", Report: report.Build(m, rs)}
 }
 
 func TestHistoryCells(t *testing.T) {
@@ -65,8 +68,8 @@ func TestHistoryNights(t *testing.T) {
 	first := night(1, P, TV)
 	sameDay := night(3, P, TV)
 	sameDay.Report.Metadata.Started = sameDay.Report.Metadata.Started.Add(2 * time.Hour)
-	other := NamedReport{Name: "other.json", Report: Build(func() Meta { m := meta(); m.Started = t0.Add(48 * time.Hour); return m }(),
-		[]results.Result{res("edit-json", "images.edit.json", "gen-image-2", TV, P)})}
+	other := NamedReport{Name: "other.json", Report: report.Build(func() reportv1.Meta { m := SampleMeta(); m.Started = T0.Add(48 * time.Hour); return m }(),
+		[]results.Result{Res("edit-json", "images.edit.json", "gen-image-2", TV, P)})}
 	h := BuildHistory([]NamedReport{third, first, sameDay, other})
 
 	var labels, verdicts []string
@@ -80,7 +83,7 @@ func TestHistoryNights(t *testing.T) {
 	assert.Equal(t, 1, h.Nights[2].Total.Fail)
 	assert.Equal(t, []string{"gen-image-2", "gen-text-1"}, h.Models)
 	c, _ := h.Cell("gen-text-1", "chat.basic")
-	assert.Equal(t, []CellStatus{CellPass, CellNone, CellFail, CellPass}, c.Statuses, "a night without the model has no cell")
+	assert.Equal(t, []reportv1.CellStatus{reportv1.CellPass, reportv1.CellNone, reportv1.CellFail, reportv1.CellPass}, c.Statuses, "a night without the model has no cell")
 	assert.Len(t, h.Cells, len(h.Models)*len(h.Features))
 	assert.Empty(t, h.Flapping())
 

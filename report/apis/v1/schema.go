@@ -1,4 +1,4 @@
-package report
+package v1
 
 import "embed"
 

@@ -1,0 +1,52 @@
+package v1_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
+)
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := report.Build(SampleMeta(), Sample())
+	var b bytes.Buffer
+	require.NoError(t, r.WriteJSON(&b))
+	got, err := reportv1.ReadJSON(bytes.NewReader(b.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, r.Models, got.Models)
+	assert.Equal(t, r.Features, got.Features)
+	assert.Equal(t, r.Cells, got.Cells)
+	assert.Equal(t, r.Totals, got.Totals)
+	assert.Equal(t, r.Verdict, got.Verdict)
+	require.Len(t, got.Results, len(r.Results))
+	assert.Equal(t, r.Results[0].Case, got.Results[0].Case)
+	assert.True(t, r.Metadata.Started.Equal(got.Metadata.Started))
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+	assert.Equal(t, "gwconform.dev/v1alpha1", doc["apiVersion"])
+	assert.Equal(t, "ConformanceReport", doc["kind"])
+}
+
+func TestReadJSONRejects(t *testing.T) {
+	tests := []struct{ name, in, err string }{
+		{"not json", `{`, "report.json"},
+		{"wrong kind", `{"apiVersion":"gwconform.dev/v1alpha1","kind":"Other"}`, "kind"},
+		{"unknown version", `{"apiVersion":"gwconform.dev/v9","kind":"ConformanceReport"}`, "apiVersion"},
+		{"cells do not fit", `{"apiVersion":"gwconform.dev/v1alpha1","kind":"ConformanceReport","models":["a"],"features":["f"],"cells":[]}`, "cells"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := reportv1.ReadJSON(strings.NewReader(tt.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.err)
+		})
+	}
+}

@@ -1,0 +1,299 @@
+package v1
+
+import (
+	"slices"
+	"time"
+
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+)
+
+// APIVersion and Kind identify the report.json format. Bump the version on any
+// change that is not a pure addition; ReadJSON refuses versions it does not know.
+const (
+	APIVersion = "gwconform.dev/v1alpha1"
+	Kind       = "ConformanceReport"
+)
+
+// ReferenceGateway is how every report names the in-process reference
+// gateway (an empty base URL): its loopback address is a detail of one
+// process, never worth comparing.
+const ReferenceGateway = "reference gateway (in-process)"
+
+// Meta is what the runner knows about a run beyond its results: what
+// report.Build needs besides them. report.json carries it as Metadata.
+type Meta struct {
+	SuiteVersion string
+	Commit       string
+	CatalogHash  string
+	// BaseURL is the gateway judged; empty for the in-process reference
+	// gateway (ReferenceGateway). It never carries keys; report.Build strips
+	// userinfo and query anyway.
+	BaseURL  string
+	Started  time.Time
+	Finished time.Time
+	Features []string // column order: catalog.Features
+	Strict   bool
+	// Insecure: the gateway's certificate was not verified (--insecure).
+	Insecure bool
+	// MaxCost is the --max-cost budget (0: none) and PlannedCost the plan's
+	// estimate of the calls it would make (nil: not known, e.g. results
+	// re-rendered without their run's manifest).
+	MaxCost     float64
+	PlannedCost *float64
+	// Uncovered are the models the gateway lists, per key, that no case of
+	// the catalog names (coverage drift: gwconform probe finds what they do).
+	Uncovered []UncoveredModel
+	// Recording is the run --record directory that keeps the run's whole
+	// exchanges; Replay, set for run --replay, names the recording judged.
+	Recording string
+	Replay    *Replay
+	// Shard is the part of a split run these results are ("1/2"; empty:
+	// the whole plan), so merge can tell a missing shard.
+	Shard string
+	// Completion says what of the plan has no result: an interrupt, a
+	// missing shard (zero: the plan finished).
+	Completion results.Completion
+}
+
+// Replay says a run judged a recording, not a gateway: which recording,
+// when it was made and against which gateway.
+type Replay struct {
+	Recording string    `json:"recording"`
+	Recorded  time.Time `json:"recorded"`
+	BaseURL   string    `json:"baseURL,omitempty"`
+}
+
+// UncoveredModel is a model a key lists that no case covers.
+type UncoveredModel struct {
+	Key   string `json:"key"`
+	Model string `json:"model"`
+}
+
+// Cost is what a run planned and spent, in the estimate's cost units
+// (one text call is 1; see gwconform plan).
+type Cost struct {
+	Budget float64 `json:"budget,omitempty"` // --max-cost; absent: no cap
+	// Planned is the plan's estimate for the calls it would make; absent
+	// when not known.
+	Planned *float64 `json:"planned,omitempty"`
+	// Actual sums the results' cost_units: every attempt of every call,
+	// retries and --rerun-failed re-runs included, but for the requests
+	// answered 4xx or 5xx (no output), which cost nothing.
+	Actual float64 `json:"actual"`
+	// Refused counts those requests, apart: 429s, refusals, 5xx answers.
+	Refused int `json:"refused"`
+}
+
+// WaiverUse is one --waivers entry as this run used it: what it did, and
+// the results it matched.
+type WaiverUse struct {
+	Case    string              `json:"case"`
+	Model   string              `json:"model"`
+	Reason  string              `json:"reason"`
+	Link    string              `json:"link"`
+	Expires string              `json:"expires"`
+	Source  string              `json:"source"`
+	State   results.WaiverState `json:"state"`
+	Results []WaiverMatch       `json:"results"`
+}
+
+// WaiverMatch is one result a waiver matched.
+type WaiverMatch struct {
+	Model   string       `json:"model"`
+	Feature string       `json:"feature"`
+	Case    string       `json:"case"`
+	Status  vocab.Status `json:"status"`
+}
+
+// Metadata is Meta as written in report.json.
+type Metadata struct {
+	SuiteVersion string    `json:"suiteVersion"`
+	Commit       string    `json:"commit,omitempty"`
+	CatalogHash  string    `json:"catalogHash,omitempty"`
+	BaseURL      string    `json:"baseURL,omitempty"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished"`
+	Strict       bool      `json:"strict"`
+	Insecure     bool      `json:"insecure,omitempty"`
+	// Recording is where run --record kept the whole exchanges (added
+	// within v1alpha1).
+	Recording string `json:"recording,omitempty"`
+	// Replay is set when the run re-judged a recording with no network
+	// (run --replay; added within v1alpha1).
+	Replay *Replay `json:"replay,omitempty"`
+	// Shard is the part of a split run ("1/2"; added within v1alpha1).
+	Shard string `json:"shard,omitempty"`
+	// Completion says what of the plan has no result, when something has
+	// none: an interrupt, a missing shard (added within v1alpha1).
+	Completion *results.Completion `json:"completion,omitempty"`
+}
+
+// Counts holds how many results had each status. Every status is a field (not
+// a map) so report.json always carries all of them and the schema can require
+// them (waived and inconclusive were added within v1alpha1, so older reports
+// lack them).
+type Counts struct {
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Error        int `json:"error"`
+	Skip         int `json:"skip"`
+	Unsupported  int `json:"unsupported"`
+	Throttled    int `json:"throttled"`
+	Inconclusive int `json:"inconclusive"`
+	Waived       int `json:"waived"`
+	Total        int `json:"total"`
+	Flaky        int `json:"flaky"` // passes that needed a retry or a re-run
+}
+
+// Add counts one result.
+func (c *Counts) Add(r results.Result) {
+	switch r.Status {
+	case vocab.StatusPass:
+		c.Pass++
+	case vocab.StatusFail:
+		c.Fail++
+	case vocab.StatusError:
+		c.Error++
+	case vocab.StatusSkip:
+		c.Skip++
+	case vocab.StatusUnsupported:
+		c.Unsupported++
+	case vocab.StatusThrottled:
+		c.Throttled++
+	case vocab.StatusInconclusive:
+		c.Inconclusive++
+	case vocab.StatusWaived:
+		c.Waived++
+	}
+	c.Total++
+	if r.Flaky {
+		c.Flaky++
+	}
+}
+
+// Of returns the count for one status.
+func (c Counts) Of(s vocab.Status) int {
+	switch s {
+	case vocab.StatusPass:
+		return c.Pass
+	case vocab.StatusFail:
+		return c.Fail
+	case vocab.StatusError:
+		return c.Error
+	case vocab.StatusSkip:
+		return c.Skip
+	case vocab.StatusUnsupported:
+		return c.Unsupported
+	case vocab.StatusThrottled:
+		return c.Throttled
+	case vocab.StatusInconclusive:
+		return c.Inconclusive
+	case vocab.StatusWaived:
+		return c.Waived
+	}
+	return 0
+}
+
+// CellStatus is the aggregate of one model × feature.
+type CellStatus string
+
+// Cell statuses. They reuse the result status names, plus CellNone for a
+// feature with no case for that model ("—": the feature does not apply).
+const (
+	CellPass      CellStatus = "pass"
+	CellFail      CellStatus = "fail"
+	CellError     CellStatus = "error"
+	CellThrottled CellStatus = "throttled"
+	// CellInconclusive: refusals whose control was not served; the feature
+	// is not known to work (an endpoint refusing everything shows here).
+	CellInconclusive CellStatus = "inconclusive"
+	CellWaived       CellStatus = "waived"
+	CellUnsupported  CellStatus = "unsupported"
+	CellSkip         CellStatus = "skip"
+	CellNone         CellStatus = "none"
+)
+
+// CellStatuses lists every cell status in the order legends show them.
+var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNone}
+
+// Cell aggregates one model's cases of one feature.
+type Cell struct {
+	Model   string     `json:"model"`
+	Feature string     `json:"feature"`
+	Status  CellStatus `json:"status"`
+	// Label is the short text of the cell: "pass", "fail 3/5" (3 of the 5
+	// cases run passed: the count means the same in every cell), "skip", "—".
+	Label string `json:"label"`
+	// Bad and Run give the "k/n" of the label: k results of the worst status
+	// (fail counts fail+error) out of n results that ran (everything but skip).
+	Bad int `json:"bad"`
+	Run int `json:"run"`
+	// Blocking is true when a result of the cell fails the run (Result.Counts
+	// and Result.Failed): a strict-tier fail without --strict is red but not
+	// blocking, and reports show the two apart.
+	Blocking bool   `json:"blocking"`
+	Counts   Counts `json:"counts"`
+}
+
+// TierTotal counts the results of one tier.
+type TierTotal struct {
+	Tier   vocab.Tier `json:"tier"`
+	Counts Counts     `json:"counts"`
+	// Decides says whether this tier's failures decide the exit code.
+	Decides bool `json:"decides"`
+}
+
+// Report is the content of report.json: what report.Build makes of a run
+// and every writer renders.
+type Report struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	// Verdict is the run's outcome (results.Judge, the exit code's rule in
+	// DESIGN.md): pass, fail or incomplete. Headline says it in one line and
+	// Notes list what was not checked (a key not set or rejected, throttling).
+	Verdict  string      `json:"verdict"`
+	Headline string      `json:"headline"`
+	Notes    []string    `json:"notes"`
+	Models   []string    `json:"models"`
+	Features []string    `json:"features"`
+	Cells    []Cell      `json:"cells"` // Models × Features, row-major
+	Totals   []TierTotal `json:"totals"`
+	Total    Counts      `json:"total"`
+	// Capabilities is the capability map of the explore tier: per explore
+	// feature with parameterised cases, each model's verdict on each
+	// parameter value (package capability). Empty when no result carries Params.
+	Capabilities []Capability `json:"capabilities"`
+	// Cost is what the run planned and spent (added within v1alpha1).
+	Cost Cost `json:"cost"`
+	// Waivers lists the --waivers entries the results matched, by what they
+	// did: waived failures, no longer needed, expired (added within v1alpha1).
+	Waivers []WaiverUse `json:"waivers"`
+	// UncoveredModels are the models the gateway lists, per key, that no
+	// case covers (added within v1alpha1).
+	UncoveredModels []UncoveredModel `json:"uncoveredModels"`
+	Results         []results.Result `json:"results"`
+}
+
+// Cell returns the cell of model × feature, and false when the report has no
+// such row or column.
+func (r *Report) Cell(model, feature string) (Cell, bool) {
+	mi := slices.Index(r.Models, model)
+	fi := slices.Index(r.Features, feature)
+	if mi < 0 || fi < 0 || mi*len(r.Features)+fi >= len(r.Cells) {
+		return Cell{}, false
+	}
+	return r.Cells[mi*len(r.Features)+fi], true
+}
+
+// ResultsOf returns the results of one cell, in report order.
+func (r *Report) ResultsOf(model, feature string) []results.Result {
+	var out []results.Result
+	for _, res := range r.Results {
+		if res.Model == model && res.Feature == feature {
+			out = append(out, res)
+		}
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package runs
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+	. "github.com/gwconform/gwconform/report/internal/reporttest"
+)
+
+func TestMerge(t *testing.T) {
+	all := Sample()
+	// Three disjoint shards, in a scrambled order.
+	shards := make([][]results.Result, 3)
+	for i, r := range all {
+		shards[i%3] = append(shards[i%3], r)
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shards), func(i, j int) { shards[i], shards[j] = shards[j], shards[i] })
+
+	whole, err := Merge(all)
+	require.NoError(t, err)
+	merged, err := Merge(shards...)
+	require.NoError(t, err)
+	assert.Equal(t, whole, merged, "disjoint shards merge to the union")
+	assert.Len(t, merged, len(all))
+
+	// ... and render the same report.
+	assert.Equal(t, report.Build(SampleMeta(), all).Cells, report.Build(SampleMeta(), merged).Cells)
+
+	tests := []struct {
+		name    string
+		inputs  [][]results.Result
+		wantLen int
+		wantErr string
+	}{
+		{"identical duplicate is kept once", [][]results.Result{all, all[:2]}, len(all), ""},
+		{"nil reasons equal empty reasons", [][]results.Result{
+			{Res("a", "f", "m", TV, P)},
+			{func() results.Result { r := Res("a", "f", "m", TV, P); r.Reasons = nil; return r }()},
+		}, 1, ""},
+		{"conflicting duplicate is an error", [][]results.Result{all, {set(all, "models-list", "gen-text-1", F)[0]}}, 0,
+			`case "models-list" × model "gen-text-1" appears in inputs 1 and 2 with different results`},
+		{"same status, other timing still conflicts", [][]results.Result{{Res("a", "f", "m", TV, P)}, {func() results.Result {
+			r := Res("a", "f", "m", TV, P)
+			r.DurationMS++
+			return r
+		}()}}, 0, "different results (pass vs pass)"},
+		{"nothing", nil, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Merge(tt.inputs...)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, got, tt.wantLen)
+			assert.NotNil(t, got)
+		})
+	}
+}
