@@ -101,26 +101,35 @@ func ParseLatency(spec string) (Latency, error) {
 		if err != nil {
 			return Latency{}, fmt.Errorf("latency %q: %w", item, err)
 		}
-		switch strings.TrimSpace(name) {
-		case "models":
-			l.Models = r
-		case "chat":
-			l.Chat = r
-		case "messages":
-			l.Messages = r
-		case "images.generations":
-			l.ImagesGenerations = r
-		case "images.edits":
-			l.ImagesEdits = r
-		case "responses":
-			l.Responses = r
-		case "event":
-			l.Event = r
-		default:
+		dst := l.delayOf(strings.TrimSpace(name))
+		if dst == nil {
 			return Latency{}, fmt.Errorf("latency %q: unknown endpoint %q (want models, chat, messages, images.generations, images.edits, responses or event)", item, name)
 		}
+		*dst = r
 	}
 	return l, nil
+}
+
+// delayOf points at the delay of an endpoint named as ParseLatency names
+// it; nil for an unknown name.
+func (l *Latency) delayOf(name string) *Range {
+	switch name {
+	case "models":
+		return &l.Models
+	case "chat":
+		return &l.Chat
+	case "messages":
+		return &l.Messages
+	case "images.generations":
+		return &l.ImagesGenerations
+	case "images.edits":
+		return &l.ImagesEdits
+	case "responses":
+		return &l.Responses
+	case "event":
+		return &l.Event
+	}
+	return nil
 }
 
 func parseRange(s string) (Range, error) {

@@ -1,6 +1,7 @@
 package refgateway
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -35,19 +36,7 @@ type Gateway struct {
 // New builds a Gateway. It fails on unknown fault names, duplicate or empty
 // keys, and extra models of an unknown kind.
 func New(cfg Config) (*Gateway, error) {
-	def := DefaultKeys()
-	if cfg.Keys.Text == "" {
-		cfg.Keys.Text = def.Text
-	}
-	if cfg.Keys.Messages == "" {
-		cfg.Keys.Messages = def.Messages
-	}
-	if cfg.Keys.Image == "" {
-		cfg.Keys.Image = def.Image
-	}
-	if cfg.Keys.Alt == "" {
-		cfg.Keys.Alt = def.Alt
-	}
+	cfg.Keys = cfg.Keys.withDefaults()
 	faults := map[string]bool{}
 	if err := addFaults(faults, cfg.Faults); err != nil {
 		return nil, err
@@ -73,27 +62,57 @@ func New(cfg Config) (*Gateway, error) {
 		}
 		g.limiter = newLimiter(cfg.RateLimit)
 	}
-	for kind, key := range map[string]string{KindText: cfg.Keys.Text, KindMessages: cfg.Keys.Messages, KindImage: cfg.Keys.Image, KindAlt: cfg.Keys.Alt} {
+	if err := g.indexKeys(); err != nil {
+		return nil, err
+	}
+	if err := g.listModels(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// withDefaults fills each empty key of k with its DefaultKeys value.
+func (k Keys) withDefaults() Keys {
+	def := DefaultKeys()
+	return Keys{
+		Text:     cmp.Or(k.Text, def.Text),
+		Messages: cmp.Or(k.Messages, def.Messages),
+		Image:    cmp.Or(k.Image, def.Image),
+		Alt:      cmp.Or(k.Alt, def.Alt),
+	}
+}
+
+// indexKeys maps each configured key to its kind; a key given for two kinds
+// is an error.
+func (g *Gateway) indexKeys() error {
+	k := g.cfg.Keys
+	for kind, key := range map[string]string{KindText: k.Text, KindMessages: k.Messages, KindImage: k.Image, KindAlt: k.Alt} {
 		if _, dup := g.byKey[key]; dup {
-			return nil, fmt.Errorf("key %q is given for two key kinds", key)
+			return fmt.Errorf("key %q is given for two key kinds", key)
 		}
 		g.byKey[key] = kind
 	}
+	return nil
+}
+
+// listModels builds each key kind's model list: the built-in models, then
+// the extra models not among them.
+func (g *Gateway) listModels() error {
 	for kind, ids := range builtinModels {
 		for _, id := range ids {
 			g.lists[kind] = append(g.lists[kind], model{ID: id, OwnedBy: ownerOf[kind], Created: modelsCreated, Family: kind})
 		}
 	}
-	for _, em := range cfg.ExtraModels {
+	for _, em := range g.cfg.ExtraModels {
 		if _, ok := builtinModels[em.Kind]; !ok || em.ID == "" {
-			return nil, fmt.Errorf("extra model %q:%q: bad kind or empty id", em.Kind, em.ID)
+			return fmt.Errorf("extra model %q:%q: bad kind or empty id", em.Kind, em.ID)
 		}
 		if slices.ContainsFunc(g.lists[em.Kind], func(m model) bool { return m.ID == em.ID }) {
 			continue
 		}
 		g.lists[em.Kind] = append(g.lists[em.Kind], model{ID: em.ID, OwnedBy: ownerOf[em.Kind], Created: modelsCreated, Family: em.Kind})
 	}
-	return g, nil
+	return nil
 }
 
 // Requests reports how many requests the gateway has received, whatever their
@@ -131,19 +150,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/v1/messages" {
 		c.dialect = dialectAnthropic
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared by identity, as net/http does
-				panic(v)
-			}
-			// Last resort: a bug must never crash the server. Tests assert this never runs.
-			g.panics.Add(1)
-			log.Printf("refgateway: panic serving %s %s: %v", r.Method, r.URL.Path, v)
-			if !c.wrote {
-				c.fail(http.StatusInternalServerError, "internal error")
-			}
-		}
-	}()
+	defer c.recoverPanic()
 
 	faults := maps.Clone(g.faults)
 	if err := addFaults(faults, r.Header.Values(FaultHeader)); err != nil {
@@ -151,33 +158,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.faults = activeFaults(faults)
-
-	kind, ok := g.authenticate(r, c.dialect == dialectAnthropic)
-	if !ok {
-		kind = c.keylessKind()
-		ok = kind != ""
-	}
-	if !ok {
-		c.fail(http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
+	if !c.identify() {
 		return
 	}
-	c.kind = kind
-
-	type route struct {
-		method string
-		ep     endpoint
-		h      func(*call)
-		lat    Range
-	}
-	routes := map[string]route{
-		"/v1/models":             {http.MethodGet, epModels, (*call).models, g.cfg.Latency.Models},
-		"/v1/chat/completions":   {http.MethodPost, epChat, (*call).chat, g.cfg.Latency.Chat},
-		"/v1/messages":           {http.MethodPost, epMessages, (*call).messages, g.cfg.Latency.Messages},
-		"/v1/images/generations": {http.MethodPost, epGenerations, (*call).generations, g.cfg.Latency.ImagesGenerations},
-		"/v1/images/edits":       {http.MethodPost, epEdits, (*call).edits, g.cfg.Latency.ImagesEdits},
-		"/v1/responses":          {http.MethodPost, epResponses, (*call).responses, g.cfg.Latency.Responses},
-	}
-	rt, ok := routes[r.URL.Path]
+	rt, ok := g.routeFor(r.URL.Path)
 	if !ok {
 		c.fail(http.StatusNotFound, fmt.Sprintf("unknown path %s", r.URL.Path))
 		return
@@ -198,6 +182,63 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt.h(c)
+}
+
+// recoverPanic, deferred, answers 500 for a handler that panicked, as a
+// last resort: a bug must never crash the server. Tests assert this never
+// runs. http.ErrAbortHandler is passed on, as net/http means it.
+func (c *call) recoverPanic() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared by identity, as net/http does
+		panic(v)
+	}
+	c.g.panics.Add(1)
+	log.Printf("refgateway: panic serving %s %s: %v", c.r.Method, c.r.URL.Path, v)
+	if !c.wrote {
+		c.fail(http.StatusInternalServerError, "internal error")
+	}
+}
+
+// identify sets the caller's key kind: the kind of its key, or the kind a
+// fault serves a request without a valid key as. It reports false when
+// there is neither and it has answered 401.
+func (c *call) identify() bool {
+	kind, ok := c.g.authenticate(c.r, c.dialect == dialectAnthropic)
+	if !ok {
+		kind = c.keylessKind()
+		ok = kind != ""
+	}
+	if !ok {
+		c.fail(http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <API_KEY>")
+		return false
+	}
+	c.kind = kind
+	return true
+}
+
+// route is what serves a path: its method, endpoint, handler and latency.
+type route struct {
+	method string
+	ep     endpoint
+	h      func(*call)
+	lat    Range
+}
+
+// routeFor finds the route of path.
+func (g *Gateway) routeFor(path string) (route, bool) {
+	routes := map[string]route{
+		"/v1/models":             {http.MethodGet, epModels, (*call).models, g.cfg.Latency.Models},
+		"/v1/chat/completions":   {http.MethodPost, epChat, (*call).chat, g.cfg.Latency.Chat},
+		"/v1/messages":           {http.MethodPost, epMessages, (*call).messages, g.cfg.Latency.Messages},
+		"/v1/images/generations": {http.MethodPost, epGenerations, (*call).generations, g.cfg.Latency.ImagesGenerations},
+		"/v1/images/edits":       {http.MethodPost, epEdits, (*call).edits, g.cfg.Latency.ImagesEdits},
+		"/v1/responses":          {http.MethodPost, epResponses, (*call).responses, g.cfg.Latency.Responses},
+	}
+	rt, ok := routes[path]
+	return rt, ok
 }
 
 // authenticate maps the bearer key to its kind. On /v1/messages the Anthropic
@@ -244,23 +285,34 @@ func (c *call) sleep(r Range) bool {
 // errorTypes gives the error type and code for a status, per dialect.
 func errorTypes(d dialect, status int) (typ, code string) {
 	if d == dialectAnthropic {
-		switch status {
-		case http.StatusUnauthorized:
-			return "authentication_error", ""
-		case http.StatusForbidden:
-			return "permission_error", ""
-		case http.StatusNotFound:
-			return "not_found_error", ""
-		case http.StatusRequestEntityTooLarge:
-			return "request_too_large", ""
-		case http.StatusTooManyRequests:
-			return "rate_limit_error", ""
-		case http.StatusInternalServerError:
-			return "api_error", ""
-		default:
-			return "invalid_request_error", ""
-		}
+		return anthropicErrorType(status), ""
 	}
+	return openAIErrorType(status)
+}
+
+// anthropicErrorType is the error.type of an Anthropic error body.
+func anthropicErrorType(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusInternalServerError:
+		return "api_error"
+	default:
+		return "invalid_request_error"
+	}
+}
+
+// openAIErrorType is the error.type and error.code of an OpenAI error body
+// (code "": null).
+func openAIErrorType(status int) (typ, code string) {
 	switch status {
 	case http.StatusUnauthorized:
 		return "invalid_request_error", "invalid_api_key"

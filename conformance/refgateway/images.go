@@ -111,120 +111,210 @@ func (c *call) runImages(req *imageRequest, files *formFiles, edit bool) {
 
 // buildJob checks every parameter of generations and edits (4.4, 4.5, 7).
 func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJob, error) {
-	job := &imageJob{edit: edit, n: 1, partial: 0, format: "png", quality: "auto"}
-
-	// Image endpoints require a key with image permission (5 rule 2).
-	lister := c.kind
-	if lister != KindImage {
-		if err := c.violation(ruleImagePermission, "model", "this key has no image permission: image generation and editing need an image key"); err != nil {
-			return nil, err
-		}
-		lister = KindImage // let through: served as for an image key
+	// An omitted size gives 1254x1254 (4.4, 4.5).
+	job := &imageJob{edit: edit, n: 1, partial: 0, format: "png", quality: "auto", w: 1254, h: 1254, size: "1254x1254"}
+	lister, err := c.imageKeyKind()
+	if err != nil {
+		return nil, err
 	}
-
-	if req.Prompt == nil || strings.TrimSpace(*req.Prompt) == "" {
-		if err := c.violation(rulePromptRequired, "prompt", "prompt is required"); err != nil {
-			return nil, err
-		}
-	} else {
-		job.prompt = *req.Prompt
+	if job.prompt, err = c.imagePrompt(req.Prompt); err != nil {
+		return nil, err
 	}
-
-	// Model: omitted → gen-image-2.5-flare (never gen-image-2).
-	id := c.defaultImageModel()
-	if req.Model != nil && *req.Model != "" {
-		id = *req.Model
+	if job.model, err = c.imageModel(lister, req.Model); err != nil {
+		return nil, err
 	}
-	m, found := c.g.lookupModel(lister, id)
-	if !found || m.Family != KindImage || c.unserved(id) {
-		if err := c.unknownModel(id); err != nil {
-			return nil, err
-		}
-		m, _ = c.g.lookupModel(KindImage, modelImageFlare) // let through: served by the default model
-	}
-	job.model = m
-	img2 := m.ID == modelImage2
-
-	if req.N != nil {
-		if *req.N < 1 || *req.N > maxImageN {
-			return nil, bad("n", "n must be between 1 and %d", maxImageN)
-		}
-		job.n = *req.N
-	}
-	job.w, job.h, job.size = 1254, 1254, "1254x1254"
-	if req.Size != nil {
-		wh, ok := sizes[*req.Size]
-		if !ok {
-			return nil, bad("size", "size must be one of 1024x1024, 1536x1024, 1024x1536, auto; got %q", *req.Size)
-		}
-		job.w, job.h = wh[0], wh[1]
-		job.size = fmt.Sprintf("%dx%d", wh[0], wh[1])
-	}
-	if req.Quality != nil {
-		allowed := quality25
-		if img2 {
-			allowed = qualityImg2
-		}
-		if !slices.Contains(allowed, *req.Quality) {
-			return nil, bad("quality", "quality must be one of %s for %s; got %q", strings.Join(allowed, ", "), m.ID, *req.Quality)
-		}
-		job.quality = *req.Quality
-	}
-	if req.OutputFormat != nil {
-		if !slices.Contains([]string{"png", "jpeg", "webp"}, *req.OutputFormat) {
-			return nil, bad("output_format", "output_format must be png, jpeg or webp; got %q", *req.OutputFormat)
-		}
-		job.format = *req.OutputFormat
-	}
-	if req.Background != nil {
-		job.background = *req.Background
-		switch *req.Background {
-		case "transparent":
-			if job.format == "jpeg" {
-				return nil, bad("background", "background transparent needs output_format png or webp")
-			}
-			job.transparent = true
-		case "opaque", "auto":
-		default:
-			return nil, bad("background", "background must be transparent, opaque or auto; got %q", *req.Background)
-		}
-	}
-	if req.OutputCompression != nil {
-		v := *req.OutputCompression
-		if v < 0 || v > 100 {
-			return nil, bad("output_compression", "output_compression must be between 0 and 100")
-		}
-		if job.format != "png" { // PNG is lossless: the value does not apply
-			job.compression = &v
-		}
-	}
-	if req.ResponseFormat != nil && *req.ResponseFormat != "b64_json" {
-		return nil, bad("response_format", "only response_format b64_json is supported")
+	if err := job.readOutputParams(req); err != nil {
+		return nil, err
 	}
 	job.stream = req.Stream != nil && *req.Stream
-	if req.PartialImages != nil {
-		p := *req.PartialImages
-		if p < 0 || p > 3 {
-			if err := c.violation(rulePartialImages, "partial_images", "partial_images must be between 0 and 3"); err != nil {
-				return nil, err
-			}
-			p = min(max(p, 0), 3)
-		}
-		job.partial = p
+	if job.partial, err = c.partialImages(req.PartialImages); err != nil {
+		return nil, err
 	}
-
-	if edit {
-		if err := c.readEditInputs(job, req, files, img2); err != nil {
-			return nil, err
-		}
-	} else if len(req.Images) > 0 || req.Mask != nil {
-		return nil, bad("images", "image generation takes no reference images; use /v1/images/edits")
+	if err := c.readInputImages(job, req, files); err != nil {
+		return nil, err
 	}
 	if err := c.vetImageJob(req, files, job); err != nil {
 		return nil, err
 	}
 	job.seed = job.hash()
 	return job, nil
+}
+
+// imageKeyKind is the key kind whose model list serves an image request.
+// Image endpoints require a key with image permission (5 rule 2); a request
+// let through without one is served as for an image key.
+func (c *call) imageKeyKind() (string, error) {
+	if c.kind == KindImage {
+		return c.kind, nil
+	}
+	if err := c.violation(ruleImagePermission, "model", "this key has no image permission: image generation and editing need an image key"); err != nil {
+		return "", err
+	}
+	return KindImage, nil
+}
+
+// imagePrompt is the prompt of an image request, which is required; "" for
+// a request let through without one.
+func (c *call) imagePrompt(p *string) (string, error) {
+	if p == nil || strings.TrimSpace(*p) == "" {
+		return "", c.violation(rulePromptRequired, "prompt", "prompt is required")
+	}
+	return *p, nil
+}
+
+// imageModel is the image model of list lister serving an image request
+// for model id; omitted, it is the default (gen-image-2.5-flare, never
+// gen-image-2). A request let through with an unknown model is served by
+// the default model.
+func (c *call) imageModel(lister string, id *string) (model, error) {
+	want := c.defaultImageModel()
+	if id != nil && *id != "" {
+		want = *id
+	}
+	if m, found := c.g.lookupModel(lister, want); found && m.Family == KindImage && !c.unserved(want) {
+		return m, nil
+	}
+	if err := c.unknownModel(want); err != nil {
+		return model{}, err
+	}
+	m, _ := c.g.lookupModel(KindImage, modelImageFlare)
+	return m, nil
+}
+
+// readOutputParams checks the parameters shaping the output images. The
+// order decides which error answers a request with several, and later
+// checks depend on earlier ones: background and output_compression on
+// output_format.
+func (j *imageJob) readOutputParams(req *imageRequest) error {
+	for _, read := range []func(*imageRequest) error{
+		j.readN, j.readSize, j.readQuality, j.readOutputFormat, j.readBackground, j.readCompression, checkResponseFormat,
+	} {
+		if err := read(req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *imageJob) readN(req *imageRequest) error {
+	if req.N == nil {
+		return nil
+	}
+	if *req.N < 1 || *req.N > maxImageN {
+		return bad("n", "n must be between 1 and %d", maxImageN)
+	}
+	j.n = *req.N
+	return nil
+}
+
+func (j *imageJob) readSize(req *imageRequest) error {
+	if req.Size == nil {
+		return nil
+	}
+	wh, ok := sizes[*req.Size]
+	if !ok {
+		return bad("size", "size must be one of 1024x1024, 1536x1024, 1024x1536, auto; got %q", *req.Size)
+	}
+	j.w, j.h = wh[0], wh[1]
+	j.size = fmt.Sprintf("%dx%d", wh[0], wh[1])
+	return nil
+}
+
+// readQuality checks quality against the values of the job's model:
+// gen-image-2 lacks the 2.5 models' xhigh and max.
+func (j *imageJob) readQuality(req *imageRequest) error {
+	if req.Quality == nil {
+		return nil
+	}
+	allowed := quality25
+	if j.model.ID == modelImage2 {
+		allowed = qualityImg2
+	}
+	if !slices.Contains(allowed, *req.Quality) {
+		return bad("quality", "quality must be one of %s for %s; got %q", strings.Join(allowed, ", "), j.model.ID, *req.Quality)
+	}
+	j.quality = *req.Quality
+	return nil
+}
+
+func (j *imageJob) readOutputFormat(req *imageRequest) error {
+	if req.OutputFormat == nil {
+		return nil
+	}
+	if !slices.Contains([]string{"png", "jpeg", "webp"}, *req.OutputFormat) {
+		return bad("output_format", "output_format must be png, jpeg or webp; got %q", *req.OutputFormat)
+	}
+	j.format = *req.OutputFormat
+	return nil
+}
+
+// readBackground checks background: transparent needs a format with an
+// alpha channel.
+func (j *imageJob) readBackground(req *imageRequest) error {
+	if req.Background == nil {
+		return nil
+	}
+	j.background = *req.Background
+	switch *req.Background {
+	case "transparent":
+		if j.format == "jpeg" {
+			return bad("background", "background transparent needs output_format png or webp")
+		}
+		j.transparent = true
+	case "opaque", "auto":
+	default:
+		return bad("background", "background must be transparent, opaque or auto; got %q", *req.Background)
+	}
+	return nil
+}
+
+func (j *imageJob) readCompression(req *imageRequest) error {
+	if req.OutputCompression == nil {
+		return nil
+	}
+	v := *req.OutputCompression
+	if v < 0 || v > 100 {
+		return bad("output_compression", "output_compression must be between 0 and 100")
+	}
+	if j.format != "png" { // PNG is lossless: the value does not apply
+		j.compression = &v
+	}
+	return nil
+}
+
+func checkResponseFormat(req *imageRequest) error {
+	if req.ResponseFormat != nil && *req.ResponseFormat != "b64_json" {
+		return bad("response_format", "only response_format b64_json is supported")
+	}
+	return nil
+}
+
+// partialImages is partial_images, 0 to 3 (0 when not sent); a value let
+// through outside that range is clamped to it.
+func (c *call) partialImages(p *int) (int, error) {
+	if p == nil {
+		return 0, nil
+	}
+	n := *p
+	if n < 0 || n > 3 {
+		if err := c.violation(rulePartialImages, "partial_images", "partial_images must be between 0 and 3"); err != nil {
+			return 0, err
+		}
+		n = min(max(n, 0), 3)
+	}
+	return n, nil
+}
+
+// readInputImages reads the reference images and mask of an edit; a
+// generation takes none.
+func (c *call) readInputImages(job *imageJob, req *imageRequest, files *formFiles) error {
+	if job.edit {
+		return c.readEditInputs(job, req, files, job.model.ID == modelImage2)
+	}
+	if len(req.Images) > 0 || req.Mask != nil {
+		return bad("images", "image generation takes no reference images; use /v1/images/edits")
+	}
+	return nil
 }
 
 // decodeInput decodes a png, jpeg or webp input image after checking its

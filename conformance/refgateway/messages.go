@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/refgateway/imagery"
@@ -44,172 +43,233 @@ func (c *call) messages() {
 	if !c.readJSON(&req) {
 		return
 	}
-	// model: the full model identifier; omitted gives 400, a retired or
-	// unknown one 404 (4.3, 7).
-	modelID := ""
-	if req.Model != nil {
-		modelID = *req.Model
-	}
-	var m model
-	if modelID == "" {
-		if err := c.violation(ruleModelRequired, "model", "model: field required"); err != nil {
-			c.answerErr(err)
-			return
-		}
-	} else if found, ok := c.lookupModel(modelID); ok && (found.Family == KindMessages || found.Family == KindAlt) {
-		m = found
-	} else if err := c.unknownModel(modelID); err != nil {
+	t, err := c.readMessages(&req)
+	if err != nil {
 		c.answerErr(err)
 		return
 	}
-	if m.ID == "" {
-		// Let through without a known model: served as the key's first
-		// model would be.
-		if list := c.g.lists[c.kind]; len(list) > 0 {
-			m = list[0]
-		}
-		if m.Family != KindMessages && m.Family != KindAlt {
-			m = model{ID: "msg-sonnet-5", Family: KindMessages}
-		}
+	if !c.acceptText(t, req.Stream, req.MaxTokens != nil, req.Temperature != nil) {
+		return
 	}
-	// max_tokens: required for the alternative text model (4.3).
-	maxTokens := 0
-	if req.MaxTokens != nil {
-		if *req.MaxTokens < 1 {
-			c.failParam(http.StatusBadRequest, "max_tokens", "max_tokens: must be greater than or equal to 1")
-			return
-		}
-		maxTokens = *req.MaxTokens
-	} else if m.Family == KindAlt {
-		if err := c.violation(ruleAltMaxTokens, "max_tokens", "max_tokens: field required"); err != nil {
-			c.answerErr(err)
-			return
-		}
+	a := c.newMessageReply(t)
+	if !c.ans.streams(c.ep, req.Stream) {
+		c.reply(a.message())
+		return
+	}
+	c.streamMessage(a)
+}
+
+// readMessages checks a messages request in the order of 4.3 and 7: model,
+// max_tokens, messages, temperature, then each message. The system prompt
+// counts towards the input tokens.
+func (c *call) readMessages(req *messagesRequest) (*textRequest, error) {
+	m, err := c.messagesModel(deref(req.Model))
+	if err != nil {
+		return nil, err
+	}
+	maxTokens, err := c.messagesMaxTokens(req.MaxTokens, m)
+	if err != nil {
+		return nil, err
 	}
 	// messages: "yes in practice" (4.3).
 	if req.Messages == nil || len(*req.Messages) == 0 {
-		c.failParam(http.StatusBadRequest, "messages", "messages: field required (at least one message)")
-		return
+		return nil, bad("messages", "messages: field required (at least one message)")
 	}
-	if t := req.Temperature; t != nil && (*t < 0 || *t > 1) {
-		c.failParam(http.StatusBadRequest, "temperature", "temperature: must be between 0 and 1")
-		return
+	if temperatureOutside(req.Temperature, 1) {
+		return nil, bad("temperature", "temperature: must be between 0 and 1")
 	}
-	// content: a string, or an array of blocks; the alternative text model
-	// also accepts a single base64 image (4.3).
-	prompt := ""
-	inputTokens := 0
-	images := 0
-	var prefix []string
-	for i, msg := range *req.Messages {
-		if msg.Role != "user" && msg.Role != "assistant" {
-			c.failParam(http.StatusBadRequest, fmt.Sprintf("messages.%d.role", i), fmt.Sprintf("messages.%d.role: unexpected role %q", i, msg.Role))
-			return
-		}
-		var text string
-		var s string
-		if json.Unmarshal(msg.Content, &s) == nil {
-			text = s
-		} else {
-			var blocks []contentBlock
-			if err := json.Unmarshal(msg.Content, &blocks); err != nil || len(blocks) == 0 {
-				c.failParam(http.StatusBadRequest, fmt.Sprintf("messages.%d.content", i), fmt.Sprintf("messages.%d.content: must be a string or a non-empty array of content blocks", i))
-				return
-			}
-			var texts []string
-			for j, b := range blocks {
-				switch b.Type {
-				case "text":
-					texts = append(texts, b.Text)
-				case "image":
-					images++
-					if m.Family == KindAlt && images > 1 {
-						c.failParam(http.StatusBadRequest, "messages", "this model accepts a single image per request")
-						return
-					}
-					w, h, tokens, errMsg := decodeImageBlock(b)
-					if errMsg != "" {
-						c.failParam(http.StatusBadRequest, fmt.Sprintf("messages.%d.content.%d.source", i, j), fmt.Sprintf("messages.%d.content.%d: %s", i, j, errMsg))
-						return
-					}
-					inputTokens += tokens
-					if msg.Role == "user" {
-						prefix = strings.Fields(fmt.Sprintf("The image is %dx%d pixels.", w, h))
-					}
-				default:
-					c.failParam(http.StatusBadRequest, fmt.Sprintf("messages.%d.content.%d.type", i, j), fmt.Sprintf("messages.%d.content.%d.type: unsupported block type %q", i, j, b.Type))
-					return
-				}
-			}
-			text = strings.Join(texts, " ")
-		}
-		inputTokens += countWords(text) + 3
-		if msg.Role == "user" {
-			prompt = text
-		}
+	t, err := readAnthropicMessages(*req.Messages, m.Family == KindAlt)
+	if err != nil {
+		return nil, err
 	}
 	if sys, ok := textOf(req.System); ok {
-		inputTokens += countWords(sys)
+		t.inputTokens += countWords(sys)
 	}
-	var contents []json.RawMessage
-	for _, msg := range *req.Messages {
-		contents = append(contents, msg.Content)
-	}
-	set := map[string]bool{"max_tokens": req.MaxTokens != nil, "temperature": req.Temperature != nil}
-	if err := c.vetText(m, req.Stream, contents, set); err != nil {
-		c.answerErr(err)
-		return
-	}
-	c.accept()
+	t.model, t.maxTokens = m, maxTokens
+	return t, nil
+}
 
-	words, cut := c.ans.limit(generate(m.ID, prompt, prefix), maxTokens)
+// messagesModel is the model serving a messages request for model id, the
+// full model identifier: omitted gives 400, a retired or unknown one 404
+// (4.3, 7). A request a fault lets through without a known model is served
+// by messagesFallback.
+func (c *call) messagesModel(id string) (model, error) {
+	if id == "" {
+		if err := c.violation(ruleModelRequired, "model", "model: field required"); err != nil {
+			return model{}, err
+		}
+		return c.messagesFallback(), nil
+	}
+	if found, ok := c.lookupModel(id); ok && servedOnMessages(found) {
+		return found, nil
+	}
+	if err := c.unknownModel(id); err != nil {
+		return model{}, err
+	}
+	return c.messagesFallback(), nil
+}
+
+// messagesFallback serves a messages request let through without a known
+// model: as the key's first model would be, or as msg-sonnet-5 when that is
+// not served on /v1/messages.
+func (c *call) messagesFallback() model {
+	var m model
+	if list := c.g.lists[c.kind]; len(list) > 0 {
+		m = list[0]
+	}
+	if !servedOnMessages(m) {
+		m = model{ID: "msg-sonnet-5", Family: KindMessages}
+	}
+	return m
+}
+
+// servedOnMessages reports whether /v1/messages serves m: the messages
+// models and the alternative text model.
+func servedOnMessages(m model) bool { return m.Family == KindMessages || m.Family == KindAlt }
+
+// messagesMaxTokens is max_tokens of a messages request, at least 1 when
+// set and required for the alternative text model (4.3); 0 when it is not
+// set.
+func (c *call) messagesMaxTokens(p *int, m model) (int, error) {
+	if p != nil {
+		if *p < 1 {
+			return 0, bad("max_tokens", "max_tokens: must be greater than or equal to 1")
+		}
+		return *p, nil
+	}
+	if m.Family == KindAlt {
+		if err := c.violation(ruleAltMaxTokens, "max_tokens", "max_tokens: field required"); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// readAnthropicMessages reads the messages of a messages request: each a
+// user or assistant message whose content is a string or an array of
+// blocks; alt (the alternative text model) accepts a single image.
+func readAnthropicMessages(msgs []anthropicMessage, alt bool) (*textRequest, error) {
+	t := &textRequest{}
+	for i, msg := range msgs {
+		if msg.Role != "user" && msg.Role != "assistant" {
+			return nil, bad(fmt.Sprintf("messages.%d.role", i), "messages.%d.role: unexpected role %q", i, msg.Role)
+		}
+		text, err := t.readContent(i, msg, alt)
+		if err != nil {
+			return nil, err
+		}
+		t.addMessage(msg.Role, text, msg.Content)
+	}
+	return t, nil
+}
+
+// readContent reads the content of message i: a string, or an array of
+// text and image blocks whose texts are joined.
+func (t *textRequest) readContent(i int, msg anthropicMessage, alt bool) (string, error) {
+	var s string
+	if json.Unmarshal(msg.Content, &s) == nil {
+		return s, nil
+	}
+	var blocks []contentBlock
+	if err := json.Unmarshal(msg.Content, &blocks); err != nil || len(blocks) == 0 {
+		return "", bad(fmt.Sprintf("messages.%d.content", i), "messages.%d.content: must be a string or a non-empty array of content blocks", i)
+	}
+	var texts []string
+	for j, b := range blocks {
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "image":
+			if err := t.readImageBlock(i, j, b, msg.Role, alt); err != nil {
+				return "", err
+			}
+		default:
+			return "", bad(fmt.Sprintf("messages.%d.content.%d.type", i, j), "messages.%d.content.%d.type: unsupported block type %q", i, j, b.Type)
+		}
+	}
+	return strings.Join(texts, " "), nil
+}
+
+// readImageBlock reads image block j of message i: it counts towards the
+// input tokens and, in a user message, the answer starts by describing it.
+func (t *textRequest) readImageBlock(i, j int, b contentBlock, role string, alt bool) error {
+	t.images++
+	if alt && t.images > 1 {
+		return bad("messages", "this model accepts a single image per request")
+	}
+	w, h, tokens, errMsg := decodeImageBlock(b)
+	if errMsg != "" {
+		return bad(fmt.Sprintf("messages.%d.content.%d.source", i, j), "messages.%d.content.%d: %s", i, j, errMsg)
+	}
+	t.inputTokens += tokens
+	if role == "user" {
+		t.prefix = strings.Fields(fmt.Sprintf("The image is %dx%d pixels.", w, h))
+	}
+	return nil
+}
+
+// messageReply is the answer to a valid messages request: the message of
+// 2.4, or the messages stream of 6.3.
+type messageReply struct {
+	id, model                 string
+	words                     []string
+	stop                      string // stop_reason: end_turn, or max_tokens when max_tokens cut the words
+	inputTokens, outputTokens int
+}
+
+func (c *call) newMessageReply(t *textRequest) *messageReply {
+	words, cut, output := c.generateText(t)
 	stop := "end_turn"
 	if cut {
 		stop = "max_tokens"
 	}
-	id := "msg_" + randHex(12)
-	output := c.ans.outputTokens(words, maxTokens)
-	usage := func(n int) map[string]any {
-		return map[string]any{
-			"input_tokens": inputTokens, "output_tokens": n,
-			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard",
-		}
-	}
-	if !c.ans.streams(c.ep, req.Stream) {
-		// The message of 2.4.
-		c.reply(map[string]any{
-			"id": id, "type": "message", "role": "assistant", "model": m.ID,
-			"content":     []any{map[string]any{"type": "text", "text": strings.Join(words, " ")}},
-			"stop_reason": stop, "stop_sequence": nil, "usage": usage(output),
-		})
-		return
-	}
+	return &messageReply{id: "msg_" + randHex(12), model: t.model.ID, words: words, stop: stop, inputTokens: t.inputTokens, outputTokens: output}
+}
 
-	// The messages stream of 6.3: message_start, content-block events with
-	// the text in delta.text, message_delta with the stop_reason, message_stop.
+// usage is the usage object with output output tokens.
+func (a *messageReply) usage(output int) map[string]any {
+	return map[string]any{
+		"input_tokens": a.inputTokens, "output_tokens": output,
+		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard",
+	}
+}
+
+// message is the message of 2.4.
+func (a *messageReply) message() map[string]any {
+	return map[string]any{
+		"id": a.id, "type": "message", "role": "assistant", "model": a.model,
+		"content":     []any{map[string]any{"type": "text", "text": strings.Join(a.words, " ")}},
+		"stop_reason": a.stop, "stop_sequence": nil, "usage": a.usage(a.outputTokens),
+	}
+}
+
+// streamMessage sends the messages stream of 6.3: message_start,
+// content-block events with the text in delta.text, message_delta with the
+// stop_reason, message_stop.
+func (c *call) streamMessage(a *messageReply) {
 	s := c.startStream()
 	send := func(typ string, fields map[string]any, cuttable bool) bool {
 		fields["type"] = typ
 		return s.send(event{name: typ, data: fields, cuttable: cuttable})
 	}
 	start := map[string]any{"message": map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": m.ID, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": usage(1),
+		"id": a.id, "type": "message", "role": "assistant", "model": a.model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": a.usage(1),
 	}}
 	if !send("message_start", start, false) ||
 		!send("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}}, false) ||
 		!send("ping", map[string]any{}, false) {
 		return
 	}
-	for _, part := range chunks(words) {
+	for _, part := range chunks(a.words) {
 		if !send("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": part}}, true) {
 			return
 		}
 	}
-	du := usage(output)
+	du := a.usage(a.outputTokens)
 	delete(du, "service_tier")
 	if !send("content_block_stop", map[string]any{"index": 0}, false) ||
-		!send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": du}, false) {
+		!send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": a.stop, "stop_sequence": nil}, "usage": du}, false) {
 		return
 	}
 	send("message_stop", map[string]any{}, false)

@@ -169,46 +169,66 @@ func ParseRateLimit(spec string) (RateLimit, error) {
 		if item == "" {
 			continue
 		}
-		name, val, hasName := strings.Cut(item, "=")
-		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 		if first {
 			first = false
-			if hasName {
-				return RateLimit{}, fmt.Errorf("rate limit %q: want a RATE (N/s or N/m) first, the default of every class", item)
-			}
-			r, err := parseRate(item)
+			r, err := parseDefaultRate(item)
 			if err != nil {
-				return RateLimit{}, fmt.Errorf("rate limit %q: %w", item, err)
+				return RateLimit{}, err
 			}
 			l.Default = r
 			continue
 		}
-		if !hasName {
-			return RateLimit{}, fmt.Errorf("rate limit %q: after the first RATE, want burst=N or CLASS=RATE", item)
+		if err := l.applyItem(item, seen); err != nil {
+			return RateLimit{}, err
 		}
-		if seen[name] {
-			return RateLimit{}, fmt.Errorf("rate limit %q: %s is given twice", item, name)
-		}
-		seen[name] = true
-		if name == "burst" {
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 1 || n > maxBurst {
-				return RateLimit{}, fmt.Errorf("rate limit %q: burst wants an integer from 1 to %d", item, maxBurst)
-			}
-			l.Burst = n
-			continue
-		}
-		dst := l.class(name)
-		if dst == nil {
-			return RateLimit{}, fmt.Errorf("rate limit %q: unknown class %q (want burst or one of %s)", item, name, strings.Join(rateClasses, ", "))
-		}
-		r, err := parseRate(val)
-		if err != nil {
-			return RateLimit{}, fmt.Errorf("rate limit %q: %w", item, err)
-		}
-		*dst = r
 	}
 	return l, nil
+}
+
+// parseDefaultRate parses the first item of a rate limit spec: a RATE, the
+// default of every class.
+func parseDefaultRate(item string) (Rate, error) {
+	if strings.Contains(item, "=") {
+		return Rate{}, fmt.Errorf("rate limit %q: want a RATE (N/s or N/m) first, the default of every class", item)
+	}
+	r, err := parseRate(item)
+	if err != nil {
+		return Rate{}, fmt.Errorf("rate limit %q: %w", item, err)
+	}
+	return r, nil
+}
+
+// applyItem applies an item of a rate limit spec after the first: burst=N or
+// CLASS=RATE. seen holds the names items before it gave; each may be given
+// once.
+func (l *RateLimit) applyItem(item string, seen map[string]bool) error {
+	name, val, hasName := strings.Cut(item, "=")
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !hasName {
+		return fmt.Errorf("rate limit %q: after the first RATE, want burst=N or CLASS=RATE", item)
+	}
+	if seen[name] {
+		return fmt.Errorf("rate limit %q: %s is given twice", item, name)
+	}
+	seen[name] = true
+	if name == "burst" {
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > maxBurst {
+			return fmt.Errorf("rate limit %q: burst wants an integer from 1 to %d", item, maxBurst)
+		}
+		l.Burst = n
+		return nil
+	}
+	dst := l.class(name)
+	if dst == nil {
+		return fmt.Errorf("rate limit %q: unknown class %q (want burst or one of %s)", item, name, strings.Join(rateClasses, ", "))
+	}
+	r, err := parseRate(val)
+	if err != nil {
+		return fmt.Errorf("rate limit %q: %w", item, err)
+	}
+	*dst = r
+	return nil
 }
 
 // parseRate parses N/s or N/m; its errors do not name s.

@@ -2,7 +2,6 @@ package refgateway
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -25,22 +24,10 @@ func (c *call) responses() {
 	if !c.readJSON(&req) {
 		return
 	}
-	if req.Model == nil || *req.Model == "" {
-		c.failParam(http.StatusBadRequest, "model", "you must provide a model parameter")
+	prompt, maxTokens, err := readResponsesRequest(&req)
+	if err != nil {
+		c.answerErr(err)
 		return
-	}
-	prompt, ok := responsesInput(req.Input)
-	if !ok {
-		c.failParam(http.StatusBadRequest, "input", "input must be a string or an array of input messages")
-		return
-	}
-	maxTokens := 0
-	if req.MaxOutputTokens != nil {
-		if *req.MaxOutputTokens < 16 {
-			c.failParam(http.StatusBadRequest, "max_output_tokens", "max_output_tokens must be at least 16")
-			return
-		}
-		maxTokens = *req.MaxOutputTokens
 	}
 	m, found := c.lookupModel(*req.Model)
 	if !found || m.Family != KindText {
@@ -49,42 +36,103 @@ func (c *call) responses() {
 	}
 	c.accept()
 
-	words, cut := c.ans.limit(generate(m.ID, prompt, nil), maxTokens)
-	text := strings.Join(words, " ")
-	inTok := countWords(prompt) + 3
-	respID, itemID := "resp_"+randHex(12), "msg_"+randHex(12)
-	created := time.Now().Unix()
-	part := func(t string) map[string]any {
-		return map[string]any{"type": "output_text", "text": t, "annotations": []any{}, "logprobs": []any{}}
-	}
-	item := func(status string, content []any) map[string]any {
-		return map[string]any{"id": itemID, "type": "message", "status": status, "role": "assistant", "content": content}
-	}
-	resp := func(status string, output []any, usage any) map[string]any {
-		r := map[string]any{
-			"id": respID, "object": "response", "created_at": created, "status": status, "model": m.ID,
-			"output": output, "usage": usage, "error": nil, "incomplete_details": nil,
-			"parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{}, "text": map[string]any{"format": map[string]any{"type": "text"}},
-		}
-		if status == "incomplete" {
-			r["incomplete_details"] = map[string]any{"reason": "max_output_tokens"}
-		}
-		return r
-	}
-	usage := map[string]any{
-		"input_tokens": inTok, "output_tokens": len(words), "total_tokens": inTok + len(words),
-		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-	}
-	final := "completed"
-	if cut {
-		final = "incomplete"
-	}
-	done := resp(final, []any{item("completed", []any{part(text)})}, usage)
+	a := c.newResponsesReply(m, prompt, maxTokens)
 	if req.Stream == nil || !*req.Stream {
-		done["output_text"] = text
-		c.reply(done)
+		body := a.response(a.finalStatus(), a.finalOutput(), a.usage)
+		body["output_text"] = a.text
+		c.reply(body)
 		return
 	}
+	c.streamResponse(a)
+}
+
+// readResponsesRequest checks a Responses request: model and input
+// required, max_output_tokens at least 16. It returns the last user text
+// and the bound on output length (0: none).
+func readResponsesRequest(req *responsesRequest) (prompt string, maxTokens int, err error) {
+	if req.Model == nil || *req.Model == "" {
+		return "", 0, bad("model", "you must provide a model parameter")
+	}
+	prompt, ok := responsesInput(req.Input)
+	if !ok {
+		return "", 0, bad("input", "input must be a string or an array of input messages")
+	}
+	if req.MaxOutputTokens != nil {
+		if *req.MaxOutputTokens < 16 {
+			return "", 0, bad("max_output_tokens", "max_output_tokens must be at least 16")
+		}
+		maxTokens = *req.MaxOutputTokens
+	}
+	return prompt, maxTokens, nil
+}
+
+// responsesReply is the answer to a valid Responses request: a response
+// object with one output message, or the stream of events building it.
+type responsesReply struct {
+	respID, itemID string
+	created        int64
+	model          string
+	words          []string
+	text           string
+	cut            bool // max_output_tokens cut the words: the response is incomplete
+	usage          map[string]any
+}
+
+func (c *call) newResponsesReply(m model, prompt string, maxTokens int) *responsesReply {
+	words, cut := c.ans.limit(generate(m.ID, prompt, nil), maxTokens)
+	inTok := countWords(prompt) + 3
+	return &responsesReply{
+		respID: "resp_" + randHex(12), itemID: "msg_" + randHex(12), created: time.Now().Unix(),
+		model: m.ID, words: words, text: strings.Join(words, " "), cut: cut,
+		usage: map[string]any{
+			"input_tokens": inTok, "output_tokens": len(words), "total_tokens": inTok + len(words),
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+		},
+	}
+}
+
+// outputTextPart is an output_text content part with text t.
+func outputTextPart(t string) map[string]any {
+	return map[string]any{"type": "output_text", "text": t, "annotations": []any{}, "logprobs": []any{}}
+}
+
+// item is the output message with its status and content.
+func (a *responsesReply) item(status string, content []any) map[string]any {
+	return map[string]any{"id": a.itemID, "type": "message", "status": status, "role": "assistant", "content": content}
+}
+
+// response is the response object with its status, output and usage.
+func (a *responsesReply) response(status string, output []any, usage any) map[string]any {
+	r := map[string]any{
+		"id": a.respID, "object": "response", "created_at": a.created, "status": status, "model": a.model,
+		"output": output, "usage": usage, "error": nil, "incomplete_details": nil,
+		"parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{}, "text": map[string]any{"format": map[string]any{"type": "text"}},
+	}
+	if status == "incomplete" {
+		r["incomplete_details"] = map[string]any{"reason": "max_output_tokens"}
+	}
+	return r
+}
+
+// finalStatus is the status of the finished response: incomplete when
+// max_output_tokens cut the text.
+func (a *responsesReply) finalStatus() string {
+	if a.cut {
+		return "incomplete"
+	}
+	return "completed"
+}
+
+// finalOutput is the output of the finished response: the completed
+// message with the whole text.
+func (a *responsesReply) finalOutput() []any {
+	return []any{a.item("completed", []any{outputTextPart(a.text)})}
+}
+
+// streamResponse sends the Responses stream: the response created and in
+// progress, the message and its part added, text deltas, the text, part and
+// message done, then the finished response.
+func (c *call) streamResponse(a *responsesReply) {
 	s := c.startStream()
 	seq := 0
 	ev := func(typ string, fields map[string]any) bool {
@@ -93,27 +141,26 @@ func (c *call) responses() {
 		seq++
 		return s.send(event{name: typ, data: fields, cuttable: typ == "response.output_text.delta"})
 	}
-	if !ev("response.created", map[string]any{"response": resp("in_progress", []any{}, nil)}) ||
-		!ev("response.in_progress", map[string]any{"response": resp("in_progress", []any{}, nil)}) ||
-		!ev("response.output_item.added", map[string]any{"output_index": 0, "item": item("in_progress", []any{})}) ||
-		!ev("response.content_part.added", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "part": part("")}) {
+	if !ev("response.created", map[string]any{"response": a.response("in_progress", []any{}, nil)}) ||
+		!ev("response.in_progress", map[string]any{"response": a.response("in_progress", []any{}, nil)}) ||
+		!ev("response.output_item.added", map[string]any{"output_index": 0, "item": a.item("in_progress", []any{})}) ||
+		!ev("response.content_part.added", map[string]any{"item_id": a.itemID, "output_index": 0, "content_index": 0, "part": outputTextPart("")}) {
 		return
 	}
-	for _, p := range chunks(words) {
-		if !ev("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "delta": p, "logprobs": []any{}}) {
+	for _, p := range chunks(a.words) {
+		if !ev("response.output_text.delta", map[string]any{"item_id": a.itemID, "output_index": 0, "content_index": 0, "delta": p, "logprobs": []any{}}) {
 			return
 		}
 	}
-	if !ev("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": text, "logprobs": []any{}}) ||
-		!ev("response.content_part.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "part": part(text)}) ||
-		!ev("response.output_item.done", map[string]any{"output_index": 0, "item": item("completed", []any{part(text)})}) {
+	if !ev("response.output_text.done", map[string]any{"item_id": a.itemID, "output_index": 0, "content_index": 0, "text": a.text, "logprobs": []any{}}) ||
+		!ev("response.content_part.done", map[string]any{"item_id": a.itemID, "output_index": 0, "content_index": 0, "part": outputTextPart(a.text)}) ||
+		!ev("response.output_item.done", map[string]any{"output_index": 0, "item": a.item("completed", []any{outputTextPart(a.text)})}) {
 		return
 	}
-	typ := "response.completed"
-	if cut {
-		typ = "response.incomplete"
-	}
-	ev(typ, map[string]any{"response": done})
+	// The last event is named after the final status: response.completed
+	// or response.incomplete.
+	status := a.finalStatus()
+	ev("response."+status, map[string]any{"response": a.response(status, a.finalOutput(), a.usage)})
 }
 
 // responsesInput reads the Responses input: a string, or messages whose

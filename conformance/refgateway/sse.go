@@ -89,36 +89,19 @@ func (s *stream) write(ev event) bool {
 		return false
 	}
 	if s.sent > 0 && !s.c.sleep(s.c.g.cfg.Latency.Event) {
-		s.stopped = true
-		return false
+		return s.stop()
 	}
-	var data []byte
-	switch d := ev.data.(type) {
-	case string:
-		data = []byte(d)
-	default:
-		b, err := json.Marshal(d)
-		if err != nil {
-			s.stopped = true
-			return false
-		}
-		data = b
+	data, err := eventData(ev.data)
+	if err != nil {
+		return s.stop()
 	}
-	var buf []byte
-	if s.open {
-		buf = append(buf, '\n')
-	}
-	if ev.name != "" {
-		buf = append(buf, "event: "+ev.name+"\n"...)
-	}
-	buf = append(buf, "data: "...)
+	buf := s.eventStart(ev)
 	if ev.cut {
 		// Half an event, no terminating blank line, then the stream ends.
 		buf = append(buf, data[:len(data)/2]...)
 		_, _ = s.c.w.Write(buf)
 		_ = s.rc.Flush()
-		s.stopped = true
-		return false
+		return s.stop()
 	}
 	buf = append(buf, data...)
 	buf = append(buf, '\n')
@@ -126,14 +109,42 @@ func (s *stream) write(ev event) bool {
 		buf = append(buf, '\n')
 	}
 	if _, err := s.c.w.Write(buf); err != nil {
-		s.stopped = true
-		return false
+		return s.stop()
 	}
 	if err := s.rc.Flush(); err != nil {
-		s.stopped = true
-		return false
+		return s.stop()
 	}
 	s.sent++
 	s.open = ev.unended
 	return true
+}
+
+// stop ends the stream: nothing more is written. It returns false, what
+// write then reports.
+func (s *stream) stop() bool {
+	s.stopped = true
+	return false
+}
+
+// eventData is the data: line's text of an event: a raw string as it is,
+// anything else as JSON.
+func eventData(d any) ([]byte, error) {
+	if str, ok := d.(string); ok {
+		return []byte(str), nil
+	}
+	return json.Marshal(d)
+}
+
+// eventStart is the start of ev's bytes up to its data: the blank line the
+// event written before still lacks, the event: line of a named event, then
+// "data: ".
+func (s *stream) eventStart(ev event) []byte {
+	var buf []byte
+	if s.open {
+		buf = append(buf, '\n')
+	}
+	if ev.name != "" {
+		buf = append(buf, "event: "+ev.name+"\n"...)
+	}
+	return append(buf, "data: "...)
 }

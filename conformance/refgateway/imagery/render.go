@@ -421,92 +421,125 @@ func resample(src image.Image, w, h int) *image.NRGBA {
 }
 
 // readRow writes the non-premultiplied colours of src at (xs[i], sy) into
-// row[4i:4i+4].
+// row[4i:4i+4]. Decoder output types have a kernel each, reading their
+// pixel buffers; any other type goes through At.
 //
 //go:norace
 func readRow(src image.Image, pal *[256][4]uint8, sy int, xs []int, row []uint8) {
 	switch s := src.(type) {
 	case *image.NRGBA:
-		base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
-		if len(xs) == s.Rect.Dx() {
-			i := base + 4*s.Rect.Min.X
-			copy(row, s.Pix[i:i+len(row)])
-			return
-		}
-		for i, x := range xs {
-			q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
-			px := row[4*i : 4*i+4 : 4*i+4]
-			px[0], px[1], px[2], px[3] = q[0], q[1], q[2], q[3]
-		}
+		readRowNRGBA(s, sy, xs, row)
 	case *image.RGBA:
-		base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
-		for i, x := range xs {
-			q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
-			px := row[4*i : 4*i+4 : 4*i+4]
-			switch a := uint32(q[3]); a {
-			case 0:
-				px[0], px[1], px[2], px[3] = 0, 0, 0, 0
-			case 255:
-				px[0], px[1], px[2], px[3] = q[0], q[1], q[2], 255
-			default:
-				// Same 16-bit arithmetic as color.NRGBAModel, so results
-				// match At-based conversion exactly.
-				a16 := a * 0x101
-				px[0] = uint8(uint32(q[0]) * 0x101 * 0xffff / a16 >> 8)
-				px[1] = uint8(uint32(q[1]) * 0x101 * 0xffff / a16 >> 8)
-				px[2] = uint8(uint32(q[2]) * 0x101 * 0xffff / a16 >> 8)
-				px[3] = uint8(a)
-			}
-		}
-	case *image.YCbCr, *image.NYCbCrA:
-		var yc *image.YCbCr
-		var alpha []uint8
-		if a, ok := s.(*image.NYCbCrA); ok {
-			yc = &a.YCbCr
-			ao := (sy-a.Rect.Min.Y)*a.AStride - a.Rect.Min.X
-			alpha = a.A[ao+a.Rect.Min.X : ao+a.Rect.Max.X]
-		} else {
-			yc = s.(*image.YCbCr)
-		}
-		for i, x := range xs {
-			yi, ci := yc.YOffset(x, sy), yc.COffset(x, sy)
-			// JFIF YCbCr→RGB in 16.16 fixed point (as image/color does,
-			// written out here so the kernel makes no calls).
-			yy := int32(yc.Y[yi]) * 0x10101
-			cb, cr := int32(yc.Cb[ci])-128, int32(yc.Cr[ci])-128
-			r := (yy + 91881*cr) >> 16
-			g := (yy - 22554*cb - 46802*cr) >> 16
-			b := (yy + 116130*cb) >> 16
-			px := row[4*i : 4*i+4 : 4*i+4]
-			px[0], px[1], px[2] = uint8(min(max(r, 0), 255)), uint8(min(max(g, 0), 255)), uint8(min(max(b, 0), 255))
-			px[3] = 255
-			if alpha != nil {
-				a := alpha[x-yc.Rect.Min.X]
-				px[3] = a
-				if a == 0 {
-					px[0], px[1], px[2] = 0, 0, 0 // as NRGBA conversion does
-				}
-			}
-		}
+		readRowRGBA(s, sy, xs, row)
+	case *image.YCbCr:
+		readRowYCbCr(s, nil, sy, xs, row)
+	case *image.NYCbCrA:
+		ao := (sy-s.Rect.Min.Y)*s.AStride - s.Rect.Min.X
+		readRowYCbCr(&s.YCbCr, s.A[ao+s.Rect.Min.X:ao+s.Rect.Max.X], sy, xs, row)
 	case *image.Gray:
-		base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
-		for i, x := range xs {
-			v := s.Pix[base+x]
-			px := row[4*i : 4*i+4 : 4*i+4]
-			px[0], px[1], px[2], px[3] = v, v, v, 255
-		}
+		readRowGray(s, sy, xs, row)
 	case *image.Paletted:
-		base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
-		for i, x := range xs {
-			c := &pal[s.Pix[base+x]]
-			px := row[4*i : 4*i+4 : 4*i+4]
-			px[0], px[1], px[2], px[3] = c[0], c[1], c[2], c[3]
-		}
+		readRowPaletted(s, pal, sy, xs, row)
 	default:
 		for i, x := range xs {
 			c := color.NRGBAModel.Convert(src.At(x, sy)).(color.NRGBA)
 			px := row[4*i : 4*i+4 : 4*i+4]
 			px[0], px[1], px[2], px[3] = c.R, c.G, c.B, c.A
 		}
+	}
+}
+
+// readRowNRGBA is readRow for NRGBA: a copy of the row when no column is
+// skipped.
+//
+//go:norace
+func readRowNRGBA(s *image.NRGBA, sy int, xs []int, row []uint8) {
+	base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
+	if len(xs) == s.Rect.Dx() {
+		i := base + 4*s.Rect.Min.X
+		copy(row, s.Pix[i:i+len(row)])
+		return
+	}
+	for i, x := range xs {
+		q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
+		px := row[4*i : 4*i+4 : 4*i+4]
+		px[0], px[1], px[2], px[3] = q[0], q[1], q[2], q[3]
+	}
+}
+
+// readRowRGBA is readRow for premultiplied RGBA.
+//
+//go:norace
+func readRowRGBA(s *image.RGBA, sy int, xs []int, row []uint8) {
+	base := (sy-s.Rect.Min.Y)*s.Stride - 4*s.Rect.Min.X
+	for i, x := range xs {
+		q := s.Pix[base+4*x : base+4*x+4 : base+4*x+4]
+		px := row[4*i : 4*i+4 : 4*i+4]
+		switch a := uint32(q[3]); a {
+		case 0:
+			px[0], px[1], px[2], px[3] = 0, 0, 0, 0
+		case 255:
+			px[0], px[1], px[2], px[3] = q[0], q[1], q[2], 255
+		default:
+			// Same 16-bit arithmetic as color.NRGBAModel, so results
+			// match At-based conversion exactly.
+			a16 := a * 0x101
+			px[0] = uint8(uint32(q[0]) * 0x101 * 0xffff / a16 >> 8)
+			px[1] = uint8(uint32(q[1]) * 0x101 * 0xffff / a16 >> 8)
+			px[2] = uint8(uint32(q[2]) * 0x101 * 0xffff / a16 >> 8)
+			px[3] = uint8(a)
+		}
+	}
+}
+
+// readRowYCbCr is readRow for YCbCr, and for NYCbCrA with alpha, the alpha
+// row of sy (nil: opaque).
+//
+//go:norace
+func readRowYCbCr(yc *image.YCbCr, alpha []uint8, sy int, xs []int, row []uint8) {
+	for i, x := range xs {
+		yi, ci := yc.YOffset(x, sy), yc.COffset(x, sy)
+		// JFIF YCbCr→RGB in 16.16 fixed point (as image/color does,
+		// written out here so the kernel makes no calls).
+		yy := int32(yc.Y[yi]) * 0x10101
+		cb, cr := int32(yc.Cb[ci])-128, int32(yc.Cr[ci])-128
+		r := (yy + 91881*cr) >> 16
+		g := (yy - 22554*cb - 46802*cr) >> 16
+		b := (yy + 116130*cb) >> 16
+		px := row[4*i : 4*i+4 : 4*i+4]
+		px[0], px[1], px[2] = uint8(min(max(r, 0), 255)), uint8(min(max(g, 0), 255)), uint8(min(max(b, 0), 255))
+		px[3] = 255
+		if alpha != nil {
+			a := alpha[x-yc.Rect.Min.X]
+			px[3] = a
+			if a == 0 {
+				px[0], px[1], px[2] = 0, 0, 0 // as NRGBA conversion does
+			}
+		}
+	}
+}
+
+// readRowGray is readRow for Gray.
+//
+//go:norace
+func readRowGray(s *image.Gray, sy int, xs []int, row []uint8) {
+	base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
+	for i, x := range xs {
+		v := s.Pix[base+x]
+		px := row[4*i : 4*i+4 : 4*i+4]
+		px[0], px[1], px[2], px[3] = v, v, v, 255
+	}
+}
+
+// readRowPaletted is readRow for Paletted, with its palette converted to
+// NRGBA in pal.
+//
+//go:norace
+func readRowPaletted(s *image.Paletted, pal *[256][4]uint8, sy int, xs []int, row []uint8) {
+	base := (sy-s.Rect.Min.Y)*s.Stride - s.Rect.Min.X
+	for i, x := range xs {
+		c := &pal[s.Pix[base+x]]
+		px := row[4*i : 4*i+4 : 4*i+4]
+		px[0], px[1], px[2], px[3] = c[0], c[1], c[2], c[3]
 	}
 }
