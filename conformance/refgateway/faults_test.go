@@ -90,6 +90,7 @@ func section7Rows() []section7Row {
 		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404, nil},
 		{"alt without max_tokens", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "alt-flash", "messages": msgs}), 400, []string{fAltMaxTokensOptional}},
 		{"chat unknown model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-nope-1", "messages": msgs}), 404, unknown},
+		{"responses unknown model", "POST", "/v1/responses", keys.Text, chat(map[string]any{"model": "gen-nope-1", "input": "hello"}), 404, unknown},
 		{"generation unknown model", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"model": "gen-image-0", "prompt": "x", "size": "1024x1024"}), 404, unknown},
 		{"edit unknown model", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"model": "gen-image-0"}), 404, unknown},
 		{"generation with the text key", "POST", "/v1/images/generations", keys.Text, chat(map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}), 403, anyKey},

@@ -31,8 +31,11 @@ func (c *call) responses() {
 	}
 	m, found := c.lookupModel(*req.Model)
 	if !found || m.Family != KindText {
-		c.answerErr(c.unknownModel(*req.Model))
-		return
+		if err := c.unknownModel(*req.Model); err != nil {
+			c.answerErr(err)
+			return
+		}
+		m = chatModel // a fault let the unknown model through: the default text model serves it, as on chat
 	}
 	c.accept()
 
