@@ -463,3 +463,46 @@ func TestBrowserReplay(t *testing.T) {
 	assert.Zero(t, injected)
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 }
+
+// TestBrowserNotOffered: features the gateway declares it does not offer
+// show as not offered, not as failures or skips, and a run that used
+// several bases says so in its facts and notes.
+func TestBrowserNotOffered(t *testing.T) {
+	b := browsertest.Open(t)
+	start := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	notOffered := func(feature, id string) results.Result {
+		return results.Result{Case: id, Feature: feature, Model: "gen-image-2", Tier: vocab.TierVerified, Status: vocab.StatusSkip, Started: start,
+			Reasons: []vocab.Reason{{Check: vocab.CheckNotOffered, Message: feature + " is not offered (--offers models.*,chat.*)"}}}
+	}
+	rs := []results.Result{
+		{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass, HTTPStatus: 200, Started: start},
+		notOffered("images.generate", "gen-basic"),
+		notOffered("images.edit.json", "edit-json-one-ref"),
+	}
+	m := reportv1.Meta{SuiteVersion: "test", BaseURL: "https://gw.test/openai", KindBaseURLs: map[string]string{"messages": "https://gw.test/anthropic"},
+		Offers: []string{"models.*", "chat.*"}, Features: []string{"chat.basic", "images.generate", "images.edit.json"}, Started: start, Finished: start.Add(time.Minute)}
+	r := Build(m, rs)
+	assert.Equal(t, reportv1.CellNotOffered, r.Cells[slices.IndexFunc(r.Cells, func(c reportv1.Cell) bool { return c.Feature == "images.generate" && c.Model == "gen-image-2" })].Status)
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, r))
+	assert.Contains(t, md.String(), "🚫 not offered")
+	assert.Contains(t, md.String(), "offers `models.*,chat.*`")
+	assert.Contains(t, md.String(), "several base URLs: text, image, alt at https://gw.test/openai; messages at https://gw.test/anthropic")
+
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
+	cell := b.Text(`td.cell[data-model="gen-image-2"][data-feature="images.generate"]`)
+	class := b.EvalString(`document.querySelector('td.cell[data-model="gen-image-2"][data-feature="images.generate"]').className`)
+	facts := b.Text(`#facts`)
+	head := b.Text(`#headline`)
+	problems := b.ConsoleProblems()
+
+	assert.Equal(t, "not offered", cell)
+	assert.Contains(t, class, "st-not-offered")
+	assert.Contains(t, facts, "offers models.*,chat.*")
+	assert.Contains(t, facts, "messages at https://gw.test/anthropic")
+	assert.Contains(t, head, "not offered: images.*")
+	assert.Contains(t, head, "several base URLs")
+	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
+}

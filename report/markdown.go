@@ -25,6 +25,7 @@ var cellGlyph = map[reportv1.CellStatus]string{
 	reportv1.CellWaived:       "🔕",
 	reportv1.CellUnsupported:  "⛔",
 	reportv1.CellSkip:         "⏭️",
+	reportv1.CellNotOffered:   "🚫 not offered",
 	reportv1.CellNone:         "—",
 }
 
@@ -99,7 +100,7 @@ func writeHeadlineMD(p func(string, ...any), r *reportv1.Report) {
 	p("%s\n\n", factsLine(r))
 
 	p("**Legend:** k/n: k of the n cases that ran passed (the same count in every cell) · ✅ pass · ❌ fail (fails the run) · %s fail in strict/explore cases only (reported) · "+
-		"💥 error (the run broke, not the gateway) · ⏳ throttled · ❔ inconclusive (a refusal whose control was not served: not checked) · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · — no cases · "+
+		"💥 error (the run broke, not the gateway) · ⏳ throttled · ❔ inconclusive (a refusal whose control was not served: not checked) · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · 🚫 not offered (--offers: nothing sent) · — no cases · "+
 		"`*` passed after a retry\n\n", softFailGlyph)
 }
 
@@ -232,6 +233,9 @@ func factsLine(r *reportv1.Report) string {
 		parts = append(parts, "gateway `"+markdown.Code(m.BaseURL)+"`")
 	} else {
 		parts = append(parts, "gateway: "+reportv1.ReferenceGateway)
+	}
+	if len(m.Offers) > 0 {
+		parts = append(parts, "offers `"+markdown.Code(strings.Join(m.Offers, ","))+"`")
 	}
 	if m.Shard != "" {
 		parts = append(parts, "shard "+markdown.Escape(m.Shard))

@@ -70,6 +70,7 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 		Commit:       meta.Commit,
 		CatalogHash:  meta.CatalogHash,
 		BaseURL:      redact.BaseURL(meta.BaseURL),
+		Offers:       meta.Offers,
 		Started:      meta.Started,
 		Finished:     meta.Finished,
 		Strict:       meta.Strict,
@@ -79,6 +80,12 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 	}
 	if c := meta.Completion; c.Interrupted || c.Unrun > 0 || len(c.MissingShards) > 0 {
 		m.Completion = &c
+	}
+	for k, base := range meta.KindBaseURLs {
+		if m.KindBaseURLs == nil {
+			m.KindBaseURLs = map[string]string{}
+		}
+		m.KindBaseURLs[k] = redact.BaseURL(base)
 	}
 	if meta.Replay != nil {
 		rp := *meta.Replay
@@ -96,6 +103,9 @@ func notes(m reportv1.Metadata, judged []string) []string {
 	notes := judged
 	if m.Insecure {
 		notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, notes...)
+	}
+	if len(m.KindBaseURLs) > 0 {
+		notes = append([]string{severalBases(m)}, notes...)
 	}
 	if rp := m.Replay; rp != nil {
 		from := ""
@@ -264,6 +274,9 @@ func aggregate(model, feature string, rs []results.Result, strict bool) reportv1
 	}
 	c.Run = c.Counts.Total - c.Counts.Skip
 	c.Status, c.Bad = worstStatus(c.Counts)
+	if len(rs) > 0 && !slices.ContainsFunc(rs, func(r results.Result) bool { return !r.NotOffered() }) {
+		c.Status = reportv1.CellNotOffered
+	}
 	c.Label = cellLabel(c)
 	return c
 }
@@ -300,6 +313,8 @@ func cellLabel(c reportv1.Cell) string {
 	switch {
 	case c.Status == reportv1.CellNone:
 		return "—"
+	case c.Status == reportv1.CellNotOffered:
+		return "not offered"
 	case c.Status == reportv1.CellPass && c.Counts.Pass < c.Run:
 		return fmt.Sprintf("pass %d/%d", c.Counts.Pass, c.Run)
 	case c.Bad > 0:
@@ -384,4 +399,23 @@ func featureGroups(features []string) []featureGroup {
 type featureGroup struct {
 	Name     string   `json:"name"`
 	Features []string `json:"features"`
+}
+
+// severalBases says plainly that the run used several base URLs, which the
+// spec's single {base_url} does not provide: each base with its key kinds.
+func severalBases(m reportv1.Metadata) string {
+	byBase := map[string][]string{}
+	var order []string
+	for _, k := range []string{"text", "messages", "image", "alt"} {
+		base := cmp.Or(m.KindBaseURLs[k], m.BaseURL)
+		if byBase[base] == nil {
+			order = append(order, base)
+		}
+		byBase[base] = append(byBase[base], k)
+	}
+	parts := make([]string, len(order))
+	for i, base := range order {
+		parts[i] = strings.Join(byBase[base], ", ") + " at " + base
+	}
+	return "several base URLs: " + strings.Join(parts, "; ") + " (the spec has one {base_url})"
 }

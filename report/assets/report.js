@@ -15,8 +15,8 @@
   var exploreFeatures = data.explore || {}; // features that only discover: marked, never failing the run
   var strict = !!(R.metadata && R.metadata.strict);
 
-  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'none'];
-  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', inconclusive: '?', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', none: '\u00b7' };
+  var STATUSES = ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'not-offered', 'none'];
+  var GLYPH = { pass: '\u2713', fail: '\u2717', error: '!', throttled: '429', inconclusive: '?', waived: '\u2691', unsupported: '\u2298', skip: '\u21b7', 'not-offered': 'not offered', none: '\u00b7' };
   var DESC = {
     pass: 'pass: every case held',
     fail: 'fail k/n: k of the n cases run passed (k/n means that in every cell)',
@@ -28,6 +28,7 @@
     explore: 'features marked (explore) discover and never fail the run',
     unsupported: 'unsupported: the gateway declined (explore)',
     skip: 'skipped: not selected or precondition missing',
+    'not-offered': 'not offered: the gateway declares it does not serve the feature (--offers); nothing sent',
     none: 'no cases for this model'
   };
 
@@ -109,6 +110,8 @@
     fact('commit', m.commit ? m.commit.slice(0, 12) : '');
     fact('catalog', m.catalogHash ? m.catalogHash.slice(0, 12) : '');
     fact('gateway', m.baseURL || 'reference gateway (in-process)');
+    Object.keys(m.kindBaseURLs || {}).sort().forEach(function (k) { fact(k + ' at', m.kindBaseURLs[k]); });
+    if (m.offers && m.offers.length) fact('offers', m.offers.join(','));
     if (m.shard) fact('shard', m.shard);
     if (m.replay) fact('replay of', m.replay.recording + (m.replay.recorded ? ' (recorded ' + String(m.replay.recorded).slice(0, 16).replace('T', ' ') + ')' : ''));
     if (m.recording) fact('recorded to', m.recording);
@@ -151,7 +154,7 @@
     add(s, add(el('div'), el('h2', null, 'Totals per tier'), t));
 
     var lg = el('div', 'legend');
-    ['pass', 'fail', 'soft', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'none'].forEach(function (k) {
+    ['pass', 'fail', 'soft', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'not-offered', 'none'].forEach(function (k) {
       var sw = el('span', 'sw st-' + k, k === 'soft' || k === 'fail' || k === 'throttled' || k === 'inconclusive' || k === 'waived' ? 'k/n' : GLYPH[k]);
       add(lg, add(el('div'), sw, DESC[k]));
     });
@@ -169,7 +172,7 @@
     var tally = {};
     cells.forEach(function (x) { tally[x.status] = (tally[x.status] || 0) + 1; });
     STATUSES.forEach(function (st) {
-      var b = el('button', 'chip', st === 'none' ? '\u2014 none' : st);
+      var b = el('button', 'chip', st === 'none' ? '\u2014 none' : st.replace('-', ' '));
       b.type = 'button';
       b.dataset.status = st;
       b.setAttribute('aria-pressed', 'false');

@@ -34,7 +34,15 @@ type Snapshot struct {
 	Gateway      string    `json:"gateway"` // the base URL judged, or ReferenceGateway
 	Headline     string    `json:"headline,omitempty"`
 	Notes        []string  `json:"notes,omitempty"`
+	// Offers is the feature globs the gateway declared (--offers); empty:
+	// every feature.
+	Offers []string `json:"offers,omitempty"`
 }
+
+// OfferChanged reports whether the two runs declared different offers: a
+// cell not offered on one side is then a change of the declaration, not of
+// the gateway.
+func (d Diff) OfferChanged() bool { return !slices.Equal(d.Old.Offers, d.New.Offers) }
 
 // Incomplete reports whether the night could not vouch for the gateway
 // (results.OutcomeIncomplete): not a regression, and not green either.
@@ -80,7 +88,7 @@ func (d Diff) HasRegressions() bool { return len(d.Regressions) > 0 }
 func (d Diff) Empty() bool {
 	return len(d.Regressions)+len(d.SoftRegressions)+len(d.Fixes)+len(d.Changed)+len(d.LostCoverage)+
 		len(d.NewModels)+len(d.RemovedModels)+len(d.NewFeatures)+len(d.RemovedFeatures)+
-		d.NewCases+d.RemovedCases == 0
+		d.NewCases+d.RemovedCases == 0 && !d.OfferChanged()
 }
 
 // cellKey names a cell.
@@ -247,7 +255,7 @@ func snapshot(r *reportv1.Report) Snapshot {
 		gateway = reportv1.ReferenceGateway
 	}
 	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict,
-		Gateway: gateway, Headline: r.Headline, Notes: r.Notes}
+		Gateway: gateway, Headline: r.Headline, Notes: r.Notes, Offers: r.Metadata.Offers}
 }
 
 // firstReason is a result's first reason, "" when it has none.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report/markdown"
@@ -61,6 +62,10 @@ func (m diffMD) runs(d Diff) {
 	if d.Old.Gateway != d.New.Gateway {
 		m.p("**The two runs judged different gateways:** `%s` before, `%s` now. A change may be the gateway's, not a regression.\n\n",
 			markdown.Code(d.Old.Gateway), markdown.Code(d.New.Gateway))
+	}
+	if d.OfferChanged() {
+		m.p("**The declared offer changed:** `%s` before, `%s` now. A feature offered on one side only is no regression or fix of the gateway.\n\n",
+			markdown.Code(offerText(d.Old.Offers)), markdown.Code(offerText(d.New.Offers)))
 	}
 	m.p("%s → %s\n\n", d.Old.describe(), d.New.describe())
 	m.incomplete("This night", d.New)
@@ -190,4 +195,13 @@ func (s Snapshot) describe() string {
 		out += " " + s.Verdict
 	}
 	return out
+}
+
+// offerText is a declared offer as --offers takes it; "every feature" when
+// none was declared.
+func offerText(offers []string) string {
+	if len(offers) == 0 {
+		return "every feature"
+	}
+	return strings.Join(offers, ",")
 }

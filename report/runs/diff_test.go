@@ -328,3 +328,38 @@ func TestDiffGroupsRegressionsByCause(t *testing.T) {
 	assert.Contains(t, md, "- **image: decoded size NxN differs from the requested size NxN (spec 2.2)**: 3 results in 3 cells: chat-basic, chat-stream, edit-json")
 	assert.Contains(t, md, "<details><summary>every ❌ Regressions</summary>", "each regression still listed, beneath")
 }
+
+// TestDiffNoticesAChangeOfOffer: two runs that declared different offers
+// (--offers) differ, and the diff says so before anything else; the same
+// offer is no change.
+func TestDiffNoticesAChangeOfOffer(t *testing.T) {
+	offered := func(offers ...string) *reportv1.Report {
+		m := SampleMeta()
+		m.Offers = offers
+		return report.Build(m, base())
+	}
+	tests := []struct {
+		name     string
+		old, new *reportv1.Report
+		changed  bool
+	}{
+		{"the same offer", offered("chat.*"), offered("chat.*"), false},
+		{"no offer on either side", offered(), offered(), false},
+		{"an offer declared", offered(), offered("chat.*", "models.*"), true},
+		{"an offer narrowed", offered("chat.*", "models.*"), offered("chat.*"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(tt.old, roundTrip(t, tt.new))
+			assert.Equal(t, tt.changed, d.OfferChanged())
+			assert.Equal(t, !tt.changed, d.Empty())
+			var b bytes.Buffer
+			require.NoError(t, d.WriteMarkdown(&b))
+			assert.Equal(t, tt.changed, strings.Contains(b.String(), "**The declared offer changed:**"), b.String())
+		})
+	}
+	d := Compare(offered(), offered("chat.*", "models.*"))
+	var b bytes.Buffer
+	require.NoError(t, d.WriteMarkdown(&b))
+	assert.Contains(t, b.String(), "`every feature` before, `chat.*,models.*` now")
+}

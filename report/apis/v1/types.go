@@ -29,7 +29,13 @@ type Meta struct {
 	// BaseURL is the gateway judged; empty for the in-process reference
 	// gateway (ReferenceGateway). It never carries keys; report.Build strips
 	// userinfo and query anyway.
-	BaseURL  string
+	BaseURL string
+	// KindBaseURLs are the key kinds sent to a base of their own
+	// (--text-base-url and the like): the run used several bases.
+	KindBaseURLs map[string]string
+	// Offers are the feature globs the gateway declared (--offers); empty:
+	// every feature.
+	Offers   []string
 	Started  time.Time
 	Finished time.Time
 	Features []string // column order: catalog.Features
@@ -108,14 +114,20 @@ type WaiverMatch struct {
 
 // Metadata is Meta as written in report.json.
 type Metadata struct {
-	SuiteVersion string    `json:"suiteVersion"`
-	Commit       string    `json:"commit,omitempty"`
-	CatalogHash  string    `json:"catalogHash,omitempty"`
-	BaseURL      string    `json:"baseURL,omitempty"`
-	Started      time.Time `json:"started"`
-	Finished     time.Time `json:"finished"`
-	Strict       bool      `json:"strict"`
-	Insecure     bool      `json:"insecure,omitempty"`
+	SuiteVersion string `json:"suiteVersion"`
+	Commit       string `json:"commit,omitempty"`
+	CatalogHash  string `json:"catalogHash,omitempty"`
+	BaseURL      string `json:"baseURL,omitempty"`
+	// KindBaseURLs are the key kinds the run sent to a base of their own,
+	// beside baseURL (added within v1alpha1).
+	KindBaseURLs map[string]string `json:"kindBaseURLs,omitempty"`
+	// Offers are the feature globs the gateway declared it offers
+	// (--offers; added within v1alpha1); absent: every feature.
+	Offers   []string  `json:"offers,omitempty"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Strict   bool      `json:"strict"`
+	Insecure bool      `json:"insecure,omitempty"`
 	// Recording is where run --record kept the whole exchanges (added
 	// within v1alpha1).
 	Recording string `json:"recording,omitempty"`
@@ -211,11 +223,14 @@ const (
 	CellWaived       CellStatus = "waived"
 	CellUnsupported  CellStatus = "unsupported"
 	CellSkip         CellStatus = "skip"
-	CellNone         CellStatus = "none"
+	// CellNotOffered: the gateway declares it does not offer the feature
+	// (--offers); nothing was sent.
+	CellNotOffered CellStatus = "not-offered"
+	CellNone       CellStatus = "none"
 )
 
 // CellStatuses lists every cell status in the order legends show them.
-var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNone}
+var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNotOffered, CellNone}
 
 // Cell aggregates one model's cases of one feature.
 type Cell struct {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/fixtures"
+)
+
+// router serves a gateway the way hosted gateways route their families:
+// each prefix serves the endpoints it lists (and the model list), the
+// prefix taken off before the request reaches the gateway; anything else
+// is answered 404 "Route not found", as such gateways answer a route they
+// do not have. served counts the requests each prefix passed on.
+type router struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	served map[string]int // "prefix path" → requests passed on
+	missed []string       // requests answered "Route not found"
+}
+
+func newRouter(t *testing.T, upstream string, routes map[string][]string) *router {
+	t.Helper()
+	u, err := url.Parse(upstream)
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	rt := &router{served: map[string]int{}}
+	rt.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for prefix, endpoints := range routes {
+			rest, ok := strings.CutPrefix(r.URL.Path, prefix)
+			if !ok || !(rest == "/v1/models" || servesPath(endpoints, rest)) {
+				continue
+			}
+			rt.mu.Lock()
+			rt.served[prefix+" "+rest]++
+			rt.mu.Unlock()
+			r.URL.Path = rest
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		rt.mu.Lock()
+		rt.missed = append(rt.missed, r.Method+" "+r.URL.Path)
+		rt.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":{"message":"Route not found"}}`))
+	}))
+	t.Cleanup(rt.srv.Close)
+	return rt
+}
+
+func servesPath(endpoints []string, path string) bool {
+	for _, e := range endpoints {
+		if strings.HasPrefix(path, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRunAgainstAGatewayRoutedByPrefix: a gateway serving chat, responses
+// and images under /openai and messages under /anthropic is tested in one
+// run with per-kind bases, every verified and negative result passing,
+// each request reaching its family's prefix.
+func TestRunAgainstAGatewayRoutedByPrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the verified and negative catalog (make test runs it in its non-race pass)")
+	}
+	clearEnv(t)
+	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(gw.Close)
+	rt := newRouter(t, gw.BaseURL, map[string][]string{
+		"/openai":    {"/v1/chat/", "/v1/responses", "/v1/images/"},
+		"/anthropic": {"/v1/messages"},
+	})
+	keys := []string{"--text-key", gw.Keys.Text, "--messages-key", gw.Keys.Messages, "--image-key", gw.Keys.Image, "--alt-key", gw.Keys.Alt,
+		"--public-image-url", gw.PublicImageURL}
+	bases := []string{"--base-url", rt.srv.URL + "/openai", "--messages-base-url", rt.srv.URL + "/anthropic", "--alt-base-url", rt.srv.URL + "/anthropic/"}
+
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := gw2(t, "run", out, keys, bases, []string{"--tier", "verified,negative", "--retries", "0"})
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	assert.Contains(t, stdout, "conformance passed")
+
+	rs, err := results.ReadFile(filepath.Join(out, results.FileName))
+	require.NoError(t, err)
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		assert.Equal(t, vocab.StatusPass, r.Status, "%s × %s: %v", r.Case, r.Model, r.Reasons)
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	assert.Empty(t, rt.missed, "every request reached a route")
+	assert.Positive(t, rt.served["/anthropic /v1/messages"], "messages went to /anthropic")
+	assert.Positive(t, rt.served["/openai /v1/chat/completions"], "chat went to /openai")
+	assert.Positive(t, rt.served["/openai /v1/images/edits"], "image edits went to /openai")
+	assert.Positive(t, rt.served["/anthropic /v1/models"], "the messages key's list was asked at its base")
+
+	m, err := conformance.ReadManifest(out)
+	require.NoError(t, err)
+	assert.Equal(t, rt.srv.URL+"/openai", m.BaseURL)
+	assert.Equal(t, map[string]string{"messages": rt.srv.URL + "/anthropic", "alt": rt.srv.URL + "/anthropic"}, m.KindBaseURLs,
+		"the manifest records each kind's base, a trailing slash taken off")
+
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err)
+	var rep struct {
+		Metadata struct {
+			BaseURLs map[string]string `json:"kindBaseURLs"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, m.KindBaseURLs, rep.Metadata.BaseURLs, "report.json says the run used several bases")
+}
+
+// TestKindBaseNeedsBaseURL: a kind's own base without --base-url is
+// refused at start: the in-process gateway serves no prefixes.
+func TestKindBaseNeedsBaseURL(t *testing.T) {
+	clearEnv(t)
+	code, _, stderr := gw2(t, "run", filepath.Join(t.TempDir(), "out"), []string{"--messages-base-url", "http://127.0.0.1:1/anthropic"})
+	assert.Equal(t, exitNotStart, code)
+	assert.Contains(t, stderr, "--messages-base-url (from --messages-base-url) needs --base-url too")
+}
