@@ -90,6 +90,10 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	plan.WriteAdditions(stdout, passed)
+	if line := results.SuggestOffers(rs); line != "" {
+		// A family the gateway does not serve at all is declared, not failed.
+		fmt.Fprintf(stdout, "\n# every request of a family answered 404: declare what the gateway offers\n%s\n", line)
+	}
 	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
 	return exitOK
 }

@@ -138,3 +138,72 @@ func TestKindBaseNeedsBaseURL(t *testing.T) {
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, "--messages-base-url (from --messages-base-url) needs --base-url too")
 }
+
+// TestRunAgainstAGatewayWithoutImages: a gateway that serves no image
+// endpoint (every image request 404 "Route not found") fails the image
+// features, and the verdict suggests the offer line; declared with
+// --offers, the image features are not offered (nothing sent), the run
+// exits 0, and matrix.md and report.html say "not offered". probe suggests
+// the same line for a gateway listing a model whose family it does not serve.
+func TestRunAgainstAGatewayWithoutImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the catalog twice (make test runs it in its non-race pass)")
+	}
+	clearEnv(t)
+	ref, err := conformancetest.Start(refgateway.Config{ExtraModels: []refgateway.ExtraModel{{Kind: "image", ID: "gen-image-3-nova"}}}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(ref.Close)
+	rt := newRouter(t, ref.BaseURL, map[string][]string{"": {"/v1/chat/", "/v1/responses", "/v1/messages"}})
+	target := []string{"--base-url", rt.srv.URL, "--public-image-url", ref.PublicImageURL,
+		"--text-key", ref.Keys.Text, "--messages-key", ref.Keys.Messages, "--image-key", ref.Keys.Image, "--alt-key", ref.Keys.Alt, "--retries", "0"}
+	const offers = "models.*,chat.*,messages.*,responses.*"
+
+	t.Run("undeclared, the image features fail and the offer line is suggested", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := gw2(t, "run", out, target, []string{"--feature", "images.generate,images.edit.json,chat.basic", "--tier", "verified"})
+		assert.Equal(t, exitFailed, code, stderr)
+		assert.Contains(t, stdout, "every request of images.* answered 404")
+		assert.Contains(t, stdout, "--offers '!images.*'")
+	})
+
+	t.Run("declared, the image features are not offered and the run passes", func(t *testing.T) {
+		rt.mu.Lock()
+		rt.missed = nil
+		rt.mu.Unlock()
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := gw2(t, "run", out, target, []string{"--offers", offers})
+		require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+		assert.Contains(t, stdout, "conformance passed")
+		assert.Contains(t, stdout, "not offered: images.*")
+		rt.mu.Lock()
+		assert.Empty(t, rt.missed, "no image request was sent")
+		rt.mu.Unlock()
+
+		rs, err := results.ReadFile(filepath.Join(out, results.FileName))
+		require.NoError(t, err)
+		for _, r := range rs {
+			if strings.HasPrefix(r.Feature, "images.") {
+				assert.True(t, r.NotOffered(), "%s × %s: %s", r.Case, r.Model, r.Status)
+			}
+		}
+		md, err := os.ReadFile(filepath.Join(out, "matrix.md"))
+		require.NoError(t, err)
+		assert.Contains(t, string(md), "| `images.generate` | 🚫 not offered |")
+		assert.Contains(t, string(md), "offers `"+offers+"`")
+		html, err := os.ReadFile(filepath.Join(out, "report.html"))
+		require.NoError(t, err)
+		assert.Contains(t, string(html), `"status":"not-offered"`)
+		assert.Contains(t, string(html), `"label":"not offered"`)
+
+		m, err := conformance.ReadManifest(out)
+		require.NoError(t, err)
+		assert.Equal(t, strings.Split(offers, ","), m.Offers)
+	})
+
+	t.Run("probe suggests the offer line", func(t *testing.T) {
+		code, stdout, stderr := gw(t, append([]string{"probe", "--tier", "verified", "--out", t.TempDir()}, target...)...)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stdout, "new model gen-image-3-nova (image key)")
+		assert.Contains(t, stdout, "declare what the gateway offers\n--offers '!images.*'")
+	})
+}

@@ -427,23 +427,20 @@ func unserved(rs []Result) []string {
 	return out
 }
 
-// SuggestOffers is the --offers flag that declares the families the
-// results show served, when some family answered nothing but 404 (see
-// unserved); "" otherwise.
+// SuggestOffers is the --offers flag that declares the families of which
+// every answered request got 404 (see unserved) not offered: "!family.*"
+// each, so the families the run did not select stay offered. "" when there
+// is none, or when the model list is among them: a base that serves no
+// model list is more likely the wrong address than a gateway without a
+// family.
 func SuggestOffers(rs []Result) string {
 	gone := unserved(rs)
-	if len(gone) == 0 {
+	if len(gone) == 0 || slices.Contains(gone, "models.*") {
 		return ""
 	}
-	var offer []string
-	for _, r := range rs {
-		if f := family(r.Feature) + ".*"; !slices.Contains(gone, f) && !slices.Contains(offer, f) && !r.NotOffered() {
-			offer = append(offer, f)
-		}
+	for i, f := range gone {
+		gone[i] = "!" + f
 	}
-	if len(offer) == 0 { // nothing served at all: a wrong base URL, not an offer
-		return ""
-	}
-	slices.Sort(offer)
-	return "--offers '" + strings.Join(offer, ",") + "'"
+	slices.Sort(gone)
+	return "--offers '" + strings.Join(gone, ",") + "'"
 }

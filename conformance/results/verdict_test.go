@@ -270,11 +270,14 @@ func TestSuggestOffers(t *testing.T) {
 		want string
 	}{
 		{"images unserved", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 404), res("models.list", 200)},
-			"--offers 'chat.*,models.*'"},
+			"--offers '!images.*'"},
+		{"two families unserved", []Result{res("chat.basic", 200), res("responses.basic", 404), res("images.generate", 404)},
+			"--offers '!images.*,!responses.*'"},
+		{"images alone, unserved (probe)", []Result{res("images.generate", 404), res("images.edit.json", 404)}, "--offers '!images.*'"},
 		{"one image answer other than 404", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 400)}, ""},
 		{"a call with no answer says nothing", []Result{res("chat.basic", 200), res("images.generate", 404), res("images.edit.json", 0)},
-			"--offers 'chat.*'"},
-		{"nothing served: no offer", []Result{res("chat.basic", 404), res("images.generate", 404)}, ""},
+			"--offers '!images.*'"},
+		{"no model list either: the base is wrong, no offer", []Result{res("models.list", 404), res("chat.basic", 404), res("images.generate", 404)}, ""},
 		{"all served", []Result{res("chat.basic", 200), res("images.generate", 200)}, ""},
 	}
 	for _, tt := range tests {
