@@ -1,17 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/runs"
@@ -47,7 +53,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		shards = append(shards, rs)
 		reps = append(reps, besideReport(in))
 	}
-	whole, err := joinShards(fs.Args()[1:], reps)
+	whole, err := joinRuns(fs.Args()[1:], reps, shards)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform merge:", err)
 		return exitNotStart
@@ -71,7 +77,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	s := &settings{out: out, strict: *strict}
-	s.target.BaseURL = whole.baseURL
+	s.target.BaseURL, s.target.KindBaseURLs, s.target.Offers = whole.baseURL, whole.kindBases, whole.offers
 	extra := mergeExtra(reps, &s.selection)
 	extra.completion, extra.started, extra.finished = whole.completion, whole.started, whole.finished
 	if err := writeReports(s, whole.baseURL == "", suite.Catalog, merged, extra); err != nil {
@@ -83,20 +89,25 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	return exitCode(v)
 }
 
-// mergedRun is what the shards' reports say of the run they split: one
-// gateway, its real span, and what of the plan has no result.
+// mergedRun is what the inputs' reports say of the whole they make: one
+// gateway (the base of each key kind whose cases ran), the offer they
+// share, the real span, and what of the plan has no result.
 type mergedRun struct {
 	baseURL           string
+	kindBases         map[catalog.KeyKind]string
+	offers            []string
 	started, finished time.Time
 	completion        results.Completion
 }
 
-// joinShards checks that the inputs are parts of one run and says what
-// the whole is: it refuses inputs of different gateways or catalogs, or of
-// splits of different sizes, and names the shards none of them is. An
-// input without its report.json (a bare results.jsonl) says nothing of
-// these and is taken as it is.
-func joinShards(ins []string, reps []*reportv1.Report) (mergedRun, error) {
+// joinRuns checks that the inputs are parts of one run (--shard i/n) or
+// runs of one gateway (the same hosts: a gateway routed under prefixes,
+// tested a key kind at a time) and says what the whole is: it refuses
+// inputs of different gateways or catalogs, or of splits of different
+// sizes, and names the shards none of them is. Runs are not shards: no
+// shard is missing of a whole run. An input without its report.json (a
+// bare results.jsonl) says nothing of these and is taken as it is.
+func joinRuns(ins []string, reps []*reportv1.Report, rss [][]results.Result) (mergedRun, error) {
 	var w mergedRun
 	var first *reportv1.Report
 	firstIn := ""
@@ -116,8 +127,8 @@ func joinShards(ins []string, reps []*reportv1.Report) (mergedRun, error) {
 			}
 			return u
 		}
-		if m.BaseURL != first.Metadata.BaseURL {
-			return w, fmt.Errorf("%s tested %s, %s tested %s: shards of one run test one gateway", firstIn, gateway(first.Metadata.BaseURL), ins[i], gateway(m.BaseURL))
+		if !slices.Equal(hosts(m), hosts(first.Metadata)) {
+			return w, fmt.Errorf("%s tested %s, %s tested %s: runs merged test one gateway (the same host, or the same bases)", firstIn, gateway(first.Metadata.BaseURL), ins[i], gateway(m.BaseURL))
 		}
 		if m.CatalogHash != first.Metadata.CatalogHash {
 			return w, fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, short(first.Metadata.CatalogHash), ins[i], short(m.CatalogHash))
@@ -152,7 +163,79 @@ func joinShards(ins []string, reps []*reportv1.Report) (mergedRun, error) {
 			w.completion.MissingShards = append(w.completion.MissingShards, plan.Shard{Index: i, Count: count}.String())
 		}
 	}
+	if first != nil {
+		w.offers = commonOffers(reps)
+		return w, w.kindBasesFrom(ins, reps, rss)
+	}
 	return w, nil
+}
+
+// hosts are the scheme and host of every base a run's report names, sorted:
+// what makes two runs runs of one gateway.
+func hosts(m reportv1.Metadata) []string {
+	var out []string
+	for _, base := range append(slices.Collect(maps.Values(m.KindBaseURLs)), m.BaseURL) {
+		h := base
+		if u, err := url.Parse(base); err == nil && u.Host != "" {
+			h = u.Scheme + "://" + u.Host
+		}
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// kindBasesFrom says at which base each key kind's cases ran: the base
+// of the input whose results of that kind ran. A kind that ran at two
+// bases is refused: the whole would name one of them wrongly.
+func (w *mergedRun) kindBasesFrom(ins []string, reps []*reportv1.Report, rss [][]results.Result) error {
+	at, from := map[catalog.KeyKind]string{}, map[catalog.KeyKind]string{}
+	for i, r := range reps {
+		if r == nil {
+			continue
+		}
+		for _, res := range rss[i] {
+			if res.Status == vocab.StatusSkip || res.Key == "" {
+				continue
+			}
+			k := catalog.KeyKind(res.Key)
+			base := cmp.Or(r.Metadata.KindBaseURLs[res.Key], r.Metadata.BaseURL)
+			if prev, ok := at[k]; ok && prev != base {
+				return fmt.Errorf("%s ran the %s key's cases at %s, %s at %s: one kind, one base", from[k], k, prev, ins[i], base)
+			}
+			at[k], from[k] = base, ins[i]
+		}
+	}
+	for k, base := range at {
+		if base == w.baseURL {
+			continue
+		}
+		if w.kindBases == nil {
+			w.kindBases = map[catalog.KeyKind]string{}
+		}
+		w.kindBases[k] = base
+	}
+	return nil
+}
+
+// commonOffers is the offer every input with a report declared alike; none
+// (every feature) when they differ: their not-offered skips yield to the
+// results that ran.
+func commonOffers(reps []*reportv1.Report) []string {
+	var offers []string
+	seen := false
+	for _, r := range reps {
+		if r == nil {
+			continue
+		}
+		if seen && !slices.Equal(offers, r.Metadata.Offers) {
+			return nil
+		}
+		offers, seen = r.Metadata.Offers, true
+	}
+	return offers
 }
 
 func short(hash string) string { return hash[:min(12, len(hash))] }

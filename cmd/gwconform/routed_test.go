@@ -207,3 +207,67 @@ func TestRunAgainstAGatewayWithoutImages(t *testing.T) {
 		assert.Contains(t, stdout, "declare what the gateway offers\n--offers '!images.*'")
 	})
 }
+
+// TestMergeJoinsRunsOfOneGateway: a gateway routed under prefixes tested
+// a prefix at a time, each run with the keys of its kinds, merges into one
+// report: each run's skips yield to the other's results, the whole names
+// each kind's base, and runs of another gateway are refused.
+func TestMergeJoinsRunsOfOneGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the verified and negative catalog twice")
+	}
+	clearEnv(t)
+	ref, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(ref.Close)
+	rt := newRouter(t, ref.BaseURL, map[string][]string{
+		"/openai":    {"/v1/chat/", "/v1/responses", "/v1/images/"},
+		"/anthropic": {"/v1/messages"},
+	})
+	dir := t.TempDir()
+	tiers := []string{"--tier", "verified,negative", "--retries", "0"}
+	openai, anthropic := filepath.Join(dir, "openai"), filepath.Join(dir, "anthropic")
+	code, stdout, stderr := gw2(t, "run", openai, tiers, []string{"--base-url", rt.srv.URL + "/openai", "--offers", "!messages.*",
+		"--text-key", ref.Keys.Text, "--image-key", ref.Keys.Image, "--public-image-url", ref.PublicImageURL})
+	require.NotEqual(t, exitNotStart, code, "%s\n%s", tail(stdout), stderr)
+	code, stdout, stderr = gw2(t, "run", anthropic, tiers, []string{"--base-url", rt.srv.URL + "/anthropic", "--offers", "messages.*,models.*",
+		"--messages-key", ref.Keys.Messages, "--alt-key", ref.Keys.Alt})
+	require.NotEqual(t, exitNotStart, code, "%s\n%s", tail(stdout), stderr)
+
+	merged := filepath.Join(dir, "merged")
+	code, stdout, stderr = gw(t, "merge", merged, openai, anthropic)
+	require.NotEqual(t, exitNotStart, code, "%s\n%s", stdout, stderr)
+	rs, err := results.ReadFile(filepath.Join(merged, results.FileName))
+	require.NoError(t, err)
+	ran := map[string]int{}
+	for _, r := range rs {
+		if r.Status != vocab.StatusSkip {
+			ran[r.Key]++
+			assert.Equal(t, vocab.StatusPass, r.Status, "%s × %s: %v", r.Case, r.Model, r.Reasons)
+		}
+	}
+	for _, k := range []string{"text", "messages", "image", "alt"} {
+		assert.Positive(t, ran[k], "the %s key's cases ran in one of the runs", k)
+	}
+	b, err := os.ReadFile(filepath.Join(merged, "report.json"))
+	require.NoError(t, err)
+	var rep struct {
+		Metadata struct {
+			BaseURL  string            `json:"baseURL"`
+			BaseURLs map[string]string `json:"kindBaseURLs"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, rt.srv.URL+"/openai", rep.Metadata.BaseURL)
+	assert.Equal(t, map[string]string{"messages": rt.srv.URL + "/anthropic", "alt": rt.srv.URL + "/anthropic"}, rep.Metadata.BaseURLs)
+	md, err := os.ReadFile(filepath.Join(merged, "matrix.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "several base URLs")
+
+	local := filepath.Join(dir, "local")
+	code, _, stderr = gw2(t, "run", local, []string{"--feature", "chat.basic", "--tier", "verified"})
+	require.Equal(t, exitOK, code, stderr)
+	code, _, stderr = gw(t, "merge", filepath.Join(dir, "refused"), openai, local)
+	assert.Equal(t, exitNotStart, code)
+	assert.Contains(t, stderr, "runs merged test one gateway")
+}

@@ -11,12 +11,14 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
-// Merge joins the results of shards into one set. A case × model present in
-// more than one input is kept once when the copies are identical (a shard
-// re-uploaded, or the same file passed twice) and is an error otherwise: two
-// different outcomes for one case × model mean the shards overlapped, and
-// picking one would hide it. The output is sorted by feature, case, model, so
-// merging is independent of the order of the inputs.
+// Merge joins the results of shards, or of runs of one gateway, into one
+// set. A case × model present in more than one input is kept once when the
+// copies are identical (a shard re-uploaded, or the same file passed twice).
+// A skip yields to a result that ran: runs made with different keys, offers
+// or budgets each skip what the other ran (two skips: the first is kept).
+// Two different results that ran are an error: the inputs overlapped, and
+// picking one would hide it. The output is sorted by feature, case, model,
+// so merging is independent of the order of the inputs.
 func Merge(reports ...[]results.Result) ([]results.Result, error) {
 	type entry struct {
 		r   results.Result
@@ -24,7 +26,6 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 		src int
 	}
 	byKey := map[results.CaseModel]entry{}
-	var out []results.Result
 	for i, rs := range reports {
 		for _, r := range rs {
 			if r.Reasons == nil {
@@ -37,22 +38,24 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 				return nil, fmt.Errorf("merge: input %d: %s/%s: %w", i+1, r.Model, r.Case, err)
 			}
 			k := r.CaseModel()
-			if prev, ok := byKey[k]; ok {
-				if bytes.Equal(prev.enc, enc) {
-					continue
-				}
+			prev, ok := byKey[k]
+			switch {
+			case !ok:
+			case bytes.Equal(prev.enc, enc), r.Status == vocab.StatusSkip:
+				continue
+			case prev.r.Status != vocab.StatusSkip:
 				return nil, fmt.Errorf("merge: case %q × model %q appears in inputs %d and %d with different results (%s vs %s): overlapping shards?",
 					r.Case, r.Model, prev.src+1, i+1, prev.r.Status, r.Status)
 			}
 			byKey[k] = entry{r: r, enc: enc, src: i}
-			out = append(out, r)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b results.Result) int {
+	out := make([]results.Result, 0, len(byKey))
+	for _, e := range byKey {
+		out = append(out, e.r)
+	}
+	slices.SortFunc(out, func(a, b results.Result) int {
 		return cmp.Or(cmp.Compare(a.Feature, b.Feature), cmp.Compare(a.Case, b.Case), cmp.Compare(a.Model, b.Model))
 	})
-	if out == nil {
-		out = []results.Result{}
-	}
 	return out, nil
 }

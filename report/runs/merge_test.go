@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
@@ -50,6 +51,38 @@ func TestMerge(t *testing.T) {
 			return r
 		}()}}, 0, "different results (pass vs pass)"},
 		{"nothing", nil, 0, ""},
+	}
+	skipped := func(check string) results.Result {
+		r := Res("a", "f", "m", TV, S)
+		r.Reasons = []vocab.Reason{{Check: check, Message: check}}
+		return r
+	}
+	ran := Res("a", "f", "m", TV, P)
+	yields := []struct {
+		name   string
+		inputs [][]results.Result
+		want   results.Result
+	}{
+		{"a key-missing skip yields to the result that ran", [][]results.Result{{skipped(vocab.CheckKeyMissing)}, {ran}}, ran},
+		{"in either order", [][]results.Result{{ran}, {skipped(vocab.CheckKeyMissing)}}, ran},
+		{"a not-offered skip yields", [][]results.Result{{skipped(vocab.CheckNotOffered)}, {ran}}, ran},
+		{"a budget skip yields", [][]results.Result{{skipped(vocab.CheckBudget)}, {ran}}, ran},
+		{"of two skips the first is kept", [][]results.Result{{skipped(vocab.CheckKeyMissing)}, {skipped(vocab.CheckNotOffered)}}, skipped(vocab.CheckKeyMissing)},
+	}
+	for _, tt := range yields {
+		tests = append(tests, struct {
+			name    string
+			inputs  [][]results.Result
+			wantLen int
+			wantErr string
+		}{tt.name, tt.inputs, 1, ""})
+		t.Run(tt.name+": the one kept", func(t *testing.T) {
+			got, err := Merge(tt.inputs...)
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.want.Status, got[0].Status)
+			assert.Equal(t, tt.want.Reasons, got[0].Reasons)
+		})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
