@@ -11,7 +11,7 @@ import (
 )
 
 // Glyphs of the capability map in matrix.md.
-var capGlyph = map[reportv1.CapVerdict]string{
+var capGlyph = map[reportv1.CapSupport]string{
 	reportv1.CapSupported:    "✅",
 	reportv1.CapUnsupported:  "⛔",
 	reportv1.CapMixed:        "◐",
@@ -30,8 +30,8 @@ const maxMDCapNotes = 12
 func capCellMD(c reportv1.CapCell) string {
 	n := c.Counts
 	run := n.Total - n.Skip
-	g := capGlyph[c.Verdict]
-	switch c.Verdict {
+	g := capGlyph[c.Support]
+	switch c.Support {
 	case reportv1.CapMixed:
 		if c.Explained {
 			g = capGlyph[reportv1.CapSupported]
@@ -40,7 +40,7 @@ func capCellMD(c reportv1.CapCell) string {
 	case reportv1.CapFailed:
 		g += fmt.Sprintf(" %d/%d", n.Fail+n.Error, run)
 	}
-	if c.Verdict != reportv1.CapFailed && c.Verdict != reportv1.CapInconclusive && n.Error+n.Throttled > 0 {
+	if c.Support != reportv1.CapFailed && c.Support != reportv1.CapInconclusive && n.Error+n.Throttled > 0 {
 		g += " 💥"
 	}
 	return g
@@ -79,7 +79,7 @@ func attentionRows(c reportv1.Capability) (rows []reportv1.CapRow, rest int, exp
 		}
 		rest++
 		for _, cell := range row.Cells {
-			explained = explained || cell.Verdict == reportv1.CapMixed
+			explained = explained || cell.Support == reportv1.CapMixed
 		}
 	}
 	return rows, rest, explained

@@ -4,7 +4,7 @@
 // parameter assignment (Result.Params, one all-pairs row), so each call is
 // evidence about each of its parameter values. Per feature, model,
 // parameter and value the map counts the calls with that value by status
-// and derives a verdict.
+// and derives how far it is supported.
 //
 // In an all-pairs design one declined value (gen-image-2 declines quality
 // xhigh) is paired with almost every other value once, so those other values
@@ -118,10 +118,10 @@ func (m *valueMap) count(r results.Result) {
 	}
 }
 
-// judge gives every cell its verdict: the details that follow need them all.
+// judge gives every cell its support: the details that follow need them all.
 func (m *valueMap) judge() {
 	for _, cell := range m.cells {
-		cell.Verdict = verdictOf(cell.Counts)
+		cell.Support = supportOf(cell.Counts)
 	}
 }
 
@@ -144,7 +144,7 @@ func (m *valueMap) eachCell(fn func(param string, k key, cell *reportv1.CapCell)
 func (m *valueMap) listCalls() {
 	m.eachCell(func(param string, k key, cell *reportv1.CapCell) {
 		declined, passed := m.splitCalls(k, param, cell)
-		if cell.Verdict == reportv1.CapMixed {
+		if cell.Support == reportv1.CapMixed {
 			m.listDeclined(k, param, cell, declined, passed)
 		}
 	})
@@ -191,7 +191,7 @@ func (m *valueMap) declinedEverywhere(model string, params map[string]string, ex
 		if p == except {
 			continue
 		}
-		if o := m.cells[key{model, reportv1.ParamValue(p, params[p])}]; o != nil && o.Verdict == reportv1.CapUnsupported {
+		if o := m.cells[key{model, reportv1.ParamValue(p, params[p])}]; o != nil && o.Support == reportv1.CapUnsupported {
 			out = append(out, reportv1.ParamValue(p, params[p]))
 		}
 	}
@@ -204,7 +204,7 @@ func (m *valueMap) declinedEverywhere(model string, params map[string]string, ex
 // which of its pairs is the cause, so it makes no pair.
 func (m *valueMap) findPairs() {
 	m.eachCell(func(_ string, k key, cell *reportv1.CapCell) {
-		if cell.Verdict != reportv1.CapMixed || unexplainedDeclines(cell) < 2 {
+		if cell.Support != reportv1.CapMixed || unexplainedDeclines(cell) < 2 {
 			return
 		}
 		for _, b := range cell.DeclinedWith {
@@ -231,7 +231,7 @@ func unexplainedDeclines(cell *reportv1.CapCell) int {
 // mixedWith reports whether the cell k is mixed and declined with value a.
 func (m *valueMap) mixedWith(k key, a string) bool {
 	o := m.cells[k]
-	return o != nil && o.Verdict == reportv1.CapMixed && slices.Contains(o.DeclinedWith, a)
+	return o != nil && o.Support == reportv1.CapMixed && slices.Contains(o.DeclinedWith, a)
 }
 
 // explainByPairs settles each mixed cell: a decline of a third value no
@@ -240,7 +240,7 @@ func (m *valueMap) mixedWith(k key, a string) bool {
 // declines is, unless its value is itself in a pair: a pair is a finding.
 func (m *valueMap) explainByPairs() {
 	for k, cell := range m.cells {
-		if cell.Verdict != reportv1.CapMixed {
+		if cell.Support != reportv1.CapMixed {
 			continue
 		}
 		cell.Explained = !m.inPair[k]
@@ -301,7 +301,7 @@ func (m *valueMap) row(p, v string, sum map[string]*reportv1.CapModel) reportv1.
 	for _, model := range m.models {
 		cell := m.cells[key{model, k}]
 		if cell == nil {
-			cell = &reportv1.CapCell{Model: model, Verdict: reportv1.CapNone}
+			cell = &reportv1.CapCell{Model: model, Support: reportv1.CapNone}
 		}
 		row.Cells = append(row.Cells, *cell)
 		if needsAttention(sum[model], k, cell) {
@@ -316,7 +316,7 @@ func (m *valueMap) row(p, v string, sum map[string]*reportv1.CapModel) reportv1.
 // value is declined everywhere, declined in a combination no value
 // explains (mixed), or failed.
 func needsAttention(s *reportv1.CapModel, k string, cell *reportv1.CapCell) bool {
-	switch cell.Verdict {
+	switch cell.Support {
 	case reportv1.CapSupported, reportv1.CapSkip, reportv1.CapNone:
 		return false
 	case reportv1.CapMixed:
@@ -350,8 +350,8 @@ func hasPV(params map[string]string, k string) bool {
 	return ok && x == v
 }
 
-// verdictOf derives a verdict from the calls with one value.
-func verdictOf(n reportv1.Counts) reportv1.CapVerdict {
+// supportOf derives the support of a value from the calls with one value.
+func supportOf(n reportv1.Counts) reportv1.CapSupport {
 	switch {
 	case n.Fail > 0:
 		return reportv1.CapFailed

@@ -41,7 +41,7 @@ func attention(c reportv1.Capability) []string {
 func TestCapabilities(t *testing.T) {
 	type want struct {
 		model, key                      string
-		verdict                         reportv1.CapVerdict
+		verdict                         reportv1.CapSupport
 		pass, unsupported, fail, errors int
 	}
 	tests := []struct {
@@ -181,7 +181,7 @@ func TestCapabilities(t *testing.T) {
 			}
 			for _, w := range tt.want {
 				cell := capCell(t, c, w.model, w.key)
-				assert.Equal(t, w.verdict, cell.Verdict, "%s × %s", w.model, w.key)
+				assert.Equal(t, w.verdict, cell.Support, "%s × %s", w.model, w.key)
 				got := [4]int{cell.Counts.Pass, cell.Counts.Unsupported, cell.Counts.Fail, cell.Counts.Error}
 				assert.Equal(t, [4]int{w.pass, w.unsupported, w.fail, w.errors}, got, "%s × %s: pass, unsupported, fail, error", w.model, w.key)
 			}

@@ -1,35 +1,37 @@
 package v1
 
 // The capability map of the explore tier: per explore feature, model,
-// parameter and value, the calls with that value by status and a verdict.
+// parameter and value, the calls with that value by status and how far the
+// value is supported.
 // Package capability derives it from the results; its doc says how.
 
-// CapVerdict is the verdict of one model × parameter value.
-type CapVerdict string
+// CapSupport is how far one model supports a parameter value. (The JSON
+// field keeps its v1alpha1 name, "verdict"; a run's verdict is results.Verdict.)
+type CapSupport string
 
 const (
 	// CapSupported: every call with the value passed (error and throttled
 	// calls say nothing about the gateway and are not counted against it).
-	CapSupported CapVerdict = "supported"
+	CapSupported CapSupport = "supported"
 	// CapUnsupported: every call with the value was declined.
-	CapUnsupported CapVerdict = "unsupported"
+	CapUnsupported CapSupport = "unsupported"
 	// CapMixed: some calls passed, some were declined: the value works, but
 	// not in every combination (see CapCell.Declined and DeclinedWith).
-	CapMixed CapVerdict = "mixed"
+	CapMixed CapSupport = "mixed"
 	// CapFailed: at least one call with the value failed (the gateway broke
 	// the contract). Reported; the explore tier never fails a run.
-	CapFailed CapVerdict = "failed"
+	CapFailed CapSupport = "failed"
 	// CapInconclusive: the calls with the value only errored or were
 	// throttled.
-	CapInconclusive CapVerdict = "inconclusive"
+	CapInconclusive CapSupport = "inconclusive"
 	// CapSkip: every call with the value was skipped.
-	CapSkip CapVerdict = "skip"
+	CapSkip CapSupport = "skip"
 	// CapNone: the model made no call with the value.
-	CapNone CapVerdict = "none"
+	CapNone CapSupport = "none"
 )
 
-// CapVerdicts lists every verdict in the order legends show them.
-var CapVerdicts = []CapVerdict{CapSupported, CapUnsupported, CapMixed, CapFailed, CapInconclusive, CapSkip, CapNone}
+// CapSupports lists every support in the order legends show them.
+var CapSupports = []CapSupport{CapSupported, CapUnsupported, CapMixed, CapFailed, CapInconclusive, CapSkip, CapNone}
 
 // Capability is the capability map of one explore feature.
 type Capability struct {
@@ -59,7 +61,7 @@ type CapRow struct {
 // CapCell is one model × parameter value.
 type CapCell struct {
 	Model   string     `json:"model"`
-	Verdict CapVerdict `json:"verdict"`
+	Support CapSupport `json:"verdict"`
 	// Counts are the calls with the value, by status.
 	Counts Counts `json:"counts"`
 	// Explained is true for a mixed cell each of whose declined calls also
