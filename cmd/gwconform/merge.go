@@ -109,65 +109,94 @@ type mergedRun struct {
 // bare results.jsonl) says nothing of these and is taken as it is.
 func joinRuns(ins []string, reps []*reportv1.Report, rss [][]results.Result) (mergedRun, error) {
 	var w mergedRun
-	var first *reportv1.Report
-	firstIn := ""
-	count := 0
-	have := map[int]bool{}
+	var split shardSplit
+	first := -1
 	for i, r := range reps {
 		if r == nil {
 			continue
 		}
-		m := r.Metadata
-		if first == nil {
-			first, firstIn, w.baseURL = r, ins[i], m.BaseURL
+		if first < 0 {
+			first, w.baseURL = i, r.Metadata.BaseURL
 		}
-		gateway := func(u string) string {
-			if u == "" {
-				return reportv1.ReferenceGateway
-			}
-			return u
+		if err := oneGateway(ins[first], reps[first].Metadata, ins[i], r.Metadata); err != nil {
+			return w, err
 		}
-		if !slices.Equal(hosts(m), hosts(first.Metadata)) {
-			return w, fmt.Errorf("%s tested %s, %s tested %s: runs merged test one gateway (the same host, or the same bases)", firstIn, gateway(first.Metadata.BaseURL), ins[i], gateway(m.BaseURL))
-		}
-		if m.CatalogHash != first.Metadata.CatalogHash {
-			return w, fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, short(first.Metadata.CatalogHash), ins[i], short(m.CatalogHash))
-		}
-		if w.started.IsZero() || (!m.Started.IsZero() && m.Started.Before(w.started)) {
-			w.started = m.Started
-		}
-		if m.Finished.After(w.finished) {
-			w.finished = m.Finished
-		}
-		if c := m.Completion; c != nil {
-			w.completion.Interrupted = w.completion.Interrupted || c.Interrupted
-			w.completion.Planned += c.Planned
-			w.completion.Unrun += c.Unrun
-			w.completion.MissingShards = append(w.completion.MissingShards, c.MissingShards...)
-		}
-		if m.Shard == "" {
-			continue
-		}
-		sh, err := plan.ParseShard(m.Shard)
-		if err != nil {
-			return w, fmt.Errorf("%s: %w", ins[i], err)
-		}
-		if count != 0 && sh.Count != count {
-			return w, fmt.Errorf("%s is shard %s, another input is of %d shards: shards of one run split it alike", ins[i], m.Shard, count)
-		}
-		count = sh.Count
-		have[sh.Index] = true
-	}
-	for i := 1; i <= count; i++ {
-		if !have[i] {
-			w.completion.MissingShards = append(w.completion.MissingShards, plan.Shard{Index: i, Count: count}.String())
+		w.add(r.Metadata)
+		if err := split.add(ins[i], r.Metadata.Shard); err != nil {
+			return w, err
 		}
 	}
-	if first != nil {
-		w.offers = commonOffers(reps)
-		return w, w.kindBasesFrom(ins, reps, rss)
+	w.completion.MissingShards = append(w.completion.MissingShards, split.missing()...)
+	if first < 0 {
+		return w, nil
 	}
-	return w, nil
+	w.offers = commonOffers(reps)
+	return w, w.kindBasesFrom(ins, reps, rss)
+}
+
+// oneGateway refuses two inputs of different gateways or catalogs.
+func oneGateway(firstIn string, first reportv1.Metadata, in string, m reportv1.Metadata) error {
+	gateway := func(u string) string { return cmp.Or(u, reportv1.ReferenceGateway) }
+	if !slices.Equal(hosts(m), hosts(first)) {
+		return fmt.Errorf("%s tested %s, %s tested %s: runs merged test one gateway (the same host, or the same bases)", firstIn, gateway(first.BaseURL), in, gateway(m.BaseURL))
+	}
+	if m.CatalogHash != first.CatalogHash {
+		return fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, short(first.CatalogHash), in, short(m.CatalogHash))
+	}
+	return nil
+}
+
+// add joins an input's span and what of its plan has no result.
+func (w *mergedRun) add(m reportv1.Metadata) {
+	if w.started.IsZero() || (!m.Started.IsZero() && m.Started.Before(w.started)) {
+		w.started = m.Started
+	}
+	if m.Finished.After(w.finished) {
+		w.finished = m.Finished
+	}
+	if c := m.Completion; c != nil {
+		w.completion.Interrupted = w.completion.Interrupted || c.Interrupted
+		w.completion.Planned += c.Planned
+		w.completion.Unrun += c.Unrun
+		w.completion.MissingShards = append(w.completion.MissingShards, c.MissingShards...)
+	}
+}
+
+// shardSplit is the shards (--shard i/n) among the inputs: one split, of
+// one size. A whole run is no shard.
+type shardSplit struct {
+	count int
+	have  map[int]bool
+}
+
+func (s *shardSplit) add(in, shard string) error {
+	if shard == "" {
+		return nil
+	}
+	sh, err := plan.ParseShard(shard)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if s.count != 0 && sh.Count != s.count {
+		return fmt.Errorf("%s is shard %s, another input is of %d shards: shards of one run split it alike", in, shard, s.count)
+	}
+	if s.have == nil {
+		s.have = map[int]bool{}
+	}
+	s.count = sh.Count
+	s.have[sh.Index] = true
+	return nil
+}
+
+// missing names the shards of the split that no input is.
+func (s *shardSplit) missing() []string {
+	var out []string
+	for i := 1; i <= s.count; i++ {
+		if !s.have[i] {
+			out = append(out, plan.Shard{Index: i, Count: s.count}.String())
+		}
+	}
+	return out
 }
 
 // hosts are the scheme and host of every base a run's report names, sorted:
