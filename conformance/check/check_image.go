@@ -86,13 +86,8 @@ func (c *checker) checkUsage(body []byte) {
 // checkImage decodes one base64 image and checks it. ok is false when it
 // could not be decoded at all.
 func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thumbs bool) (results.ImageInfo, bool) {
-	if b64.Type != gjson.String || b64.Str == "" {
-		c.fail("image", where+".b64_json", "base64 image", show(b64), "no base64 image (spec 2.2: data[].b64_json is the base64 of the encoded image)")
-		return results.ImageInfo{}, false
-	}
-	raw, err := imagecheck.DecodeBase64(b64.Str)
-	if err != nil {
-		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64 (spec 2.2): %v", err)
+	raw, ok := c.decodeBase64(where, b64)
+	if !ok {
 		return results.ImageInfo{}, false
 	}
 	info, img, err := imagecheck.Inspect(raw)
@@ -105,26 +100,45 @@ func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thu
 	if thumbs {
 		res.Thumb = imagecheck.Thumbnail(img, 160)
 	}
-	exp := want.expect
-	for _, f := range []struct{ name, value string }{{"requested output_format", expFormat(exp)}, {"output_format field", want.formatField}} {
+	c.checkFormatAndSize(where, info, want)
+	if exp := want.expect; exp != nil && exp.Alpha != nil && !*exp.Alpha && info.Alpha {
+		c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency (spec 4.5: opaque with jpeg)")
+	}
+	if exp := want.expect; exp != nil && exp.Transparent != nil {
+		c.checkTransparent(where, img, *exp.Transparent, "transparent output carries no real alpha channel (spec 4.5)")
+	}
+	c.checkBackgroundField(where, img, info.Alpha, want)
+	return res, true
+}
+
+// decodeBase64 reads an image's b64_json.
+func (c *checker) decodeBase64(where string, b64 gjson.Result) ([]byte, bool) {
+	if b64.Type != gjson.String || b64.Str == "" {
+		c.fail("image", where+".b64_json", "base64 image", show(b64), "no base64 image (spec 2.2: data[].b64_json is the base64 of the encoded image)")
+		return nil, false
+	}
+	raw, err := imagecheck.DecodeBase64(b64.Str)
+	if err != nil {
+		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64 (spec 2.2): %v", err)
+		return nil, false
+	}
+	return raw, true
+}
+
+// checkFormatAndSize holds the decoded image to the format and size
+// requested, and (strict) to those its event states.
+func (c *checker) checkFormatAndSize(where string, info imagecheck.Info, want imageWant) {
+	for _, f := range []struct{ name, value string }{{"requested output_format", expFormat(want.expect)}, {"output_format field", want.formatField}} {
 		if f.value != "" && info.Format != f.value {
 			c.fail("image", where, f.value+" ("+f.name+")", info.Format, "decoded image format differs from the %s (spec 2.2: decoded content matches output_format)", f.name)
 		}
 	}
 	got := fmt.Sprintf("%dx%d", info.Width, info.Height)
-	for _, s := range []struct{ name, value string }{{"requested size", expSize(exp)}, {"size field", want.sizeField}} {
+	for _, s := range []struct{ name, value string }{{"requested size", expSize(want.expect)}, {"size field", want.sizeField}} {
 		if s.value != "" && s.value != "auto" && got != s.value {
 			c.fail("image", where, s.value+" ("+s.name+")", got, "decoded image size differs from the %s (spec 2.2: size is <width>x<height> of the result)", s.name)
 		}
 	}
-	if exp != nil && exp.Alpha != nil && !*exp.Alpha && info.Alpha {
-		c.fail("image", where, "fully opaque", "has transparent pixels", "opaque output carries transparency (spec 4.5: opaque with jpeg)")
-	}
-	if exp != nil && exp.Transparent != nil {
-		c.checkTransparent(where, img, *exp.Transparent, "transparent output carries no real alpha channel (spec 4.5)")
-	}
-	c.checkBackgroundField(where, img, info.Alpha, want)
-	return res, true
 }
 
 // checkTransparent demands a transparent region of at least the stated share.

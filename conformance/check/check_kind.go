@@ -65,19 +65,28 @@ func (c *checker) checkKind(kind string, body []byte) {
 		c.fail("json", where, "generated text", text.Raw, "%s", message)
 	}
 	maxTokens, ok := c.maxTokens()
-	if !ok {
-		return
+	switch {
+	case !ok:
+	case kind == kindMessage:
+		c.checkOutputTokens(body, maxTokens)
+	default:
+		c.checkTextLength(body, maxTokens)
 	}
-	if kind == kindMessage {
-		// 2.4 shows usage.output_tokens: the bound applies to it directly.
-		if out := gjson.GetBytes(body, "usage.output_tokens"); out.Type == gjson.Number && out.Num > float64(maxTokens) {
-			c.fail("json", "usage.output_tokens", fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
-				"more output tokens than max_tokens (spec 4.2, 4.3, 8: max_tokens is an upper bound on output length)")
-		}
-		return
+}
+
+// checkOutputTokens bounds a message's usage.output_tokens, which 2.4
+// shows, by max_tokens.
+func (c *checker) checkOutputTokens(body []byte, maxTokens int) {
+	if out := gjson.GetBytes(body, "usage.output_tokens"); out.Type == gjson.Number && out.Num > float64(maxTokens) {
+		c.fail("json", "usage.output_tokens", fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
+			"more output tokens than max_tokens (spec 4.2, 4.3, 8: max_tokens is an upper bound on output length)")
 	}
-	// 2.3 shows no usage (its bound is strict, in the case that asks):
-	// the text itself must fit.
+}
+
+// checkTextLength bounds each choice's text by max_tokens: 2.3 shows no
+// usage (its bound is strict, in the case that asks), so the text itself
+// must fit.
+func (c *checker) checkTextLength(body []byte, maxTokens int) {
 	for i, choice := range gjson.GetBytes(body, "choices").Array() {
 		content := choice.Get("message.content")
 		if n := utf8.RuneCountInString(content.Str); content.Type == gjson.String && n > runesPerToken*maxTokens {
