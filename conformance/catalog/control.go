@@ -48,29 +48,34 @@ func (l *loader) checkControls(cases []Case) {
 		if !ok || c.Control == "" || byID[c.ID] != c {
 			continue
 		}
-		ctl := byID[c.Control]
-		var missing []string
-		if ctl != nil {
-			for _, m := range c.Models {
-				if !slices.Contains(ctl.Models, m) {
-					missing = append(missing, m)
-				}
-			}
+		if msg := controlProblem(c, byID[c.Control], ids); msg != "" {
+			diag.Message = msg
+			l.diags = append(l.diags, diag)
 		}
-		switch {
-		case ctl == nil:
-			diag.Message = fmt.Sprintf("control: no case with id %q%s", c.Control, Closest(c.Control, ids))
-		case ctl.Tier != vocab.TierVerified:
-			diag.Message = fmt.Sprintf("control %q is a %s case: a control must be verified, a row the spec shows served", c.Control, ctl.Tier)
-		case ctl.Expect.StatusIn != nil || ctl.Expect.Status/100 != 2:
-			diag.Message = fmt.Sprintf("control %q expects %s: a control is a request the spec shows served (a 2xx)", c.Control, ctl.Expect.WantStatus())
-		case ctl.Request.Method != c.Request.Method || ctl.Request.Path != c.Request.Path:
-			diag.Message = fmt.Sprintf("control %q sends %s %s, not %s %s: a control is on the negative's endpoint", c.Control, ctl.Request.Method, ctl.Request.Path, c.Request.Method, c.Request.Path)
-		case len(missing) > 0:
-			diag.Message = fmt.Sprintf("control %q does not list %s: a control runs with each model of its negative (add them to its models or to its model_additions)", c.Control, strings.Join(missing, ", "))
-		default:
-			continue
-		}
-		l.diags = append(l.diags, diag)
 	}
+}
+
+// controlProblem says why ctl (nil: no such case; ids are the known ones)
+// cannot be the control of c, or is "".
+func controlProblem(c, ctl *Case, ids []string) string {
+	switch {
+	case ctl == nil:
+		return fmt.Sprintf("control: no case with id %q%s", c.Control, Closest(c.Control, ids))
+	case ctl.Tier != vocab.TierVerified:
+		return fmt.Sprintf("control %q is a %s case: a control must be verified, a row the spec shows served", c.Control, ctl.Tier)
+	case ctl.Expect.StatusIn != nil || ctl.Expect.Status/100 != 2:
+		return fmt.Sprintf("control %q expects %s: a control is a request the spec shows served (a 2xx)", c.Control, ctl.Expect.WantStatus())
+	case ctl.Request.Method != c.Request.Method || ctl.Request.Path != c.Request.Path:
+		return fmt.Sprintf("control %q sends %s %s, not %s %s: a control is on the negative's endpoint", c.Control, ctl.Request.Method, ctl.Request.Path, c.Request.Method, c.Request.Path)
+	}
+	var missing []string
+	for _, m := range c.Models {
+		if !slices.Contains(ctl.Models, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("control %q does not list %s: a control runs with each model of its negative (add them to its models or to its model_additions)", c.Control, strings.Join(missing, ", "))
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"math"
@@ -271,65 +272,97 @@ func (d *decoder) pairs(m *ast.MappingNode) []pair {
 	return d.pairsDepth(m, 0)
 }
 
+// pairsDepth is pairs of a mapping that merge keys reached depth levels
+// down.
 func (d *decoder) pairsDepth(m *ast.MappingNode, depth int) []pair {
 	if depth > 16 {
 		d.errf(m, "merge keys nest too deeply")
 		return nil
 	}
+	explicit := d.explicitKeys(m)
 	var out []pair
+	seen := map[string]bool{}
+	keep := func(p pair) {
+		seen[p.key] = true
+		out = append(out, p)
+	}
+	for _, mv := range m.Values {
+		if mv == nil || mv.Key == nil {
+			continue
+		}
+		if isMergeKey(mv.Key) {
+			for _, p := range d.mergedPairs(mv.Value, depth) {
+				if !explicit[p.key] && !seen[p.key] {
+					keep(p)
+				}
+			}
+			continue
+		}
+		if p, ok := d.explicitPair(mv, seen); ok {
+			keep(p)
+		}
+	}
+	return out
+}
+
+func isMergeKey(k ast.MapKeyNode) bool {
+	_, ok := k.(*ast.MergeKeyNode)
+	return ok
+}
+
+// explicitKeys are the keys a mapping gives itself: they win over merged
+// ones wherever the merge key stands.
+func (d *decoder) explicitKeys(m *ast.MappingNode) map[string]bool {
 	explicit := map[string]bool{}
 	for _, mv := range m.Values {
-		if _, merge := mv.Key.(*ast.MergeKeyNode); merge {
+		if isMergeKey(mv.Key) {
 			continue
 		}
 		if k, ok := d.keyText(mv.Key); ok {
 			explicit[k] = true
 		}
 	}
-	seen := map[string]bool{}
-	for _, mv := range m.Values {
-		if mv == nil || mv.Key == nil {
-			continue
-		}
-		if _, merge := mv.Key.(*ast.MergeKeyNode); merge {
-			var srcs []*ast.MappingNode
-			switch v := d.resolve(mv.Value).(type) {
-			case *ast.MappingNode:
-				srcs = append(srcs, v)
-			case *ast.SequenceNode:
-				for _, e := range v.Values {
-					if mm, ok := d.resolve(e).(*ast.MappingNode); ok {
-						srcs = append(srcs, mm)
-					} else {
-						d.errf(e, "a merge key (<<) takes mappings")
-					}
-				}
-			default:
-				d.errf(mv.Value, "a merge key (<<) takes a mapping or a list of mappings")
+	return explicit
+}
+
+// mergedPairs are the pairs a merge key brings in: its mapping's, or those
+// of each mapping of its list, in order.
+func (d *decoder) mergedPairs(n ast.Node, depth int) []pair {
+	var srcs []*ast.MappingNode
+	switch v := d.resolve(n).(type) {
+	case *ast.MappingNode:
+		srcs = append(srcs, v)
+	case *ast.SequenceNode:
+		for _, e := range v.Values {
+			if mm, ok := d.resolve(e).(*ast.MappingNode); ok {
+				srcs = append(srcs, mm)
+			} else {
+				d.errf(e, "a merge key (<<) takes mappings")
 			}
-			for _, src := range srcs {
-				for _, p := range d.pairsDepth(src, depth+1) {
-					if !explicit[p.key] && !seen[p.key] {
-						seen[p.key] = true
-						out = append(out, p)
-					}
-				}
-			}
-			continue
 		}
-		k, ok := d.keyText(mv.Key)
-		if !ok {
-			d.errf(mv.Key, "a key must be a string, got %s", kindOf(d.resolve(keyValue(mv.Key))))
-			continue
-		}
-		if seen[k] {
-			d.errf(mv.Key, "duplicate key %q", k)
-			continue
-		}
-		seen[k] = true
-		out = append(out, pair{key: k, keyNode: mv.Key, value: mv.Value})
+	default:
+		d.errf(n, "a merge key (<<) takes a mapping or a list of mappings")
+	}
+	var out []pair
+	for _, src := range srcs {
+		out = append(out, d.pairsDepth(src, depth+1)...)
 	}
 	return out
+}
+
+// explicitPair is the pair of a key written in the mapping, or false after
+// reporting a key that is no string or that came before (seen).
+func (d *decoder) explicitPair(mv *ast.MappingValueNode, seen map[string]bool) (pair, bool) {
+	k, ok := d.keyText(mv.Key)
+	if !ok {
+		d.errf(mv.Key, "a key must be a string, got %s", kindOf(d.resolve(keyValue(mv.Key))))
+		return pair{}, false
+	}
+	if seen[k] {
+		d.errf(mv.Key, "duplicate key %q", k)
+		return pair{}, false
+	}
+	return pair{key: k, keyNode: mv.Key, value: mv.Value}, true
 }
 
 func keyValue(k ast.MapKeyNode) ast.Node {
@@ -372,11 +405,12 @@ var nouns = map[reflect.Type]string{
 	requestDefaultsType:             "defaults request",
 }
 
-// templated are the Request fields whose strings are templates.
-var templated = map[string]bool{"path": true, "raw": true, "headers": true, "json": true}
-
-// defaultsTemplated are the requestDefaults fields whose strings are templates.
-var defaultsTemplated = map[string]bool{"path": true, "model": true}
+// templated are the fields whose strings are templates, by struct.
+var templated = map[reflect.Type]map[string]bool{
+	requestType:         {"path": true, "raw": true, "headers": true, "json": true},
+	variantType:         {"json": true},
+	requestDefaultsType: {"path": true, "model": true},
+}
 
 // Request fields decoded by hand (fieldInfo.index): they are not plain
 // values of the struct.
@@ -433,10 +467,7 @@ func (d *decoder) record(path string, key, n ast.Node) {
 
 // decode fills v from n, reporting every mismatch.
 func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
-	if d.budget--; d.budget == 0 {
-		d.errf(n, "file too large: more than %d YAML nodes after alias expansion", maxNodes)
-	}
-	if d.budget <= 0 {
+	if !d.spend(n) {
 		return
 	}
 	n = d.resolve(n)
@@ -451,106 +482,139 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		d.decodeSpecRefs(n, v.Addr().Interface().(*SpecRefs), path)
 		return
 	}
-	null := isNull(n)
-	switch v.Kind() {
-	case reflect.Pointer:
-		if null {
-			return
-		}
-		p := reflect.New(v.Type().Elem())
-		d.decode(n, p.Elem(), path)
-		v.Set(p)
-	case reflect.Struct:
-		d.decodeStruct(n, v, path)
-	case reflect.String:
-		if null {
-			return
-		}
-		s, ok := scalarText(n)
-		if !ok {
-			d.mismatch(n, path, "expected a string, got %s", kindOf(n))
-			return
-		}
-		if d.inTemplate {
-			d.checkTemplate(n, s)
-		}
-		v.SetString(s)
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		if null {
-			return
-		}
-		in, ok := n.(*ast.IntegerNode)
-		if !ok {
-			d.mismatch(n, path, "expected an integer, got %s", kindOf(n))
-			return
-		}
-		i, ok := intOf(in.Value)
-		if !ok || v.OverflowInt(i) {
-			d.mismatch(n, path, "integer %s out of range", in.GetToken().Value)
-			return
-		}
-		v.SetInt(i)
-	case reflect.Bool:
-		if null {
-			return
-		}
-		b, ok := n.(*ast.BoolNode)
-		if !ok {
-			d.mismatch(n, path, "expected true or false, got %s", kindOf(n))
-			return
-		}
-		v.SetBool(b.Value)
-	case reflect.Float64:
-		if null {
-			return
-		}
-		switch t := n.(type) {
-		case *ast.IntegerNode:
-			i, _ := intOf(t.Value)
-			v.SetFloat(float64(i))
-		case *ast.FloatNode:
-			v.SetFloat(t.Value)
-		default:
-			d.mismatch(n, path, "expected a number, got %s", kindOf(n))
-		}
-	case reflect.Slice:
-		if null {
-			return
-		}
-		seq, ok := n.(*ast.SequenceNode)
-		if !ok {
-			d.mismatch(n, path, "expected a list, got %s", kindOf(n))
-			return
-		}
-		out := reflect.MakeSlice(v.Type(), len(seq.Values), len(seq.Values))
-		for i, e := range seq.Values {
-			d.decode(e, out.Index(i), fmt.Sprintf("%s[%d]", path, i))
-		}
-		v.Set(out)
-	case reflect.Map:
-		if null {
-			return
-		}
-		m, ok := n.(*ast.MappingNode)
-		if !ok {
-			d.mismatch(n, path, "expected a mapping, got %s", kindOf(n))
-			return
-		}
-		out := reflect.MakeMap(v.Type())
-		for _, p := range d.pairs(m) {
-			ev := reflect.New(v.Type().Elem()).Elem()
-			sub := path + "[" + p.key + "]"
-			d.record(sub, p.keyNode, p.value)
-			d.decode(p.value, ev, sub)
-			out.SetMapIndex(reflect.ValueOf(p.key).Convert(v.Type().Key()), ev)
-		}
-		v.Set(out)
-	case reflect.Interface:
-		if x := d.toAny(n, path); x != nil {
-			v.Set(reflect.ValueOf(x))
-		}
-	default:
+	switch decodeKind, ok := kindDecoders[v.Kind()]; {
+	case !ok:
 		d.errf(n, "%s: cannot decode into %s", path, v.Type())
+	case isNull(n) && v.Kind() != reflect.Interface:
+		// Null leaves the value as it is. An interface takes it from toAny,
+		// which counts it against the budget like any other node.
+	default:
+		decodeKind(d, n, v, path)
+	}
+}
+
+// spend counts one node against the file's budget: false once the budget is
+// spent, which is reported once, at the node that spent it.
+func (d *decoder) spend(n ast.Node) bool {
+	if d.budget--; d.budget == 0 {
+		d.errf(n, "file too large: more than %d YAML nodes after alias expansion", maxNodes)
+	}
+	return d.budget > 0
+}
+
+// kindDecoders decode a resolved node into a value of each kind the case
+// file types have. init fills the table: the decoders of collections call
+// decode, which reads it, and a package-level initializer may not refer to
+// itself.
+var kindDecoders map[reflect.Kind]func(d *decoder, n ast.Node, v reflect.Value, path string)
+
+func init() {
+	kindDecoders = map[reflect.Kind]func(*decoder, ast.Node, reflect.Value, string){
+		reflect.Pointer:   (*decoder).decodePointer,
+		reflect.Struct:    (*decoder).decodeStruct,
+		reflect.String:    (*decoder).decodeString,
+		reflect.Int:       (*decoder).decodeInt,
+		reflect.Int64:     (*decoder).decodeInt,
+		reflect.Int32:     (*decoder).decodeInt,
+		reflect.Bool:      (*decoder).decodeBool,
+		reflect.Float64:   (*decoder).decodeFloat,
+		reflect.Slice:     (*decoder).decodeSlice,
+		reflect.Map:       (*decoder).decodeMap,
+		reflect.Interface: (*decoder).decodeInterface,
+	}
+}
+
+func (d *decoder) decodePointer(n ast.Node, v reflect.Value, path string) {
+	p := reflect.New(v.Type().Elem())
+	d.decode(n, p.Elem(), path)
+	v.Set(p)
+}
+
+func (d *decoder) decodeString(n ast.Node, v reflect.Value, path string) {
+	s, ok := scalarText(n)
+	if !ok {
+		d.mismatch(n, path, "expected a string, got %s", kindOf(n))
+		return
+	}
+	if d.inTemplate {
+		d.checkTemplate(n, s)
+	}
+	v.SetString(s)
+}
+
+func (d *decoder) decodeInt(n ast.Node, v reflect.Value, path string) {
+	in, ok := n.(*ast.IntegerNode)
+	if !ok {
+		d.mismatch(n, path, "expected an integer, got %s", kindOf(n))
+		return
+	}
+	i, ok := intOf(in.Value)
+	if !ok || v.OverflowInt(i) {
+		d.mismatch(n, path, "integer %s out of range", in.GetToken().Value)
+		return
+	}
+	v.SetInt(i)
+}
+
+func (d *decoder) decodeBool(n ast.Node, v reflect.Value, path string) {
+	b, ok := n.(*ast.BoolNode)
+	if !ok {
+		d.mismatch(n, path, "expected true or false, got %s", kindOf(n))
+		return
+	}
+	v.SetBool(b.Value)
+}
+
+// decodeFloat takes an integer as a number too (min: 0).
+func (d *decoder) decodeFloat(n ast.Node, v reflect.Value, path string) {
+	switch t := n.(type) {
+	case *ast.IntegerNode:
+		i, _ := intOf(t.Value)
+		v.SetFloat(float64(i))
+	case *ast.FloatNode:
+		v.SetFloat(t.Value)
+	default:
+		d.mismatch(n, path, "expected a number, got %s", kindOf(n))
+	}
+}
+
+// decodeSlice names each item path[i].
+func (d *decoder) decodeSlice(n ast.Node, v reflect.Value, path string) {
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		d.mismatch(n, path, "expected a list, got %s", kindOf(n))
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), len(seq.Values), len(seq.Values))
+	for i, e := range seq.Values {
+		d.decode(e, out.Index(i), fmt.Sprintf("%s[%d]", path, i))
+	}
+	v.Set(out)
+}
+
+// decodeMap names each entry path[key] and records where it is written.
+func (d *decoder) decodeMap(n ast.Node, v reflect.Value, path string) {
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		d.mismatch(n, path, "expected a mapping, got %s", kindOf(n))
+		return
+	}
+	out := reflect.MakeMap(v.Type())
+	for _, p := range d.pairs(m) {
+		ev := reflect.New(v.Type().Elem()).Elem()
+		sub := path + "[" + p.key + "]"
+		d.record(sub, p.keyNode, p.value)
+		d.decode(p.value, ev, sub)
+		out.SetMapIndex(reflect.ValueOf(p.key).Convert(v.Type().Key()), ev)
+	}
+	v.Set(out)
+}
+
+// decodeInterface takes a free-form value (a JSON body, a matcher's value);
+// null leaves it nil.
+func (d *decoder) decodeInterface(n ast.Node, v reflect.Value, path string) {
+	if x := d.toAny(n, path); x != nil {
+		v.Set(reflect.ValueOf(x))
 	}
 }
 
@@ -569,48 +633,46 @@ func intOf(x any) (int64, bool) {
 	return 0, false
 }
 
+// decodeStruct fills a struct from a mapping, field by field; decode has
+// left out null.
 func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string) {
-	if isNull(n) {
-		return
-	}
 	m, ok := n.(*ast.MappingNode)
-	noun := nouns[v.Type()]
-	if noun == "" {
-		noun = v.Type().Name()
-	}
 	if !ok {
-		where := path
-		if where == "" {
-			where = noun
-		}
 		d.failed[path] = true
-		d.errf(n, "%s: expected a mapping, got %s", where, kindOf(n))
+		d.errf(n, "%s: expected a mapping, got %s", cmp.Or(path, nounOf(v.Type())), kindOf(n))
 		return
 	}
 	fields := fieldsOf(v.Type())
 	for _, p := range d.pairs(m) {
 		i := slices.IndexFunc(fields, func(f fieldInfo) bool { return f.name == p.key })
 		if i < 0 {
-			d.errf(p.keyNode, "unknown field %q in %s%s", p.key, noun, suggest(p.key, fields))
+			d.errf(p.keyNode, "unknown field %q in %s%s", p.key, nounOf(v.Type()), suggest(p.key, fields))
 			continue
 		}
 		sub := join(path, p.key)
 		d.record(sub, p.keyNode, p.value)
-		f := fields[i]
-		switch f.index {
-		case fieldMultipart:
-			d.decodeMultipart(p.value, &v.Addr().Interface().(*Request).Multipart, sub)
-			continue
-		case fieldOmit:
-			d.decodeOmit(p.value, sub)
-			continue
-		}
+		d.decodeField(p.value, v, fields[i], sub)
+	}
+}
+
+// nounOf names a struct in messages.
+func nounOf(t reflect.Type) string {
+	return cmp.Or(nouns[t], t.Name())
+}
+
+// decodeField decodes the value of field f of the struct v. The request's
+// multipart and omit are read by hand; the strings of a templated field are
+// checked as templates, down to the strings nested in it.
+func (d *decoder) decodeField(n ast.Node, v reflect.Value, f fieldInfo, path string) {
+	switch f.index {
+	case fieldMultipart:
+		d.decodeMultipart(n, &v.Addr().Interface().(*Request).Multipart, path)
+	case fieldOmit:
+		d.decodeOmit(n, path)
+	default:
 		was := d.inTemplate
-		if (v.Type() == requestType && templated[p.key]) || (v.Type() == variantType && p.key == "json") ||
-			(v.Type() == requestDefaultsType && defaultsTemplated[p.key]) {
-			d.inTemplate = true
-		}
-		d.decode(p.value, v.Field(f.index), sub)
+		d.inTemplate = was || templated[v.Type()][f.name]
+		d.decode(n, v.Field(f.index), path)
 		d.inTemplate = was
 	}
 }
@@ -712,55 +774,91 @@ type matcherOps Matcher
 // MatcherTypes are the values of a matcher's type operator.
 var MatcherTypes = []string{"string", "number", "integer", "boolean", "array", "object", "null"}
 
+// decodeMatcher reads a matcher: a value to equal, or a mapping of
+// operators.
 func (d *decoder) decodeMatcher(n ast.Node, m *Matcher, path string) {
 	switch t := n.(type) {
 	case *ast.SequenceNode:
 		d.errf(n, "%s: a matcher is a value or a mapping of operators; compare a list with {eq: [...]}", path)
 	case *ast.MappingNode:
-		var ops matcherOps
-		d.decodeStruct(n, reflect.ValueOf(&ops).Elem(), path)
-		*m = Matcher(ops)
-		given := 0
-		for _, p := range d.pairs(t) {
-			given++
-			if p.key == "eq" {
-				m.HasEquals = true
-			}
-		}
-		if given == 0 {
-			d.errf(n, "%s: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains, model, unix_seconds, if_present)", path)
-		}
-		if m.Exists != nil && !*m.Exists && given > 1 {
-			d.errf(n, "%s: exists: false cannot be combined with other operators", path)
-		}
-		if m.Type != "" && !slices.Contains(MatcherTypes, m.Type) {
-			d.errAt(d.pos[path+".type"], "%s: type %q is not one of %s", path, m.Type, strings.Join(MatcherTypes, ", "))
-		}
-		if m.Regex != "" {
-			if _, err := compileRegex(m.Regex); err != nil {
-				d.errAt(d.pos[path+".regex"], "%s: invalid regex: %v", path, err)
-			}
-		}
-		if m.Model != "" && m.Model != ModelRequested && m.Model != ModelExact {
-			d.errAt(d.pos[path+".model"], "%s: model %q is not %s or %s", path, m.Model, ModelRequested, ModelExact)
-		}
-		if u := m.UnixSeconds; u != "" && u != UnixSecondsPlausible {
-			if w, err := time.ParseDuration(u); err != nil || w <= 0 {
-				d.errAt(d.pos[path+".unix_seconds"], "%s: unix_seconds %q is neither %s nor a positive duration such as 15m", path, u, UnixSecondsPlausible)
-			}
-		}
-		if m.IfPresent && given == 1 {
-			d.errf(n, "%s: if_present needs another operator to apply", path)
-		}
-		if m.Min != nil && m.Max != nil && *m.Min > *m.Max {
-			d.errAt(d.pos[path+".min"], "%s: min %v is greater than max %v", path, *m.Min, *m.Max)
-		}
-		if d.present[path+".one_of"] && len(m.OneOf) == 0 {
-			d.errAt(d.pos[path+".one_of"], "%s: one_of needs at least one value", path)
-		}
+		d.decodeOperators(t, m, path)
 	default:
 		m.Equals = d.toAny(n, path)
 		m.HasEquals = true
+	}
+}
+
+// decodeOperators reads a matcher's operators and checks that they combine
+// and that each value is one the operator takes.
+func (d *decoder) decodeOperators(n *ast.MappingNode, m *Matcher, path string) {
+	var ops matcherOps
+	d.decodeStruct(n, reflect.ValueOf(&ops).Elem(), path)
+	*m = Matcher(ops)
+	given := 0
+	for _, p := range d.pairs(n) {
+		given++
+		if p.key == "eq" {
+			m.HasEquals = true
+		}
+	}
+	d.checkOperatorsCombine(n, m, path, given)
+	d.checkOperatorValues(m, path)
+	d.checkSatisfiable(m, path)
+}
+
+// checkOperatorsCombine: at least one operator, exists: false alone, and
+// if_present with another to apply.
+func (d *decoder) checkOperatorsCombine(n ast.Node, m *Matcher, path string, given int) {
+	if given == 0 {
+		d.errf(n, "%s: empty matcher; give a value or at least one operator (eq, exists, type, one_of, regex, min, max, not_empty, contains, model, unix_seconds, if_present)", path)
+	}
+	if m.Exists != nil && !*m.Exists && given > 1 {
+		d.errf(n, "%s: exists: false cannot be combined with other operators", path)
+	}
+	if m.IfPresent && given == 1 {
+		d.errf(n, "%s: if_present needs another operator to apply", path)
+	}
+}
+
+// checkOperatorValues: type, regex, model and unix_seconds take only the
+// values the engine knows how to judge.
+func (d *decoder) checkOperatorValues(m *Matcher, path string) {
+	if m.Type != "" && !slices.Contains(MatcherTypes, m.Type) {
+		d.errAt(d.pos[path+".type"], "%s: type %q is not one of %s", path, m.Type, strings.Join(MatcherTypes, ", "))
+	}
+	if m.Regex != "" {
+		if _, err := compileRegex(m.Regex); err != nil {
+			d.errAt(d.pos[path+".regex"], "%s: invalid regex: %v", path, err)
+		}
+	}
+	if m.Model != "" && !slices.Contains(matcherModels, m.Model) {
+		d.errAt(d.pos[path+".model"], "%s: model %q is not %s or %s", path, m.Model, ModelRequested, ModelExact)
+	}
+	if u := m.UnixSeconds; u != "" && !validUnixSeconds(u) {
+		d.errAt(d.pos[path+".unix_seconds"], "%s: unix_seconds %q is neither %s nor a positive duration such as 15m", path, u, UnixSecondsPlausible)
+	}
+}
+
+// matcherModels are the values of a matcher's model operator.
+var matcherModels = []string{ModelRequested, ModelExact}
+
+// validUnixSeconds: plausible, or plausible within a positive window.
+func validUnixSeconds(s string) bool {
+	if s == UnixSecondsPlausible {
+		return true
+	}
+	w, err := time.ParseDuration(s)
+	return err == nil && w > 0
+}
+
+// checkSatisfiable: a range or a set of values no value can meet would fail
+// every answer.
+func (d *decoder) checkSatisfiable(m *Matcher, path string) {
+	if m.Min != nil && m.Max != nil && *m.Min > *m.Max {
+		d.errAt(d.pos[path+".min"], "%s: min %v is greater than max %v", path, *m.Min, *m.Max)
+	}
+	if d.present[path+".one_of"] && len(m.OneOf) == 0 {
+		d.errAt(d.pos[path+".one_of"], "%s: one_of needs at least one value", path)
 	}
 }
 
@@ -777,51 +875,63 @@ func (d *decoder) decodeMultipart(n ast.Node, out *[]FormField, path string) {
 		return
 	}
 	fields := []FormField{}
-	add := func(name string, vn ast.Node) {
-		vn = d.resolve(vn)
-		if vn == nil {
-			return
-		}
-		s, ok := scalarText(vn)
-		if !ok {
-			d.errf(vn, "%s.%s: expected a string or a list of strings, got %s", path, name, kindOf(vn))
-			return
-		}
-		if file, isFile := strings.CutPrefix(s, "@"); isFile {
-			d.checkFixture(vn, file)
-			fields = append(fields, FormField{Name: name, File: file})
-			return
-		}
-		was := d.inTemplate
-		d.inTemplate = true
-		d.checkTemplate(vn, s)
-		d.inTemplate = was
-		fields = append(fields, FormField{Name: name, Value: s})
-	}
 	for _, p := range d.pairs(m) {
 		if p.key == "" {
 			d.errf(p.keyNode, "%s: empty field name", path)
 			continue
 		}
-		switch v := d.resolve(p.value).(type) {
-		case nil:
-		case *ast.SequenceNode:
-			if len(v.Values) == 0 {
-				d.errf(v, "%s.%s: empty list; omit the field instead", path, p.key)
-			}
-			for _, e := range v.Values {
-				add(p.key, e)
-			}
-		case *ast.NullNode:
-			d.errf(p.keyNode, "%s.%s: no value", path, p.key)
-		default:
-			add(p.key, v)
-		}
+		fields = append(fields, d.formFields(p, path)...)
 	}
 	if len(fields) == 0 && len(m.Values) == 0 {
 		d.errf(n, "%s: no fields", path)
 	}
 	*out = fields
+}
+
+// formFields are the parts of one field of the form: one, or one per item
+// of a list (a repeated field, such as image[]).
+func (d *decoder) formFields(p pair, path string) []FormField {
+	var items []ast.Node
+	switch v := d.resolve(p.value).(type) {
+	case nil:
+		return nil
+	case *ast.SequenceNode:
+		if len(v.Values) == 0 {
+			d.errf(v, "%s.%s: empty list; omit the field instead", path, p.key)
+		}
+		items = v.Values
+	case *ast.NullNode:
+		d.errf(p.keyNode, "%s.%s: no value", path, p.key)
+		return nil
+	default:
+		items = []ast.Node{v}
+	}
+	var out []FormField
+	for _, item := range items {
+		if f, ok := d.formField(p.key, item, path); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// formField is one part: a fixture file for "@name", else a text template.
+func (d *decoder) formField(name string, n ast.Node, path string) (FormField, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return FormField{}, false
+	}
+	s, ok := scalarText(n)
+	if !ok {
+		d.errf(n, "%s.%s: expected a string or a list of strings, got %s", path, name, kindOf(n))
+		return FormField{}, false
+	}
+	if file, isFile := strings.CutPrefix(s, "@"); isFile {
+		d.checkFixture(n, file)
+		return FormField{Name: name, File: file}, true
+	}
+	d.checkTemplate(n, s)
+	return FormField{Name: name, Value: s}, true
 }
 
 // checkFixture reports a fixture name that is not a file of the fixtures FS.

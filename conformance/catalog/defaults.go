@@ -76,8 +76,19 @@ func (d *decoder) decodeDefaults(n ast.Node) *defaults {
 	}
 	df := &defaults{}
 	d.decode(r, reflect.ValueOf(&df.fileDefaults).Elem(), "defaults")
-	// Strip the "defaults." prefix: positions are looked up by the field
-	// paths of a case.
+	d.moveDefaultsState(df)
+
+	// Check with the positions of the defaults, under a case's paths.
+	maps.Copy(d.pos, df.pos)
+	maps.Copy(d.keyPos, df.keyPos)
+	d.checkDefaults(n, df)
+	return df
+}
+
+// moveDefaultsState moves what decoding recorded of the defaults into df,
+// under the field paths of a case ("defaults.key" becomes "key"), where
+// positions are looked up, and clears it from the decoder.
+func (d *decoder) moveDefaultsState(df *defaults) {
 	df.pos, df.keyPos, df.present, df.failed = map[string]Pos{}, map[string]Pos{}, map[string]bool{}, map[string]bool{}
 	for k, p := range d.pos {
 		if s, ok := strings.CutPrefix(k, "defaults."); ok {
@@ -87,10 +98,10 @@ func (d *decoder) decodeDefaults(n ast.Node) *defaults {
 	}
 	df.usesPublicURL, df.publicURLPos = d.usesPublicURL, d.publicURLPos
 	d.resetCase()
+}
 
-	// Check with the positions of the defaults, under a case's paths.
-	maps.Copy(d.pos, df.pos)
-	maps.Copy(d.keyPos, df.keyPos)
+// checkDefaults checks each value the defaults give as a case's own.
+func (d *decoder) checkDefaults(n ast.Node, df *defaults) {
 	if !slices.ContainsFunc([]string{"key", "models", "request.method", "request.path", "request.model"}, func(f string) bool { return df.present[f] }) {
 		d.errAt(nodePos(n), "defaults: empty; give key, models or request (method, path, model), or leave defaults out")
 	}
@@ -107,14 +118,19 @@ func (d *decoder) decodeDefaults(n ast.Node) *defaults {
 		checkPath(d, df.Request.Path)
 	}
 	if df.present["request.model"] && !df.failed["request.model"] {
-		switch m := df.Request.Model; {
-		case strings.TrimSpace(m) == "":
-			d.errAt(d.at("request.model"), "defaults.request.model: empty; give the model member, e.g. \"{{ .Model }}\"")
-		case strings.HasPrefix(m, "@"):
-			d.errAt(d.at("request.model"), "defaults.request.model: %q would be a file part in a multipart body; a model id does not start with @", m)
-		}
+		checkDefaultModel(d, df.Request.Model)
 	}
-	return df
+}
+
+// checkDefaultModel: the body member model the defaults add is a value
+// that can be sent as a json member and as a form field.
+func checkDefaultModel(d *decoder, m string) {
+	switch {
+	case strings.TrimSpace(m) == "":
+		d.errAt(d.at("request.model"), "defaults.request.model: empty; give the model member, e.g. \"{{ .Model }}\"")
+	case strings.HasPrefix(m, "@"):
+		d.errAt(d.at("request.model"), "defaults.request.model: %q would be a file part in a multipart body; a model id does not start with @", m)
+	}
 }
 
 // applyDefaults gives a case (or explore domain) just decoded the file's
@@ -160,6 +176,20 @@ func (d *decoder) applyModel(r *Request, variants []Variant) {
 	if df := d.defaults; df != nil && df.present["request.model"] {
 		model = df.Request.Model
 	}
+	omitted := d.checkOmit(r, variants, model)
+	if model == "" || omitted["model"] {
+		return
+	}
+	// A body that takes the defaults' model takes their use of
+	// publicImageURL with it.
+	if addModel(r, variants, model) && d.defaults.usesPublicURL && !d.usesPublicURL {
+		d.usesPublicURL, d.publicURLPos = true, d.defaults.publicURLPos
+	}
+}
+
+// checkOmit checks each member request.omit names against what the
+// defaults add (model, "" for nothing) and the body, and returns the names.
+func (d *decoder) checkOmit(r *Request, variants []Variant, model string) map[string]bool {
 	omitted := map[string]bool{}
 	for i, name := range d.omit {
 		at := d.omitAt[i]
@@ -177,31 +207,37 @@ func (d *decoder) applyModel(r *Request, variants []Variant) {
 		}
 		omitted[name] = true
 	}
-	if model == "" || omitted["model"] {
-		return
-	}
-	added := false
-	if m, ok := r.JSON.(map[string]any); ok {
-		if _, has := m["model"]; !has {
-			m["model"] = model
-			added = true
-		}
-	}
+	return omitted
+}
+
+// addModel gives the member model to the json body, the form and each
+// variant's json that have none (first in a form); false when none lacked
+// it.
+func addModel(r *Request, variants []Variant, model string) bool {
+	added := addJSONModel(r.JSON, model)
 	if r.Multipart != nil && !slices.ContainsFunc(r.Multipart, func(f FormField) bool { return f.Name == "model" }) {
 		r.Multipart = slices.Insert(r.Multipart, 0, FormField{Name: "model", Value: model})
 		added = true
 	}
 	for _, v := range variants {
-		if m, ok := v.JSON.(map[string]any); ok {
-			if _, has := m["model"]; !has {
-				m["model"] = model
-				added = true
-			}
+		if addJSONModel(v.JSON, model) {
+			added = true
 		}
 	}
-	if added && d.defaults.usesPublicURL && !d.usesPublicURL {
-		d.usesPublicURL, d.publicURLPos = true, d.defaults.publicURLPos
+	return added
+}
+
+// addJSONModel sets the member model of a json body (a mapping) without one.
+func addJSONModel(body any, model string) bool {
+	m, ok := body.(map[string]any)
+	if !ok {
+		return false
 	}
+	if _, has := m["model"]; has {
+		return false
+	}
+	m["model"] = model
+	return true
 }
 
 // bodyHas reports whether a json, multipart or variant body gives member name.

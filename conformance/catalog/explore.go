@@ -125,17 +125,7 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 	d.present["expect"], d.pos["expect"] = true, at
 	d.present["expect.status"], d.pos["expect.status"] = true, at
 
-	ok := true
-	switch {
-	case !d.present["id"]:
-		ok = false // validate reports it
-	case e.ID == "":
-		d.errAt(d.at("id"), "id: empty")
-		ok = false
-	case !idPattern.MatchString(e.ID):
-		d.errAt(d.at("id"), "id %q must match %s", e.ID, idPattern)
-		ok = false
-	}
+	ok := exploreIDOK(d, e.ID)
 	params, pok := l.exploreParams(d, item, &e.Request)
 	ok = ok && pok
 	var cons []pairwise.Constraint
@@ -166,19 +156,41 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 		l.validate(d, &c)
 		return nil
 	}
+	return l.exploreCases(d, base, params, rows, protocol)
+}
 
+// exploreIDOK checks the id the domain's cases are numbered from; a
+// missing one is validate's to report.
+func exploreIDOK(d *decoder, id string) bool {
+	switch {
+	case !d.present["id"]:
+		return false
+	case id == "":
+		d.errAt(d.at("id"), "id: empty")
+		return false
+	case !idPattern.MatchString(id):
+		d.errAt(d.at("id"), "id %q must match %s", id, idPattern)
+		return false
+	}
+	return true
+}
+
+// exploreCases makes a case of each row: the base with the row's
+// parameters, numbered from the domain's id with as many digits as the
+// last number needs (at least two), and its derived expectation.
+func (l *loader) exploreCases(d *decoder, base Case, params []exploreParam, rows [][]string, protocol Protocol) []Case {
 	width := max(2, len(strconv.Itoa(len(rows))))
 	out := make([]Case, 0, len(rows))
 	for i, row := range rows {
 		c := base
-		c.ID = fmt.Sprintf("%s-%0*d", e.ID, width, i+1)
+		c.ID = fmt.Sprintf("%s-%0*d", base.ID, width, i+1)
 		c.Params = map[string]string{}
 		for j, p := range params {
 			if row[j] != Omit {
 				c.Params[p.name] = row[j]
 			}
 		}
-		c.Request = withParams(e.Request, params, row)
+		c.Request = withParams(base.Request, params, row)
 		c.Expect = deriveExpect(protocol, &c.Request)
 		l.validate(d, &c)
 		out = append(out, c)
@@ -188,6 +200,37 @@ func (l *loader) exploreDomain(d *decoder, item ast.Node) []Case {
 
 // exploreParams reads the ordered parameters mapping.
 func (l *loader) exploreParams(d *decoder, item ast.Node, base *Request) ([]exploreParam, bool) {
+	pairs, ok := d.parameterPairs(item)
+	if !ok {
+		return nil, false
+	}
+	var params []exploreParam
+	for _, pr := range pairs {
+		path := "parameters." + pr.key
+		if strings.TrimSpace(pr.key) == "" {
+			d.errf(pr.keyNode, "parameters: empty parameter name")
+			ok = false
+			continue
+		}
+		if _, set := base.Param(pr.key); set {
+			d.errf(pr.keyNode, "%s: already set in the base request; a parameter is added to the request, so leave it out of request", path)
+			ok = false
+		}
+		seq := d.parameterList(pr, path)
+		if seq == nil {
+			ok = false
+			continue
+		}
+		p, good := d.readParameter(pr, seq, path)
+		ok = ok && good
+		params = append(params, p)
+	}
+	return params, ok
+}
+
+// parameterPairs are the entries of the parameters mapping: at least one
+// and at most maxExploreParams.
+func (d *decoder) parameterPairs(item ast.Node) ([]pair, bool) {
 	if !d.present["parameters"] {
 		d.errAt(d.at(""), "missing field parameters (the parameter domain)")
 		return nil, false
@@ -207,69 +250,71 @@ func (l *loader) exploreParams(d *decoder, item ast.Node, base *Request) ([]expl
 		d.errf(n, "parameters: %d parameters; at most %d per domain", len(pairs), maxExploreParams)
 		return nil, false
 	}
-	ok = true
-	var params []exploreParam
-	for _, pr := range pairs {
-		path := "parameters." + pr.key
-		p := exploreParam{name: pr.key, kind: paramKinds[pr.key], at: nodePos(pr.keyNode)}
-		if strings.TrimSpace(pr.key) == "" {
-			d.errf(pr.keyNode, "parameters: empty parameter name")
-			ok = false
-			continue
-		}
-		if _, set := base.Param(pr.key); set {
-			d.errf(pr.keyNode, "%s: already set in the base request; a parameter is added to the request, so leave it out of request", path)
-			ok = false
-		}
-		vn := d.resolve(pr.value)
-		seq, isSeq := vn.(*ast.SequenceNode)
-		switch {
-		case isNull(vn) || (isSeq && len(seq.Values) == 0):
-			d.errf(pr.keyNode, "%s: no values; give a list of at least one value (omit leaves the parameter out)", path)
-			ok = false
-			continue
-		case !isSeq:
-			d.errf(vn, "%s: expected a list of values, got %s", path, kindOf(vn))
-			ok = false
-			continue
-		case len(seq.Values) > maxExploreValues:
-			d.errf(vn, "%s: %d values; at most %d per parameter", path, len(seq.Values), maxExploreValues)
-			ok = false
-			continue
-		}
-		for i, en := range seq.Values {
-			vpath := fmt.Sprintf("%s[%d]", path, i)
-			en = d.resolve(en)
-			if en == nil {
-				ok = false
-				continue
-			}
-			s, isScalar := scalarText(en)
-			switch {
-			case !isScalar:
-				d.errf(en, "%s: expected a value, got %s", vpath, kindOf(en))
-			case slices.Contains(p.values, s):
-				d.errf(en, "%s: value %q listed twice", vpath, s)
-			default:
-				if msg := badValue(p, s); msg != "" {
-					d.errf(en, "%s: %s", vpath, msg)
-				} else {
-					if p.kind == kindString && s != Omit {
-						was := d.inTemplate
-						d.inTemplate = true
-						d.checkTemplate(en, s)
-						d.inTemplate = was
-					}
-					p.values = append(p.values, s)
-					p.valAt = append(p.valAt, nodePos(en))
-					continue
-				}
-			}
-			ok = false
-		}
-		params = append(params, p)
+	return pairs, true
+}
+
+// parameterList is the list of a parameter's values: at least one and at
+// most maxExploreValues; nil after reporting why not.
+func (d *decoder) parameterList(pr pair, path string) *ast.SequenceNode {
+	vn := d.resolve(pr.value)
+	seq, isSeq := vn.(*ast.SequenceNode)
+	switch {
+	case isNull(vn) || (isSeq && len(seq.Values) == 0):
+		d.errf(pr.keyNode, "%s: no values; give a list of at least one value (omit leaves the parameter out)", path)
+		return nil
+	case !isSeq:
+		d.errf(vn, "%s: expected a list of values, got %s", path, kindOf(vn))
+		return nil
+	case len(seq.Values) > maxExploreValues:
+		d.errf(vn, "%s: %d values; at most %d per parameter", path, len(seq.Values), maxExploreValues)
+		return nil
 	}
-	return params, ok
+	return seq
+}
+
+// readParameter reads a parameter's values, each with its position.
+func (d *decoder) readParameter(pr pair, seq *ast.SequenceNode, path string) (exploreParam, bool) {
+	p := exploreParam{name: pr.key, kind: paramKinds[pr.key], at: nodePos(pr.keyNode)}
+	ok := true
+	for i, n := range seq.Values {
+		n = d.resolve(n)
+		if n == nil {
+			ok = false
+			continue
+		}
+		s, good := d.parameterValue(&p, n, fmt.Sprintf("%s[%d]", path, i))
+		if !good {
+			ok = false
+			continue
+		}
+		p.values = append(p.values, s)
+		p.valAt = append(p.valAt, nodePos(n))
+	}
+	return p, ok
+}
+
+// parameterValue is one value of p as text: a scalar, new to p, of p's
+// type, and a valid template if p is sent as a string; false after
+// reporting why not.
+func (d *decoder) parameterValue(p *exploreParam, n ast.Node, path string) (string, bool) {
+	s, isScalar := scalarText(n)
+	var msg string
+	switch {
+	case !isScalar:
+		msg = fmt.Sprintf("expected a value, got %s", kindOf(n))
+	case slices.Contains(p.values, s):
+		msg = fmt.Sprintf("value %q listed twice", s)
+	default:
+		msg = badValue(*p, s)
+	}
+	if msg != "" {
+		d.errf(n, "%s: %s", path, msg)
+		return "", false
+	}
+	if p.kind == kindString && s != Omit {
+		d.checkTemplate(n, s)
+	}
+	return s, true
 }
 
 // badValue checks a value against its parameter's type.
@@ -312,53 +357,53 @@ func (l *loader) exploreConstraints(d *decoder, item ast.Node, params []exploreP
 		d.errf(n, "constraints: %d constraints; at most %d per domain", len(seq.Values), maxExploreConstraints)
 		return nil, false
 	}
-	ok = true
 	var out []pairwise.Constraint
 	for i, cn := range seq.Values {
-		path := fmt.Sprintf("constraints[%d]", i)
-		cn = d.resolve(cn)
-		m, isMap := cn.(*ast.MappingNode)
-		if !isMap {
-			if cn != nil {
-				d.errf(cn, "%s: expected a mapping with if and then, got %s", path, kindOf(cn))
-			}
-			ok = false
-			continue
-		}
-		var ifs, thens []condition
-		var hasIf, hasThen, good = false, false, true
-		for _, pr := range d.pairs(m) {
-			switch pr.key {
-			case "if":
-				hasIf = true
-				var g bool
-				ifs, g = readConditions(d, pr, path+".if", params, false)
-				good = good && g
-			case "then":
-				hasThen = true
-				var g bool
-				thens, g = readConditions(d, pr, path+".then", params, true)
-				good = good && g
-			default:
-				d.errf(pr.keyNode, "unknown field %q in constraint%s", pr.key, suggest(pr.key, constraintFields))
-				good = false
-			}
-		}
-		if !hasIf {
-			d.errf(cn, "%s: missing field if (the parameter values the constraint applies to)", path)
-			good = false
-		}
-		if !hasThen {
-			d.errf(cn, "%s: missing field then (the values the other parameters may take)", path)
-			good = false
-		}
+		c, good := exploreConstraint(d, cn, fmt.Sprintf("constraints[%d]", i), params)
 		if !good {
 			ok = false
 			continue
 		}
-		out = append(out, implies(ifs, thens))
+		out = append(out, c)
 	}
 	return out, ok
+}
+
+// exploreConstraint reads one constraint: a mapping of if and then.
+func exploreConstraint(d *decoder, n ast.Node, path string, params []exploreParam) (pairwise.Constraint, bool) {
+	n = d.resolve(n)
+	m, isMap := n.(*ast.MappingNode)
+	if !isMap {
+		if n != nil {
+			d.errf(n, "%s: expected a mapping with if and then, got %s", path, kindOf(n))
+		}
+		return nil, false
+	}
+	var ifs, thens []condition
+	hasIf, hasThen, ok := false, false, true
+	for _, pr := range d.pairs(m) {
+		good := false
+		switch pr.key {
+		case "if":
+			hasIf = true
+			ifs, good = readConditions(d, pr, path+".if", params, false)
+		case "then":
+			hasThen = true
+			thens, good = readConditions(d, pr, path+".then", params, true)
+		default:
+			d.errf(pr.keyNode, "unknown field %q in constraint%s", pr.key, suggest(pr.key, constraintFields))
+		}
+		ok = ok && good
+	}
+	if !hasIf {
+		d.errf(n, "%s: missing field if (the parameter values the constraint applies to)", path)
+		ok = false
+	}
+	if !hasThen {
+		d.errf(n, "%s: missing field then (the values the other parameters may take)", path)
+		ok = false
+	}
+	return implies(ifs, thens), ok
 }
 
 // readConditions reads `if` (one value each) or `then` (a list each).
@@ -382,58 +427,64 @@ func readConditions(d *decoder, pr pair, path string, params []exploreParam, lis
 	for i, p := range params {
 		names[i] = p.name
 	}
-	ok = true
 	var out []condition
 	for _, c := range pairs {
-		cpath := path + "." + c.key
 		i := slices.IndexFunc(params, func(p exploreParam) bool { return p.name == c.key })
 		if i < 0 {
 			d.errf(c.keyNode, "%s: unknown parameter %q%s", path, c.key, Closest(c.key, names))
 			ok = false
 			continue
 		}
-		p := params[i]
-		var vals []ast.Node
-		vn := d.resolve(c.value)
-		switch t := vn.(type) {
-		case *ast.SequenceNode:
-			if !lists {
-				d.errf(vn, "%s: expected one value, got a list (a list belongs in then)", cpath)
-				ok = false
-				continue
-			}
-			if len(t.Values) == 0 {
-				d.errf(vn, "%s: empty list; give the values %s may take", cpath, p.name)
-				ok = false
-				continue
-			}
-			vals = t.Values
-		default:
-			vals = []ast.Node{vn}
-		}
-		cond := condition{name: p.name}
-		for _, v := range vals {
-			v = d.resolve(v)
-			s, isScalar := scalarText(v)
-			if v == nil || !isScalar {
-				at := v
-				if at == nil {
-					at = c.keyNode
-				}
-				d.errf(at, "%s: expected a value, got %s", cpath, kindOf(v))
-				ok = false
-				continue
-			}
-			if !slices.Contains(p.values, s) {
-				d.errf(v, "%s: %q is not a value of parameter %s (%s)", cpath, s, p.name, strings.Join(p.values, ", "))
-				ok = false
-				continue
-			}
-			cond.values = append(cond.values, s)
-		}
+		cond, good := readCondition(d, c, path+"."+c.key, params[i], lists)
+		ok = ok && good
 		out = append(out, cond)
 	}
 	return out, ok
+}
+
+// readCondition reads the value (if) or the values (then) of one parameter
+// in a constraint; each must be one the parameter declares.
+func readCondition(d *decoder, c pair, path string, p exploreParam, lists bool) (condition, bool) {
+	vals, ok := conditionValues(d, c, path, p, lists)
+	cond := condition{name: p.name}
+	for _, v := range vals {
+		v = d.resolve(v)
+		s, isScalar := scalarText(v)
+		if v == nil || !isScalar {
+			at := v
+			if at == nil {
+				at = c.keyNode
+			}
+			d.errf(at, "%s: expected a value, got %s", path, kindOf(v))
+			ok = false
+			continue
+		}
+		if !slices.Contains(p.values, s) {
+			d.errf(v, "%s: %q is not a value of parameter %s (%s)", path, s, p.name, strings.Join(p.values, ", "))
+			ok = false
+			continue
+		}
+		cond.values = append(cond.values, s)
+	}
+	return cond, ok
+}
+
+// conditionValues are the value nodes of one parameter in a constraint: one
+// value, or (in then, lists) a list of at least one.
+func conditionValues(d *decoder, c pair, path string, p exploreParam, lists bool) ([]ast.Node, bool) {
+	vn := d.resolve(c.value)
+	seq, isSeq := vn.(*ast.SequenceNode)
+	switch {
+	case !isSeq:
+		return []ast.Node{vn}, true
+	case !lists:
+		d.errf(vn, "%s: expected one value, got a list (a list belongs in then)", path)
+		return nil, false
+	case len(seq.Values) == 0:
+		d.errf(vn, "%s: empty list; give the values %s may take", path, p.name)
+		return nil, false
+	}
+	return seq.Values, true
 }
 
 // implies is the constraint "when every if holds, each then parameter is one
@@ -498,6 +549,24 @@ func exploreRequest(d *decoder, r *Request) (Protocol, bool) {
 	if !d.present["request"] {
 		return "", false // validate reports it
 	}
+	ok := explorePost(d, r)
+	var protocol Protocol
+	for p, info := range protocols {
+		if info.path == r.Path && p.IsImage() {
+			protocol = p
+		}
+	}
+	if protocol == "" && d.present["request.path"] && r.Path != "" {
+		d.errAt(d.at("request.path"), "request.path: expectations are derived for %s and %s only, not %q",
+			protocols[ProtocolImageEdit].path, protocols[ProtocolImageGeneration].path, r.Path)
+		ok = false
+	}
+	return protocol, ok && protocol != ""
+}
+
+// explorePost: the base request is a POST with a body the parameters can be
+// added to, a json mapping or a form.
+func explorePost(d *decoder, r *Request) bool {
 	ok := true
 	if r.Method != "" && r.Method != "POST" {
 		d.errAt(d.at("request.method"), "request.method: an explore domain sends POST requests, not %s", r.Method)
@@ -515,18 +584,7 @@ func exploreRequest(d *decoder, r *Request) (Protocol, bool) {
 	case !d.present["request.multipart"]:
 		ok = false // validate reports the missing body
 	}
-	var protocol Protocol
-	for p, info := range protocols {
-		if info.path == r.Path && p.IsImage() {
-			protocol = p
-		}
-	}
-	if protocol == "" && d.present["request.path"] && r.Path != "" {
-		d.errAt(d.at("request.path"), "request.path: expectations are derived for %s and %s only, not %q",
-			protocols[ProtocolImageEdit].path, protocols[ProtocolImageGeneration].path, r.Path)
-		ok = false
-	}
-	return protocol, ok && protocol != ""
+	return ok
 }
 
 // withParams returns the base request with the row's parameters added:
@@ -585,49 +643,66 @@ func typed(k paramKind, s string) any {
 // size is checked unless auto (the spec shows no size for it); omitted it is
 // 1254x1254 (spec 4.4, 4.5).
 func deriveExpect(protocol Protocol, r *Request) Expect {
-	get := func(name string) (string, bool) {
-		v, ok := r.Param(name)
-		if !ok || v == nil {
-			return "", false
-		}
-		switch v.(type) {
-		case map[string]any, []any:
-			return "", false
-		}
-		return fmt.Sprint(v), true
-	}
-	im := &ImageExpect{Format: "png", Size: "1254x1254", Count: 1}
-	if f, ok := get("output_format"); ok {
-		im.Format = ""
-		if slices.Contains(ImageFormats, f) {
-			im.Format = f
-		}
-	}
-	if s, ok := get("size"); ok {
-		im.Size = ""
-		if sizePattern.MatchString(s) {
-			im.Size = s
-		}
-	}
-	if s, ok := get("n"); ok {
-		im.Count = 0 // not an integer of at least 1: nothing to count against
-		if n, err := strconv.Atoi(s); err == nil && n >= 1 {
-			im.Count = n
-		}
-	}
-	if s, _ := get("stream"); s == "true" {
-		previews := 0
-		if s, ok := get("partial_images"); ok {
-			if p, err := strconv.Atoi(s); err == nil && p > 0 {
-				previews = p
-			}
-		}
+	im := derivedImages(r)
+	if s, _ := scalarParam(r, "stream"); s == "true" {
+		previews := derivedPreviews(r)
 		return Expect{Status: 200, SSE: &SSEExpect{Protocol: protocol, MaxPreviews: &previews, Images: im}}
 	}
-	if b, _ := get("background"); b == "transparent" {
+	if b, _ := scalarParam(r, "background"); b == "transparent" {
 		im.Transparent = &DefaultTransparency
 	} else if im.Format == "jpeg" {
 		im.Alpha = new(false)
 	}
 	return Expect{Status: 200, Schema: "image_result", Images: im}
+}
+
+// derivedImages is what every image of the answer must be: of
+// output_format, size and n as requested, or their defaults when omitted; a
+// value that is not one of those checks nothing.
+func derivedImages(r *Request) *ImageExpect {
+	im := &ImageExpect{Format: "png", Size: "1254x1254", Count: 1}
+	if f, ok := scalarParam(r, "output_format"); ok {
+		im.Format = ""
+		if slices.Contains(ImageFormats, f) {
+			im.Format = f
+		}
+	}
+	if s, ok := scalarParam(r, "size"); ok {
+		im.Size = ""
+		if sizePattern.MatchString(s) {
+			im.Size = s
+		}
+	}
+	if s, ok := scalarParam(r, "n"); ok {
+		im.Count = 0 // not an integer of at least 1: nothing to count against
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 {
+			im.Count = n
+		}
+	}
+	return im
+}
+
+// derivedPreviews is partial_images, the most previews a stream may show
+// (0 when omitted or not a positive integer).
+func derivedPreviews(r *Request) int {
+	if s, ok := scalarParam(r, "partial_images"); ok {
+		if p, err := strconv.Atoi(s); err == nil && p > 0 {
+			return p
+		}
+	}
+	return 0
+}
+
+// scalarParam is a request parameter as text; false when absent, null, or
+// a list or mapping.
+func scalarParam(r *Request, name string) (string, bool) {
+	v, ok := r.Param(name)
+	if !ok || v == nil {
+		return "", false
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return "", false
+	}
+	return fmt.Sprint(v), true
 }

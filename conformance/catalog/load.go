@@ -135,6 +135,33 @@ type loader struct {
 // loadFile decodes one file; its problems go to l.diags.
 func (l *loader) loadFile(file string, data []byte) (out []Case) {
 	d := newDecoder(file, &l.diags, l.fixtures)
+	m := d.caseFileRoot(data)
+	if m == nil {
+		return nil
+	}
+	top := l.readTopLevel(d, m)
+	if top.hasDefaults {
+		if top.cases == nil && top.explore == nil {
+			d.errf(m, "defaults: the file has no cases or explore domains to take them")
+		}
+		d.defaults = d.decodeDefaults(top.defaults)
+	}
+	if top.cases == nil {
+		if !top.hasAdditions && top.explore == nil {
+			d.errf(m, "missing field cases")
+		}
+	} else {
+		out = l.decodeCases(d, file, top.cases)
+	}
+	if top.explore != nil {
+		out = append(out, l.decodeExplore(d, top.explore)...)
+	}
+	return out
+}
+
+// caseFileRoot parses a case file and returns the mapping of its one
+// document, or nil after reporting why there is none.
+func (d *decoder) caseFileRoot(data []byte) *ast.MappingNode {
 	f, err := parseYAML(data)
 	if err != nil {
 		var ye yaml.Error
@@ -146,12 +173,7 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 		}
 		return nil
 	}
-	var docs []*ast.DocumentNode
-	for _, doc := range f.Docs {
-		if doc != nil && !isNull(doc.Body) {
-			docs = append(docs, doc)
-		}
-	}
+	docs := slices.DeleteFunc(f.Docs, emptyDocument)
 	if len(docs) == 0 {
 		d.errAt(Pos{1, 1}, "empty file: expected a mapping with feature_group and cases")
 		return nil
@@ -163,52 +185,54 @@ func (l *loader) loadFile(file string, data []byte) (out []Case) {
 	d.collectAnchors(root)
 	root = d.resolve(root)
 	m, ok := root.(*ast.MappingNode)
-	if !ok {
-		if root != nil {
-			d.errf(root, "expected a mapping with feature_group and cases, got %s", kindOf(root))
-		}
-		return nil
+	if !ok && root != nil {
+		d.errf(root, "expected a mapping with feature_group and cases, got %s", kindOf(root))
 	}
-	var group string
-	var casesNode, exploreNode, defaultsNode ast.Node
-	hasAdditions, hasDefaults := false, false
+	return m
+}
+
+// emptyDocument is a document with nothing in it, such as a bare "---".
+func emptyDocument(doc *ast.DocumentNode) bool { return doc == nil || isNull(doc.Body) }
+
+// topLevel holds the fields of a case file that loadFile reads in its own
+// order: the defaults before the cases and domains that take them.
+type topLevel struct {
+	cases, explore, defaults  ast.Node
+	hasDefaults, hasAdditions bool
+}
+
+// readTopLevel reads feature_group and model_additions, and returns the
+// other fields of the file.
+func (l *loader) readTopLevel(d *decoder, m *ast.MappingNode) topLevel {
+	var top topLevel
 	for _, p := range d.pairs(m) {
 		switch p.key {
 		case "feature_group":
-			d.decode(p.value, reflect.ValueOf(&group).Elem(), "feature_group")
-			if group != "" && !knownGroup(group) {
-				d.errf(p.value, "feature_group %q is no prefix of a known feature", group)
-			}
+			d.decodeFeatureGroup(p.value)
 		case "cases":
-			casesNode = p.value
+			top.cases = p.value
 		case "explore":
-			exploreNode = p.value
+			top.explore = p.value
 		case "defaults":
-			defaultsNode, hasDefaults = p.value, true
+			top.defaults, top.hasDefaults = p.value, true
 		case "model_additions":
 			l.decodeAdditions(d, p.value)
-			hasAdditions = true
+			top.hasAdditions = true
 		default:
 			d.errf(p.keyNode, "unknown field %q in file%s", p.key, suggest(p.key, fileFields))
 		}
 	}
-	if hasDefaults {
-		if casesNode == nil && exploreNode == nil {
-			d.errf(m, "defaults: the file has no cases or explore domains to take them")
-		}
-		d.defaults = d.decodeDefaults(defaultsNode)
+	return top
+}
+
+// decodeFeatureGroup reads feature_group, which names a prefix of the known
+// features.
+func (d *decoder) decodeFeatureGroup(n ast.Node) {
+	var group string
+	d.decode(n, reflect.ValueOf(&group).Elem(), "feature_group")
+	if group != "" && !knownGroup(group) {
+		d.errf(n, "feature_group %q is no prefix of a known feature", group)
 	}
-	if casesNode == nil {
-		if !hasAdditions && exploreNode == nil {
-			d.errf(m, "missing field cases")
-		}
-	} else {
-		out = l.decodeCases(d, file, casesNode)
-	}
-	if exploreNode != nil {
-		out = append(out, l.decodeExplore(d, exploreNode)...)
-	}
-	return out
 }
 
 // fileFields are the top-level fields of a case file.
@@ -353,56 +377,89 @@ func (d *decoder) keyAt(p string) Pos {
 
 // validate applies the rules that decoding alone cannot express.
 func (l *loader) validate(d *decoder, c *Case) {
-	req := func(p string, ok bool, msg string) {
-		if !ok {
-			d.errAt(d.at(p), "%s", msg)
-		}
-	}
-	// Identity.
-	switch {
+	l.validateID(d, c)
+	validateFeatureAndTier(d, c)
+	l.validateSpec(d, c)
+	validateKeyAndModels(d, c)
+	validateRequires(d, c)
+	l.validateRequest(d, c)
+	l.validateVariants(d, c)
+	l.validateExpect(d, c)
+	l.validateControl(d, c)
+}
+
+// missingField reports a field the case (or requirement row) must give, at
+// the case.
+func (d *decoder) missingField(name string) {
+	d.errAt(d.at(""), "missing field %s", name)
+}
+
+// validateID: an id is well formed and names one case of the catalog.
+func (l *loader) validateID(d *decoder, c *Case) {
+	switch at := d.at("id"); {
 	case !d.present["id"]:
-		req("", false, "missing field id")
+		d.missingField("id")
 	case c.ID == "":
 		// decoding already reported it
 	case !idPattern.MatchString(c.ID):
-		d.errAt(d.at("id"), "id %q must match %s", c.ID, idPattern)
+		d.errAt(at, "id %q must match %s", c.ID, idPattern)
 	default:
-		here := fmt.Sprintf("%s:%d:%d", d.file, d.at("id").Line, d.at("id").Col)
 		if first, dup := l.firstID[c.ID]; dup {
-			d.errAt(d.at("id"), "duplicate id %q (first declared at %s)", c.ID, first)
+			d.errAt(at, "duplicate id %q (first declared at %s)", c.ID, first)
 		} else {
-			l.firstID[c.ID] = here
+			l.firstID[c.ID] = fmt.Sprintf("%s:%d:%d", d.file, at.Line, at.Col)
 		}
 	}
+}
+
+// validateFeatureAndTier: both given, and each one the suite knows.
+func validateFeatureAndTier(d *decoder, c *Case) {
 	if !d.present["feature"] {
-		req("", false, "missing field feature")
+		d.missingField("feature")
 	} else if c.Feature != "" && !slices.Contains(Features, c.Feature) {
 		d.errAt(d.at("feature"), "unknown feature %q%s", c.Feature, Closest(c.Feature, Features))
 	}
 	if !d.present["tier"] {
-		req("", false, "missing field tier")
+		d.missingField("tier")
 	} else if c.Tier != "" && !c.Tier.Valid() {
 		d.errAt(d.at("tier"), "tier %q is not one of %s", c.Tier, joinStrings(vocab.Tiers))
 	}
-	req("", d.present["spec"], "missing field spec (the requirement ids this case checks)")
+}
+
+// validateSpec checks what the case says it checks (spec, requirement) and,
+// in the tiers that go beyond the spec's words, why that matters; it fills
+// Requirement with the words of the cited rows.
+func (l *loader) validateSpec(d *decoder, c *Case) {
+	if !d.present["spec"] {
+		d.errAt(d.at(""), "missing field spec (the requirement ids this case checks)")
+	}
 	l.validateSpecRefs(d, c)
 	if d.present["requirement"] && strings.TrimSpace(c.Requirement) == "" {
 		d.errAt(d.at("requirement"), "requirement: empty; leave it out to show the cited rows' sentences alone")
 	}
 	c.Requirement = l.spec.Sentences(c.Refs, c.Requirement)
 	if (c.Tier == vocab.TierStrict || c.Tier == vocab.TierExplore) && strings.TrimSpace(c.Why) == "" {
-		req("", false, fmt.Sprintf("a %s case needs why (the reason it matters)", c.Tier))
+		d.errAt(d.at(""), "a %s case needs why (the reason it matters)", c.Tier)
 	}
+}
+
+// validateKeyAndModels: both given (here or by the defaults), and valid.
+func validateKeyAndModels(d *decoder, c *Case) {
 	if !d.present["key"] {
-		req("", false, "missing field key")
+		d.missingField("key")
 	} else {
 		checkKey(d, c.Key)
 	}
 	if !d.present["models"] {
-		req("", false, "missing field models")
+		d.missingField("models")
 	} else if !d.failed["models"] {
 		checkModels(d, c.Models)
 	}
+}
+
+// validateRequires: known preconditions, and the one a publicImageURL
+// template needs.
+func validateRequires(d *decoder, c *Case) {
 	for i, p := range c.Requires {
 		if !slices.Contains(Preconditions, p) {
 			d.errAt(d.at(fmt.Sprintf("requires[%d]", i)), "unknown precondition %q (known: %s)", p, strings.Join(Preconditions, ", "))
@@ -411,10 +468,6 @@ func (l *loader) validate(d *decoder, c *Case) {
 	if d.usesPublicURL && !slices.Contains(c.Requires, PreconditionPublicImageURL) {
 		d.errAt(d.publicURLPos, "the request uses publicImageURL: add requires: [%s]", PreconditionPublicImageURL)
 	}
-	l.validateRequest(d, c)
-	l.validateVariants(d, c)
-	l.validateExpect(d, c)
-	l.validateControl(d, c)
 }
 
 // joinStrings lists named string values (tiers, protocols) for a message.
@@ -445,7 +498,7 @@ func Closest(s string, known []string) string {
 func (l *loader) validateRequest(d *decoder, c *Case) {
 	r := &c.Request
 	if !d.present["request"] {
-		d.errAt(d.at(""), "missing field request")
+		d.missingField("request")
 		return
 	}
 	if !d.present["request.method"] {
@@ -461,23 +514,34 @@ func (l *loader) validateRequest(d *decoder, c *Case) {
 	if !slices.Contains(Auths, r.Auth) {
 		d.errAt(d.at("request.auth"), "request.auth %q is not none or invalid (omit it to send the case's key)", r.Auth)
 	}
+	validateBody(d, c)
+	validateHeaders(d, r)
+}
+
+// validateBody: a GET has no body; a POST has exactly one of json,
+// multipart and raw, unless its variants give the bodies.
+func validateBody(d *decoder, c *Case) {
 	var kinds []string
 	for _, k := range []string{"json", "multipart", "raw"} {
 		if d.present["request."+k] {
 			kinds = append(kinds, k)
 		}
 	}
-	switch {
-	case r.Method == "GET" && len(kinds) > 0:
+	switch method := c.Request.Method; {
+	case method == "GET" && len(kinds) > 0:
 		d.errAt(d.keyAt("request."+kinds[0]), "request: a GET request has no body (found %s)", kinds[0])
-	case r.Method == "POST" && len(kinds) == 0 && !d.present["variants"]:
+	case method == "POST" && len(kinds) == 0 && !d.present["variants"]:
 		d.errAt(d.at("request"), "request: a POST request needs exactly one of json, multipart, raw")
 	case len(kinds) > 1:
 		d.errAt(d.keyAt("request."+kinds[1]), "request: exactly one of json, multipart, raw (found %s)", strings.Join(kinds, " and "))
 	}
+}
+
+// validateHeaders: the engine sets Authorization from the case's key and
+// Content-Type from the body kind, so only a raw body may set the latter.
+func validateHeaders(d *decoder, r *Request) {
 	for name := range r.Headers {
-		p := "request.headers[" + name + "]"
-		at := d.keyAt(p)
+		at := d.keyAt("request.headers[" + name + "]")
 		switch {
 		case strings.EqualFold(name, "Authorization"):
 			d.errAt(at, "request.headers: Authorization is set from the case's key; use auth: none or invalid")
@@ -537,7 +601,7 @@ var statusClass = regexp.MustCompile(`^[1-5]xx$`)
 
 func (l *loader) validateExpect(d *decoder, c *Case) {
 	if !d.present["expect"] {
-		d.errAt(d.at(""), "missing field expect")
+		d.missingField("expect")
 		return
 	}
 	validateStatus(d, &c.Expect)
@@ -606,15 +670,34 @@ func validateDiffersFrom(d *decoder, c *Case) {
 // a streaming request, and leaves the JSON-body checks out; a streaming
 // request expecting success has one.
 func (l *loader) validateSSE(d *decoder, c *Case) {
-	e := &c.Expect
-	success := e.Status >= 200 && e.Status < 300
-	s := e.SSE
+	s := c.Expect.SSE
 	if s == nil {
-		if success && stream(&c.Request) {
-			d.errAt(d.at("expect"), "a streaming request expecting %d needs expect.sse", e.Status)
+		if expectsSuccess(&c.Expect) && stream(&c.Request) {
+			d.errAt(d.at("expect"), "a streaming request expecting %d needs expect.sse", c.Expect.Status)
 		}
 		return
 	}
+	info := sseProtocol(d, c)
+	for _, f := range sseFields {
+		if f.refused(s, info) {
+			p := "expect.sse." + f.name
+			d.errAt(d.at(p), "%s %s", p, f.rule)
+		}
+	}
+	if s.Images != nil {
+		l.validateImages(d, "expect.sse.images", s.Images)
+	}
+	validateStreamed(d, c)
+}
+
+// expectsSuccess: the exact status expected is a 2xx.
+func expectsSuccess(e *Expect) bool { return e.Status >= 200 && e.Status < 300 }
+
+// sseProtocol checks expect.sse.protocol and returns what the protocol has.
+// For an unknown protocol that is every field: the field checks would only
+// repeat the protocol's error.
+func sseProtocol(d *decoder, c *Case) protocolInfo {
+	s := c.Expect.SSE
 	info, known := protocols[s.Protocol]
 	switch {
 	case s.Protocol == "":
@@ -624,28 +707,41 @@ func (l *loader) validateSSE(d *decoder, c *Case) {
 	case !isTemplate(c.Request.Path) && c.Request.Path != info.path:
 		d.errAt(d.at("expect.sse.protocol"), "expect.sse.protocol %s belongs to %s, not %s", s.Protocol, info.path, c.Request.Path)
 	}
-	if !known { // every field may apply: the checks below would only repeat the protocol's error
-		info = protocolInfo{image: true, text: true, stopReason: true, finishReason: true}
+	if !known {
+		return protocolInfo{image: true, text: true, stopReason: true, finishReason: true}
 	}
-	if s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !info.image) {
-		d.errAt(d.at("expect.sse.max_previews"), "expect.sse.max_previews must be >= 0 and applies to image protocols only")
-	}
-	if s.Images != nil {
-		if !info.image {
-			d.errAt(d.at("expect.sse.images"), "expect.sse.images applies to image protocols only")
-		}
-		l.validateImages(d, "expect.sse.images", s.Images)
-	}
-	if s.StopReason != nil && !info.stopReason {
-		d.errAt(d.at("expect.sse.stop_reason"), "expect.sse.stop_reason applies to the messages protocol only")
-	}
-	if s.FinishReason != nil && !info.finishReason {
-		d.errAt(d.at("expect.sse.finish_reason"), "expect.sse.finish_reason applies to the chat protocol only")
-	}
-	if s.MinText < 0 || (s.MinText > 0 && !info.text) {
-		d.errAt(d.at("expect.sse.min_text"), "expect.sse.min_text must be >= 0 and applies to chat, messages and responses only")
-	}
-	if !success && e.Status != 0 {
+	return info
+}
+
+// sseFields are the fields of expect.sse that only some protocols have:
+// each is refused, with its rule, where its protocol lacks it or its value
+// is out of range.
+var sseFields = []struct {
+	name, rule string
+	refused    func(s *SSEExpect, p protocolInfo) bool
+}{
+	{"max_previews", "must be >= 0 and applies to image protocols only", func(s *SSEExpect, p protocolInfo) bool {
+		return s.MaxPreviews != nil && (*s.MaxPreviews < 0 || !p.image)
+	}},
+	{"images", "applies to image protocols only", func(s *SSEExpect, p protocolInfo) bool {
+		return s.Images != nil && !p.image
+	}},
+	{"stop_reason", "applies to the messages protocol only", func(s *SSEExpect, p protocolInfo) bool {
+		return s.StopReason != nil && !p.stopReason
+	}},
+	{"finish_reason", "applies to the chat protocol only", func(s *SSEExpect, p protocolInfo) bool {
+		return s.FinishReason != nil && !p.finishReason
+	}},
+	{"min_text", "must be >= 0 and applies to chat, messages and responses only", func(s *SSEExpect, p protocolInfo) bool {
+		return s.MinText < 0 || (s.MinText > 0 && !p.text)
+	}},
+}
+
+// validateStreamed: a stream is the answer to a streaming request that
+// succeeds, and the JSON-body checks do not apply to it.
+func validateStreamed(d *decoder, c *Case) {
+	e := &c.Expect
+	if !expectsSuccess(e) && e.Status != 0 {
 		d.errAt(d.keyAt("expect.sse"), "expect.sse needs a 2xx expect.status")
 	}
 	if !stream(&c.Request) {
@@ -657,17 +753,7 @@ func (l *loader) validateSSE(d *decoder, c *Case) {
 }
 
 func (l *loader) validateImages(d *decoder, p string, im *ImageExpect) {
-	if im.Alpha != nil && *im.Alpha {
-		d.errAt(d.at(p+".alpha"), "%s.alpha: true would pass one pixel at alpha 254; state real transparency with transparent: {min_share: 0.05, below_alpha: 128}", p)
-	}
-	if t := im.Transparent; t != nil {
-		if t.MinShare <= 0 || t.MinShare > 1 || t.BelowAlpha < 1 || t.BelowAlpha > 255 {
-			d.errAt(d.at(p+".transparent"), "%s.transparent: min_share must be in (0, 1] and below_alpha in 1..255", p)
-		}
-		if im.Alpha != nil {
-			d.errAt(d.at(p+".transparent"), "%s: transparent and alpha: false contradict each other", p)
-		}
-	}
+	validateTransparency(d, p, im)
 	if im.Format != "" && !slices.Contains(ImageFormats, im.Format) {
 		d.errAt(d.at(p+".format"), "%s.format %q is not one of png, jpeg, webp", p, im.Format)
 	}
@@ -678,6 +764,25 @@ func (l *loader) validateImages(d *decoder, p string, im *ImageExpect) {
 		d.errAt(d.at(p+".count"), "%s.count must be >= 1", p)
 	} else if d.present[p+".count"] && im.Count == 0 {
 		d.errAt(d.at(p+".count"), "%s.count must be >= 1 (omit it to skip the check)", p)
+	}
+}
+
+// validateTransparency: real transparency is stated with a threshold in
+// range, not with alpha: true (one pixel at 254 would pass), and not beside
+// alpha: false.
+func validateTransparency(d *decoder, p string, im *ImageExpect) {
+	if im.Alpha != nil && *im.Alpha {
+		d.errAt(d.at(p+".alpha"), "%s.alpha: true would pass one pixel at alpha 254; state real transparency with transparent: {min_share: 0.05, below_alpha: 128}", p)
+	}
+	t := im.Transparent
+	if t == nil {
+		return
+	}
+	if t.MinShare <= 0 || t.MinShare > 1 || t.BelowAlpha < 1 || t.BelowAlpha > 255 {
+		d.errAt(d.at(p+".transparent"), "%s.transparent: min_share must be in (0, 1] and below_alpha in 1..255", p)
+	}
+	if im.Alpha != nil {
+		d.errAt(d.at(p+".transparent"), "%s: transparent and alpha: false contradict each other", p)
 	}
 }
 

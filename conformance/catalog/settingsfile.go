@@ -34,10 +34,6 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 	if isNull(root) {
 		return out, nil // an empty file sets nothing
 	}
-	at := func(n ast.Node) string {
-		p := nodePos(n)
-		return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
-	}
 	m, ok := d.resolve(root).(*ast.MappingNode)
 	if !ok {
 		d.errf(root, "a settings file is a mapping of settings, got %s", kindOf(d.resolve(root)))
@@ -53,23 +49,9 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 				d.errf(v, "%s: expected a single value, got %s", p.key, kindOf(v))
 				continue
 			}
-			out[p.key] = SettingsEntry{Text: text, At: at(v)}
+			out[p.key] = SettingsEntry{Text: text, At: d.place(v)}
 		case groups[p.key] != nil:
-			gm, ok := v.(*ast.MappingNode)
-			if !ok {
-				d.errf(v, "%s: expected a mapping of %s, got %s", p.key, joinStrings(groups[p.key]), kindOf(v))
-				continue
-			}
-			for _, gp := range d.pairs(gm) {
-				if !slices.Contains(groups[p.key], gp.key) {
-					d.errf(gp.keyNode, "unknown key %q in %s; known keys: %s%s", gp.key, p.key, joinStrings(groups[p.key]), Closest(gp.key, groups[p.key]))
-					continue
-				}
-				lines, ok := d.scalarList(gp.value, p.key+"."+gp.key)
-				if ok {
-					out[p.key+"."+gp.key] = SettingsEntry{Lines: lines, At: at(d.resolve(gp.value))}
-				}
-			}
+			d.readSettingsGroup(p.key, v, groups[p.key], out)
 		default:
 			d.errf(p.keyNode, "unknown setting %q%s", p.key, Closest(p.key, known))
 		}
@@ -78,6 +60,31 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 		return nil, ds.sorted()
 	}
 	return out, nil
+}
+
+// readSettingsGroup reads the group name (v, a mapping of keys to lists)
+// into out as "name.key".
+func (d *decoder) readSettingsGroup(name string, v ast.Node, keys []string, out map[string]SettingsEntry) {
+	m, ok := v.(*ast.MappingNode)
+	if !ok {
+		d.errf(v, "%s: expected a mapping of %s, got %s", name, joinStrings(keys), kindOf(v))
+		return
+	}
+	for _, p := range d.pairs(m) {
+		if !slices.Contains(keys, p.key) {
+			d.errf(p.keyNode, "unknown key %q in %s; known keys: %s%s", p.key, name, joinStrings(keys), Closest(p.key, keys))
+			continue
+		}
+		if lines, ok := d.scalarList(p.value, name+"."+p.key); ok {
+			out[name+"."+p.key] = SettingsEntry{Lines: lines, At: d.place(d.resolve(p.value))}
+		}
+	}
+}
+
+// place is "file:line:col" of a node.
+func (d *decoder) place(n ast.Node) string {
+	p := nodePos(n)
+	return fmt.Sprintf("%s:%d:%d", d.file, p.Line, p.Col)
 }
 
 // scalarList reads a list of scalars, or one scalar as a list of one.

@@ -143,6 +143,31 @@ func LoadSpec(file string, data []byte) (*Spec, error) {
 	if !ok {
 		return nil, ds
 	}
+	seq := d.requirementsList(root)
+	if seq == nil {
+		return nil, ds
+	}
+	s := &Spec{}
+	firstAt := map[string]Pos{}
+	for _, item := range seq.Values {
+		d.resetCase()
+		item = d.resolve(item)
+		if _, ok := item.(*ast.MappingNode); !ok {
+			d.errf(item, "a requirement row must be a mapping, got %s", kindOf(item))
+			continue
+		}
+		s.Rows = append(s.Rows, d.decodeRow(item, firstAt))
+	}
+	if len(ds) > 0 {
+		return nil, ds.sorted()
+	}
+	s.index()
+	return s, nil
+}
+
+// requirementsList is the list of rows of a requirements file, its one
+// field; nil after reporting a file without one.
+func (d *decoder) requirementsList(root ast.Node) *ast.SequenceNode {
 	var rowsNode ast.Node
 	if m, ok := d.resolve(root).(*ast.MappingNode); ok {
 		for _, p := range d.pairs(m) {
@@ -154,61 +179,69 @@ func LoadSpec(file string, data []byte) (*Spec, error) {
 		}
 	}
 	seq := d.sequence(rowsNode, "requirements", "a list of requirement rows")
-	if seq == nil {
-		if rowsNode == nil {
-			d.errAt(Pos{1, 1}, "expected a mapping with requirements: a list of rows")
-		}
-		return nil, ds
+	if seq == nil && rowsNode == nil {
+		d.errAt(Pos{1, 1}, "expected a mapping with requirements: a list of rows")
 	}
-	s := &Spec{byID: map[string]*SpecRow{}, bySection: map[string][]*SpecRow{}}
-	firstAt := map[string]Pos{}
-	for _, item := range seq.Values {
-		d.resetCase()
-		item = d.resolve(item)
-		if _, ok := item.(*ast.MappingNode); !ok {
-			d.errf(item, "a requirement row must be a mapping, got %s", kindOf(item))
-			continue
+	return seq
+}
+
+// decodeRow decodes one requirement row and checks it; firstAt holds where
+// each id was declared first.
+func (d *decoder) decodeRow(item ast.Node, firstAt map[string]Pos) SpecRow {
+	var row SpecRow
+	d.pos[""] = nodePos(item)
+	d.decode(item, reflect.ValueOf(&row).Elem(), "")
+	for _, field := range []string{"id", "section", "sentence", "tier"} {
+		if !d.present[field] {
+			d.missingField(field)
 		}
-		var row SpecRow
-		d.pos[""] = nodePos(item)
-		d.decode(item, reflect.ValueOf(&row).Elem(), "")
-		for _, field := range []string{"id", "section", "sentence", "tier"} {
-			if !d.present[field] {
-				d.errAt(d.at(""), "missing field %s", field)
-			}
-		}
-		if d.present["sentence"] && strings.TrimSpace(row.Sentence) == "" {
-			d.errAt(d.at("sentence"), "sentence: empty")
-		}
-		if row.ID != "" {
-			if !rowIDRE.MatchString(row.ID) {
-				d.errAt(d.at("id"), "id %q must be <section>/<slug>, e.g. 4.5/rule-2", row.ID)
-			} else if sec, _, _ := strings.Cut(row.ID, "/"); row.Section != "" && sec != row.Section {
-				d.errAt(d.at("section"), "section %q does not match the id %s", row.Section, row.ID)
-			}
-			if first, dup := firstAt[row.ID]; dup {
-				d.errAt(d.at("id"), "duplicate id %q (first declared at %s:%d:%d)", row.ID, file, first.Line, first.Col)
-			} else {
-				firstAt[row.ID] = d.at("id")
-			}
-		}
-		if row.Section != "" && !sectionRE.MatchString(row.Section) {
-			d.errAt(d.at("section"), "section %q is not a section number such as 4.5 (or intro)", row.Section)
-		}
-		if row.Tier != "" && !row.Tier.Valid() {
-			d.errAt(d.at("tier"), "tier %q is not one of %s", row.Tier, joinStrings(vocab.Tiers))
-		}
-		if d.present["not_testable"] && strings.TrimSpace(row.NotTestable) == "" {
-			d.errAt(d.at("not_testable"), "not_testable: empty; give the reason, or leave the field out")
-		}
-		if row.NotTestable != "" && len(row.Faults)+len(row.Variations) > 0 {
-			d.errAt(d.at("not_testable"), "a row not testable has no faults or variations to prove it")
-		}
-		s.Rows = append(s.Rows, row)
 	}
-	if len(ds) > 0 {
-		return nil, ds.sorted()
+	if d.present["sentence"] && strings.TrimSpace(row.Sentence) == "" {
+		d.errAt(d.at("sentence"), "sentence: empty")
 	}
+	d.checkRowID(&row, firstAt)
+	d.checkRowValues(&row)
+	return row
+}
+
+// checkRowID: an id is <section>/<slug> of the row's own section, and
+// declared once.
+func (d *decoder) checkRowID(row *SpecRow, firstAt map[string]Pos) {
+	if row.ID == "" {
+		return
+	}
+	if !rowIDRE.MatchString(row.ID) {
+		d.errAt(d.at("id"), "id %q must be <section>/<slug>, e.g. 4.5/rule-2", row.ID)
+	} else if sec, _, _ := strings.Cut(row.ID, "/"); row.Section != "" && sec != row.Section {
+		d.errAt(d.at("section"), "section %q does not match the id %s", row.Section, row.ID)
+	}
+	if first, dup := firstAt[row.ID]; dup {
+		d.errAt(d.at("id"), "duplicate id %q (first declared at %s:%d:%d)", row.ID, d.file, first.Line, first.Col)
+	} else {
+		firstAt[row.ID] = d.at("id")
+	}
+}
+
+// checkRowValues: a section number, a known tier, and for a row not
+// testable a reason and no proofs.
+func (d *decoder) checkRowValues(row *SpecRow) {
+	if row.Section != "" && !sectionRE.MatchString(row.Section) {
+		d.errAt(d.at("section"), "section %q is not a section number such as 4.5 (or intro)", row.Section)
+	}
+	if row.Tier != "" && !row.Tier.Valid() {
+		d.errAt(d.at("tier"), "tier %q is not one of %s", row.Tier, joinStrings(vocab.Tiers))
+	}
+	if d.present["not_testable"] && strings.TrimSpace(row.NotTestable) == "" {
+		d.errAt(d.at("not_testable"), "not_testable: empty; give the reason, or leave the field out")
+	}
+	if row.NotTestable != "" && len(row.Faults)+len(row.Variations) > 0 {
+		d.errAt(d.at("not_testable"), "a row not testable has no faults or variations to prove it")
+	}
+}
+
+// index looks the rows up by id, and the testable ones by section.
+func (s *Spec) index() {
+	s.byID, s.bySection = map[string]*SpecRow{}, map[string][]*SpecRow{}
 	for i := range s.Rows {
 		row := &s.Rows[i]
 		s.byID[row.ID] = row
@@ -216,7 +249,6 @@ func LoadSpec(file string, data []byte) (*Spec, error) {
 			s.bySection[row.Section] = append(s.bySection[row.Section], row)
 		}
 	}
-	return s, nil
 }
 
 var specRefsType = reflect.TypeFor[SpecRefs]()

@@ -71,12 +71,7 @@ func restrict(n parse.Node) error {
 		if t == nil {
 			return nil
 		}
-		for _, c := range t.Nodes {
-			if err := restrict(c); err != nil {
-				return err
-			}
-		}
-	case *parse.TextNode, *parse.StringNode, *parse.CommentNode, *parse.NumberNode, *parse.BoolNode:
+		return restrictAll(t.Nodes)
 	case *parse.ActionNode:
 		return restrict(t.Pipe)
 	case *parse.PipeNode:
@@ -86,29 +81,41 @@ func restrict(n parse.Node) error {
 		if len(t.Decl) > 0 {
 			return errors.New("variables are not allowed in templates")
 		}
-		for _, c := range t.Cmds {
-			if err := restrict(c); err != nil {
-				return err
-			}
-		}
+		return restrictAll(t.Cmds)
 	case *parse.CommandNode:
-		for _, a := range t.Args {
-			if err := restrict(a); err != nil {
-				return err
-			}
+		return restrictAll(t.Args)
+	}
+	return restrictLeaf(n)
+}
+
+// restrictAll restricts each node of a list, stopping at the first refused.
+func restrictAll[N parse.Node](nodes []N) error {
+	for _, n := range nodes {
+		if err := restrict(n); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// restrictLeaf accepts text, comments, literals, .Model and the allowed
+// functions, and refuses every other node.
+func restrictLeaf(n parse.Node) error {
+	switch t := n.(type) {
+	case *parse.TextNode, *parse.StringNode, *parse.CommentNode, *parse.NumberNode, *parse.BoolNode:
+		return nil
 	case *parse.FieldNode:
 		if len(t.Ident) != 1 || t.Ident[0] != "Model" {
 			return fmt.Errorf("unknown field %s: templates see only .Model", t)
 		}
+		return nil
 	case *parse.IdentifierNode:
 		if !allowedIdents[t.Ident] {
 			return fmt.Errorf("function %q is not allowed; templates may call dataURL, base64, publicImageURL and printf", t.Ident)
 		}
-	default:
-		return fmt.Errorf("%s is not allowed in templates; use only {{ .Model }}, dataURL, base64, publicImageURL and printf", strings.TrimSpace(n.String()))
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%s is not allowed in templates; use only {{ .Model }}, dataURL, base64, publicImageURL and printf", strings.TrimSpace(n.String()))
 }
 
 // checkTemplate parses a request string and dry-runs it with stand-in

@@ -80,102 +80,127 @@ func citations(cat *catalog.Catalog) map[string][]citation {
 // with its cases.
 func coverageTable(cat *catalog.Catalog) string {
 	cited := citations(cat)
-	var covered, otherTier, strictOnly, notTestable int
-	var uncovered []catalog.SpecRow
-	byTier := map[vocab.Tier]int{}
-	for _, row := range cat.Spec.Rows {
+	rows := cat.Spec.Rows
+	cov := countCoverage(rows, cited)
+	pr := countProof(rows)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n**%d requirements: %d covered, %d not covered, %d not testable.**\n", len(rows), cov.covered, len(cov.uncovered), cov.notTestable)
+	fmt.Fprintf(&b, "**Proven both ways: %d of the %d testable rows outside explore** (a reference-gateway fault that breaks the row is caught; legal variations listed where the spec allows them); %d not proven, listed below. Explore rows (%d) cannot fail by design.\n",
+		pr.proven, pr.checkable, len(pr.unproven), cov.byTier[vocab.TierExplore])
+	tiers := make([]string, len(vocab.Tiers))
+	for i, t := range vocab.Tiers {
+		tiers[i] = fmt.Sprintf("%s %d", t, cov.byTier[t])
+	}
+	fmt.Fprintf(&b, "Testable rows by tier: %s. Covered only by cases of another tier than the row's: %d. Covered only by strict cases (judged under --strict alone): %d.\n\n",
+		strings.Join(tiers, ", "), cov.otherTier, cov.strictOnly)
+
+	writeRows(&b, "Not covered", "Every testable requirement is cited by at least one case.", "", cov.uncovered)
+	writeRows(&b, "Not proven", "Every testable row outside explore has a fault that is caught.",
+		"Testable rows outside explore with no reference-gateway fault that breaks them: a check that has never been seen to fail.\n\n", pr.unproven)
+	writeEveryRow(&b, rows, cited)
+	return b.String()
+}
+
+// coverage counts the rows by how the cases cover them; byTier counts the
+// testable rows.
+type coverage struct {
+	covered, otherTier, strictOnly, notTestable int
+	uncovered                                   []catalog.SpecRow
+	byTier                                      map[vocab.Tier]int
+}
+
+func countCoverage(rows []catalog.SpecRow, cited map[string][]citation) coverage {
+	cov := coverage{byTier: map[vocab.Tier]int{}}
+	for _, row := range rows {
 		switch cs := cited[row.ID]; {
 		case row.NotTestable != "":
-			notTestable++
+			cov.notTestable++
 			continue
 		case len(cs) == 0:
-			uncovered = append(uncovered, row)
+			cov.uncovered = append(cov.uncovered, row)
 		default:
-			covered++
+			cov.covered++
 			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier == row.Tier }) {
-				otherTier++
+				cov.otherTier++
 			}
 			if !slices.ContainsFunc(cs, func(c citation) bool { return c.tier != vocab.TierStrict }) {
-				strictOnly++
+				cov.strictOnly++
 			}
 		}
-		byTier[row.Tier]++
+		cov.byTier[row.Tier]++
 	}
+	return cov
+}
 
-	// Proof: a testable row is proven when a fault that breaks it is caught
-	// (conformance's TestRowsNameTheirProofs and TestEveryFaultIsCaught);
-	// explore rows cannot fail by design and are counted apart.
-	var checkable, proven int
-	var unproven []catalog.SpecRow
-	for _, row := range cat.Spec.Rows {
+// proof counts the testable rows outside explore by whether they are
+// proven: a fault that breaks the row is caught (conformance's
+// TestRowsNameTheirProofs and TestEveryFaultIsCaught). Explore rows cannot
+// fail by design and are counted apart.
+type proof struct {
+	checkable, proven int
+	unproven          []catalog.SpecRow
+}
+
+func countProof(rows []catalog.SpecRow) proof {
+	var pr proof
+	for _, row := range rows {
 		switch {
 		case row.NotTestable != "" || row.Tier == vocab.TierExplore:
 		case row.Proven():
-			checkable++
-			proven++
+			pr.checkable++
+			pr.proven++
 		default:
-			checkable++
-			unproven = append(unproven, row)
+			pr.checkable++
+			pr.unproven = append(pr.unproven, row)
 		}
 	}
+	return pr
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n**%d requirements: %d covered, %d not covered, %d not testable.**\n", len(cat.Spec.Rows), covered, len(uncovered), notTestable)
-	fmt.Fprintf(&b, "**Proven both ways: %d of the %d testable rows outside explore** (a reference-gateway fault that breaks the row is caught; legal variations listed where the spec allows them); %d not proven, listed below. Explore rows (%d) cannot fail by design.\n",
-		proven, checkable, len(unproven), byTier[vocab.TierExplore])
-	tiers := make([]string, len(vocab.Tiers))
-	for i, t := range vocab.Tiers {
-		tiers[i] = fmt.Sprintf("%s %d", t, byTier[t])
+// writeRows writes a section listing rows after its intro, or the sentence
+// none when there are none.
+func writeRows(b *strings.Builder, title, none, intro string, rows []catalog.SpecRow) {
+	b.WriteString("### " + title + "\n\n")
+	if len(rows) == 0 {
+		b.WriteString(none + "\n\n")
+		return
 	}
-	fmt.Fprintf(&b, "Testable rows by tier: %s. Covered only by cases of another tier than the row's: %d. Covered only by strict cases (judged under --strict alone): %d.\n\n",
-		strings.Join(tiers, ", "), otherTier, strictOnly)
-
-	b.WriteString("### Not covered\n\n")
-	if len(uncovered) == 0 {
-		b.WriteString("Every testable requirement is cited by at least one case.\n\n")
-	} else {
-		b.WriteString("| Requirement | Tier | Sentence |\n|---|---|---|\n")
-		for _, row := range uncovered {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence))
-		}
-		b.WriteString("\n")
+	b.WriteString(intro)
+	b.WriteString("| Requirement | Tier | Sentence |\n|---|---|---|\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence))
 	}
+	b.WriteString("\n")
+}
 
-	b.WriteString("### Not proven\n\n")
-	if len(unproven) == 0 {
-		b.WriteString("Every testable row outside explore has a fault that is caught.\n\n")
-	} else {
-		b.WriteString("Testable rows outside explore with no reference-gateway fault that breaks them: a check that has never been seen to fail.\n\n")
-		b.WriteString("| Requirement | Tier | Sentence |\n|---|---|---|\n")
-		for _, row := range unproven {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence))
-		}
-		b.WriteString("\n")
-	}
-
+// writeEveryRow writes the table of every row with its cases and proofs.
+func writeEveryRow(b *strings.Builder, rows []catalog.SpecRow, cited map[string][]citation) {
 	b.WriteString("### Every requirement\n\n")
 	b.WriteString("A case of another tier than the row's is marked with its tier. Faults are the reference gateway's (`gwconform serve --fault NAME`), each caught by a case citing the row; variations are legal answers the row's cases must pass.\n\n")
 	b.WriteString("| Requirement | Tier | Sentence | Cases | Faults caught | Variations passed |\n|---|---|---|---|---|---|\n")
-	for _, row := range cat.Spec.Rows {
-		var cases string
-		switch cs := cited[row.ID]; {
-		case row.NotTestable != "":
-			cases = "not testable: " + cell(row.NotTestable)
-		case len(cs) == 0:
-			cases = "**not covered**"
-		default:
-			labels := make([]string, len(cs))
-			for i, c := range cs {
-				labels[i] = c.label
-				if c.tier != row.Tier {
-					labels[i] += " (" + string(c.tier) + ")"
-				}
-			}
-			cases = strings.Join(labels, " ")
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence), cases, codes(row.Faults), cell(strings.Join(row.Variations, "; ")))
+	for _, row := range rows {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", row.ID, row.Tier, cell(row.Sentence), casesCell(row, cited[row.ID]), codes(row.Faults), cell(strings.Join(row.Variations, "; ")))
 	}
-	return b.String()
+}
+
+// casesCell lists the cases citing a row, each of another tier than the
+// row's marked with its tier.
+func casesCell(row catalog.SpecRow, cs []citation) string {
+	switch {
+	case row.NotTestable != "":
+		return "not testable: " + cell(row.NotTestable)
+	case len(cs) == 0:
+		return "**not covered**"
+	}
+	labels := make([]string, len(cs))
+	for i, c := range cs {
+		labels[i] = c.label
+		if c.tier != row.Tier {
+			labels[i] += " (" + string(c.tier) + ")"
+		}
+	}
+	return strings.Join(labels, " ")
 }
 
 // codes renders names as code spans.
