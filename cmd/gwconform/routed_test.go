@@ -65,6 +65,20 @@ func newRouter(t *testing.T, upstream string, routes map[string][]string) *route
 	return rt
 }
 
+// prefixRouted starts the reference gateway behind a router that serves
+// chat, responses and images under /openai and messages under /anthropic,
+// as hosted gateways route the two interfaces.
+func prefixRouted(t *testing.T) (*conformancetest.Server, *router) {
+	t.Helper()
+	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(gw.Close)
+	return gw, newRouter(t, gw.BaseURL, map[string][]string{
+		"/openai":    {"/v1/chat/", "/v1/responses", "/v1/images/"},
+		"/anthropic": {"/v1/messages"},
+	})
+}
+
 func servesPath(endpoints []string, path string) bool {
 	for _, e := range endpoints {
 		if strings.HasPrefix(path, e) {
@@ -83,13 +97,7 @@ func TestRunAgainstAGatewayRoutedByPrefix(t *testing.T) {
 		t.Skip("runs the verified and negative catalog (make test runs it in its non-race pass)")
 	}
 	clearEnv(t)
-	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
-	require.NoError(t, err)
-	t.Cleanup(gw.Close)
-	rt := newRouter(t, gw.BaseURL, map[string][]string{
-		"/openai":    {"/v1/chat/", "/v1/responses", "/v1/images/"},
-		"/anthropic": {"/v1/messages"},
-	})
+	gw, rt := prefixRouted(t)
 	keys := []string{"--text-key", gw.Keys.Text, "--messages-key", gw.Keys.Messages, "--image-key", gw.Keys.Image, "--alt-key", gw.Keys.Alt,
 		"--public-image-url", gw.PublicImageURL}
 	bases := []string{"--base-url", rt.srv.URL + "/openai", "--messages-base-url", rt.srv.URL + "/anthropic", "--alt-base-url", rt.srv.URL + "/anthropic/"}
@@ -217,13 +225,7 @@ func TestMergeJoinsRunsOfOneGateway(t *testing.T) {
 		t.Skip("runs the verified and negative catalog twice")
 	}
 	clearEnv(t)
-	ref, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
-	require.NoError(t, err)
-	t.Cleanup(ref.Close)
-	rt := newRouter(t, ref.BaseURL, map[string][]string{
-		"/openai":    {"/v1/chat/", "/v1/responses", "/v1/images/"},
-		"/anthropic": {"/v1/messages"},
-	})
+	ref, rt := prefixRouted(t)
 	dir := t.TempDir()
 	tiers := []string{"--tier", "verified,negative", "--retries", "0"}
 	openai, anthropic := filepath.Join(dir, "openai"), filepath.Join(dir, "anthropic")

@@ -84,10 +84,10 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[ca
 	return rejected, nil
 }
 
-// modelsOffered reports whether the gateway declares some models.*
-// feature it serves (--offers).
+// modelsOffered reports whether the gateway offers the model list: it
+// declares no offer, or one that takes some models.* feature (--offers).
 func modelsOffered(cat *catalog.Catalog, t plan.Target) bool {
-	return slices.ContainsFunc(cat.Cases, func(cs catalog.Case) bool {
+	return len(t.Offers) == 0 || slices.ContainsFunc(cat.Cases, func(cs catalog.Case) bool {
 		return strings.HasPrefix(cs.Feature, "models.") && t.Offered(cs.Feature)
 	})
 }

@@ -153,3 +153,42 @@ func TestFindNewModelsBoundsAStalledList(t *testing.T) {
 		t.Fatal("FindNewModels did not return: the stalled list was not bounded")
 	}
 }
+
+// TestPreflightPerKindBaseAndOffer: each kind's list is asked at its own
+// base, and none of a gateway whose declared offer takes no models.*
+// feature.
+func TestPreflightPerKindBaseAndOffer(t *testing.T) {
+	cat := &catalog.Catalog{Cases: []catalog.Case{
+		{ID: "models-list", Feature: "models.list", Tier: vocab.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
+		{ID: "chat-basic", Feature: "chat.basic", Tier: vocab.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
+		{ID: "messages-basic", Feature: "messages.basic", Tier: vocab.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}},
+	}}
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		modelList("gen-5.5", "msg-sonnet-5")(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	keys := map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey, catalog.KeyMessages: "sk-messages-key-0123456789"}
+	tests := []struct {
+		name   string
+		target plan.Target
+		want   []string
+	}{
+		{"one base", plan.Target{BaseURL: srv.URL, Keys: keys}, []string{"/v1/models", "/v1/models"}},
+		{"a kind's own base", plan.Target{BaseURL: srv.URL + "/openai", Keys: keys,
+			KindBaseURLs: map[catalog.KeyKind]string{catalog.KeyMessages: srv.URL + "/anthropic"}}, []string{"/openai/v1/models", "/anthropic/v1/models"}},
+		{"models offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"models.*", "chat.*"}}, []string{"/v1/models", "/v1/models"}},
+		{"models not offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"chat.*", "messages.*"}}, nil},
+		{"models excluded", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"!models.*"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked = nil
+			rejected, err := Preflight(context.Background(), cat, tt.target)
+			require.NoError(t, err)
+			assert.Empty(t, rejected)
+			assert.Equal(t, tt.want, asked)
+		})
+	}
+}
