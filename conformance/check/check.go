@@ -61,8 +61,6 @@ func (c *checker) fail(check, where, expected, actual, format string, args ...an
 	})
 }
 
-func (c *checker) ok() bool { return len(c.reasons) == 0 }
-
 // cite names the spec rows behind a generic check, for its reason: the
 // case's rows whose sentence names the field (`stop_reason`,
 // `content[].text`), or else every row of the case (field "": all of

@@ -17,7 +17,7 @@ type Target struct {
 	// KindBaseURLs send a key kind's requests to another base than
 	// BaseURL: a gateway that routes its families under prefixes
 	// (/openai, /anthropic). The spec has one {base_url}; a run that uses
-	// several says so in every report (Bases).
+	// several says so in every report.
 	KindBaseURLs map[catalog.KeyKind]string
 	// Offers are the feature globs the gateway declares it serves ("!glob"
 	// excludes); empty offers everything. A feature not offered is planned
@@ -77,26 +77,6 @@ var endpointKinds = []struct {
 	{"/v1/responses", []catalog.KeyKind{catalog.KeyText}},
 	{"/v1/messages", []catalog.KeyKind{catalog.KeyMessages, catalog.KeyAlt}},
 	{"/v1/images/", []catalog.KeyKind{catalog.KeyImage}},
-}
-
-// Bases are the distinct base URLs the run sends to, BaseURL first (when
-// some kind uses it), then each kind's own in key-kind order.
-func (t Target) Bases() []string {
-	var out []string
-	add := func(b string) {
-		if b != "" && !slices.Contains(out, b) {
-			out = append(out, b)
-		}
-	}
-	for _, k := range catalog.KeyKinds {
-		if t.KindBaseURLs[k] == "" {
-			add(t.BaseURL)
-		}
-	}
-	for _, k := range catalog.KeyKinds {
-		add(t.KindBaseURLs[k])
-	}
-	return out
 }
 
 // Offered reports whether the gateway declares it serves a feature.
