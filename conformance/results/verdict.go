@@ -78,7 +78,7 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	v := Verdict{Notes: t.notes(c, kind, interrupted)}
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
 	if line := SuggestOffers(rs); line != "" {
-		v.Notes = append(v.Notes, "every request of "+strings.Join(unserved(rs), ", ")+" answered 404: if the gateway does not offer them, declare what it does offer: "+line)
+		v.Notes = append(v.Notes, "every request of "+strings.Join(unserved(rs), ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
 	}
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
 	if off := NotOffered(rs); len(off) > 0 {
