@@ -62,7 +62,7 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 
 // completion says what of the plan has no result: the counted calls an
 // interrupt left undone or cut, or that a re-run held back — the calls
-// --resume would still make (PlanResume).
+// --resume would still make (plan.Resume).
 func completion(planned []plan.Call, rs []results.Result, strict, interrupted bool) results.Completion {
 	c := results.Completion{Interrupted: interrupted, Planned: len(planned)}
 	_, todo := plan.Resume(planned, rs)

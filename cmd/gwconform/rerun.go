@@ -47,7 +47,7 @@ func rerunFailed(ss *session, recorded conformance.Manifest, stdout, stderr io.W
 		fmt.Fprintln(stderr, "gwconform run --rerun-failed:", err)
 		return exitNotStart
 	}
-	// The plan is re-made without its budget, which PlanRerun applies to the
+	// The plan is re-made without its budget, which plan.Rerun applies to the
 	// re-runs with what the recorded results left of it.
 	planSel := ss.selection
 	planSel.MaxCalls, planSel.MaxCost = 0, 0

@@ -10,7 +10,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
-func TestPlanRerun(t *testing.T) {
+func TestRerun(t *testing.T) {
 	text := func(id string, tier vocab.Tier) *catalog.Case {
 		return &catalog.Case{ID: id, Tier: tier, Request: catalog.Request{Path: "/v1/chat/completions"}}
 	}
@@ -52,7 +52,7 @@ func TestPlanRerun(t *testing.T) {
 	}
 }
 
-func TestPlanResume(t *testing.T) {
+func TestResume(t *testing.T) {
 	a, b, c := &catalog.Case{ID: "a"}, &catalog.Case{ID: "b"}, &catalog.Case{ID: "c"}
 	planned := []Call{{Case: a, Model: "m"}, {Case: b, Model: "m"}, {Case: c, Model: "m"}, {Case: a, Model: "n"}}
 	done := func(id, model string, st vocab.Status) results.Result {
