@@ -37,11 +37,8 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	}
 	defer ss.close()
 
-	var models []plan.NewModel
-	var err error
-	if model := f.set.String("model-id"); model != "" {
-		models = []plan.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}
-	} else if models, err = execute.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target); err != nil {
+	models, err := probedModels(f, ss)
+	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
 	}
@@ -57,20 +54,8 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitNotStart
 	}
-	if err := os.MkdirAll(ss.out, 0o755); err != nil {
-		fmt.Fprintln(stderr, "gwconform probe:", err)
-		return exitFailed
-	}
-	w, err := results.Create(filepath.Join(ss.out, results.FileName))
-	if err != nil {
-		fmt.Fprintln(stderr, "gwconform probe:", err)
-		return exitFailed
-	}
-	rs, con, err := runCalls(ss, calls, nil, io.Discard, w.Write)
+	rs, con, err := runProbeCalls(ss, calls)
 	interrupted := ss.ctx.Err() != nil
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
@@ -81,6 +66,41 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
+	printProbe(stdout, models, rs)
+	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
+	return exitOK
+}
+
+// probedModels are the models to probe: the one --model-id names, or the
+// models the keys list that the catalog does not know.
+func probedModels(f *engineFlags, ss *session) ([]plan.NewModel, error) {
+	if model := f.set.String("model-id"); model != "" {
+		return []plan.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}, nil
+	}
+	return execute.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target)
+}
+
+// runProbeCalls runs the probe's calls, results.jsonl written as each
+// finishes.
+func runProbeCalls(ss *session, calls []plan.Call) ([]results.Result, *console, error) {
+	if err := os.MkdirAll(ss.out, 0o755); err != nil {
+		return nil, nil, err
+	}
+	w, err := results.Create(filepath.Join(ss.out, results.FileName))
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, con, err := runCalls(ss, calls, nil, io.Discard, w.Write)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return rs, con, err
+}
+
+// printProbe prints what the probe found: a capability row per model, the
+// YAML that adds each model to the cases it passed, and the offer line of
+// a family the gateway does not serve at all.
+func printProbe(stdout io.Writer, models []plan.NewModel, rs []results.Result) {
 	printCapabilities(stdout, models, rs)
 	fmt.Fprintln(stdout)
 	passed := map[string][]string{}
@@ -91,11 +111,8 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	}
 	plan.WriteAdditions(stdout, passed)
 	if line := results.SuggestOffers(rs); line != "" {
-		// A family the gateway does not serve at all is declared, not failed.
 		fmt.Fprintf(stdout, "\n# every request of a family answered 404: declare what the gateway offers\n%s\n", line)
 	}
-	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
-	return exitOK
 }
 
 // printCapabilities prints one row per model: each feature's cell, with the
