@@ -121,39 +121,7 @@ func EstimateDuration(calls []plan.Call, concurrency int) time.Duration {
 // needs (run with -timeout 0, or the timeout gwconform plan suggests).
 func Run(t *testing.T, cfg Config) []results.Result {
 	t.Helper()
-	suite := cfg.Suite
-	if suite == nil {
-		var err error
-		if suite, err = LoadSuite(""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := errors.Join(cfg.Selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, cfg.Target.Offers), cfg.Waivers.Check(suite.Catalog)); err != nil {
-		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
-	}
-	target := cfg.Target
-	if len(target.Keys) == 0 {
-		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
-	}
-	rejected, err := execute.Preflight(context.Background(), suite.Catalog, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for kind, why := range rejected {
-		t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
-	}
-	target.Rejected = rejected
-	calls, err := plan.Make(suite.Catalog, target, cfg.Selection)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if deadline, ok := t.Deadline(); ok && !cfg.Local {
-		need := EstimateDuration(calls, cfg.Options.Concurrency)
-		if left := time.Until(deadline); left < need {
-			t.Fatalf("the test's deadline is %s away, but the plan needs about %s (%d calls): run with -timeout 0, or -timeout %s",
-				left.Round(time.Second), need.Round(time.Second), plan.Summarize(calls).Total, (need + need/2).Round(time.Minute))
-		}
-	}
+	suite, calls, target := planSubtests(t, cfg)
 	runner := suite.Runner(target, cfg.Options)
 	now := time.Now()
 	var mu sync.Mutex
@@ -200,6 +168,48 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		})
 	}
 	return all
+}
+
+// planSubtests readies what Run's subtests need, as run does before its
+// first call: the suite, the settings checked against the catalog, the
+// preflight (a rejected key said once), the plan, and, against a live
+// gateway, a deadline long enough for it.
+func planSubtests(t *testing.T, cfg Config) (*Suite, []plan.Call, plan.Target) {
+	t.Helper()
+	suite := cfg.Suite
+	if suite == nil {
+		var err error
+		if suite, err = LoadSuite(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(cfg.Selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, cfg.Target.Offers), cfg.Waivers.Check(suite.Catalog)); err != nil {
+		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
+	}
+	target := cfg.Target
+	if len(target.Keys) == 0 {
+		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
+	}
+	rejected, err := execute.Preflight(context.Background(), suite.Catalog, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, why := range rejected {
+		t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
+	}
+	target.Rejected = rejected
+	calls, err := plan.Make(suite.Catalog, target, cfg.Selection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deadline, ok := t.Deadline(); ok && !cfg.Local {
+		need := EstimateDuration(calls, cfg.Options.Concurrency)
+		if left := time.Until(deadline); left < need {
+			t.Fatalf("the test's deadline is %s away, but the plan needs about %s (%d calls): run with -timeout 0, or -timeout %s",
+				left.Round(time.Second), need.Round(time.Second), plan.Summarize(calls).Total, (need + need/2).Round(time.Minute))
+		}
+	}
+	return suite, calls, target
 }
 
 // callGroup is calls sharing a name, in plan order.
