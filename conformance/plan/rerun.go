@@ -14,8 +14,24 @@ import "github.com/gwconform/gwconform/conformance/results"
 // held back, each with its skip reason: over the budget, or a key missing
 // or rejected now.
 func Rerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (run, held []Call) {
-	again, seen := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
-	b := Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
+	b, again, seen := spent(recorded, strict, sel)
+	picked := pickAgain(plan, again, seen)
+	b.Apply(picked)
+	for _, c := range picked {
+		if c.Skip == nil {
+			run = append(run, c)
+		} else {
+			held = append(held, c)
+		}
+	}
+	return run, held
+}
+
+// spent is what the recorded run used of its budget, which results it
+// would run again, and which it has at all.
+func spent(recorded []results.Result, strict bool, sel Selection) (b Budget, again, seen map[results.CaseModel]bool) {
+	again, seen = map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
+	b = Budget{Calls: sel.MaxCalls, Cost: sel.MaxCost}
 	for _, r := range recorded {
 		seen[r.CaseModel()] = true
 		if r.Attempts > 0 {
@@ -27,6 +43,13 @@ func Rerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (
 			again[r.CaseModel()] = true
 		}
 	}
+	return b, again, seen
+}
+
+// pickAgain takes, in the plan's order (controls first), the calls to run
+// again or never made, and the control of each negative taken, marked
+// Control.
+func pickAgain(plan []Call, again, seen map[results.CaseModel]bool) []Call {
 	want, companion := map[results.CaseModel]bool{}, map[results.CaseModel]bool{}
 	for _, c := range plan {
 		if k := c.CaseModel(); again[k] || !seen[k] {
@@ -39,7 +62,7 @@ func Rerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (
 		}
 	}
 	var picked []Call
-	for _, c := range plan { // the plan's order: controls first
+	for _, c := range plan {
 		switch {
 		case want[c.CaseModel()]:
 			picked = append(picked, c)
@@ -48,15 +71,7 @@ func Rerun(plan []Call, recorded []results.Result, strict bool, sel Selection) (
 			picked = append(picked, c)
 		}
 	}
-	b.Apply(picked)
-	for _, c := range picked {
-		if c.Skip == nil {
-			run = append(run, c)
-		} else {
-			held = append(held, c)
-		}
-	}
-	return run, held
+	return picked
 }
 
 // Resume splits the plan of an interrupted run (re-made from its
