@@ -119,10 +119,14 @@ func printResult(w io.Writer, r results.Result) {
 		fmt.Fprintf(w, ", %d waits on the rate limit (%d ms)", r.Waits, r.WaitMS)
 	}
 	fmt.Fprintln(w)
-	t := r.Transcript
-	if t == nil {
-		return
+	if r.Transcript != nil {
+		printTranscript(w, r.Transcript)
 	}
+}
+
+// printTranscript writes a result's transcript, a round at a time: the
+// request's headers and body (>), the response's (<), its events timed.
+func printTranscript(w io.Writer, t *results.Transcript) {
 	fmt.Fprintln(w, "\ntranscript:")
 	for i, rd := range t.Rounds {
 		fmt.Fprintf(w, "%d. %s %s (%s key) → %d after %d ms\n", i+1, rd.Method, rd.Path, rd.Key, rd.Status, rd.ReceivedMS)
