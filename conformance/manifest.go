@@ -123,13 +123,8 @@ func NewManifest(cat *catalog.Catalog, t plan.Target, sel plan.Selection, o exec
 		if t.Keys[k] != "" {
 			m.Keys = append(m.Keys, string(k))
 		}
-		if b := t.KindBaseURLs[k]; b != "" {
-			if m.KindBaseURLs == nil {
-				m.KindBaseURLs = map[string]string{}
-			}
-			m.KindBaseURLs[string(k)] = redact.BaseURL(b)
-		}
 	}
+	m.KindBaseURLs = redact.BaseURLs(t.KindBaseNames())
 	m.Offers = t.Offers
 	return m
 }

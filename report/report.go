@@ -81,12 +81,7 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 	if c := meta.Completion; c.Interrupted || c.Unrun > 0 || len(c.MissingShards) > 0 {
 		m.Completion = &c
 	}
-	for k, base := range meta.KindBaseURLs {
-		if m.KindBaseURLs == nil {
-			m.KindBaseURLs = map[string]string{}
-		}
-		m.KindBaseURLs[k] = redact.BaseURL(base)
-	}
+	m.KindBaseURLs = redact.BaseURLs(meta.KindBaseURLs)
 	if meta.Replay != nil {
 		rp := *meta.Replay
 		rp.BaseURL = redact.BaseURL(rp.BaseURL)

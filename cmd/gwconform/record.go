@@ -46,10 +46,7 @@ func useReplay(s *settings, stderr io.Writer) error {
 	if s.target.BaseURL == "" {
 		s.target.BaseURL = "http://recording.invalid"
 	}
-	s.target.KindBaseURLs = map[catalog.KeyKind]string{}
-	for k, base := range meta.KindBaseURLs {
-		s.target.KindBaseURLs[catalog.KeyKind(k)] = base
-	}
+	s.target.SetKindBases(meta.KindBaseURLs)
 	s.target.PublicImageURL = meta.PublicImageURL
 	s.target.Headers, s.target.KeyHeaders, s.target.SecretValues = nil, nil, nil
 	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, Bases: basePaths(s.target)}}
@@ -103,16 +100,10 @@ func startRecording(ss *session) error {
 	tap := &record.Tap{Next: client.Transport, Bases: basePaths(ss.target), Keys: keys, Secrets: ss.target.Secrets()}
 	if ss.record != "" {
 		meta := record.Meta{Source: record.SourceRun, SuiteVersion: suiteVersion(), CatalogHash: ss.suite.Catalog.Hash(),
-			BaseURL: ss.target.BaseURL, PublicImageURL: ss.target.PublicImageURL, Keys: []string{}, Rejected: map[string]string{}}
+			BaseURL: ss.target.BaseURL, KindBaseURLs: ss.target.KindBaseNames(), PublicImageURL: ss.target.PublicImageURL, Keys: []string{}, Rejected: map[string]string{}}
 		for _, k := range catalog.KeyKinds {
 			if ss.target.Keys[k] != "" {
 				meta.Keys = append(meta.Keys, string(k))
-			}
-			if base := ss.target.KindBaseURLs[k]; base != "" {
-				if meta.KindBaseURLs == nil {
-					meta.KindBaseURLs = map[string]string{}
-				}
-				meta.KindBaseURLs[string(k)] = base
 			}
 		}
 		for k, why := range ss.target.Rejected {

@@ -225,12 +225,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 		Shard:        s.selection.Shard.String(),
 		Completion:   extra.completion,
 		Offers:       s.target.Offers,
-	}
-	for k, base := range s.target.KindBaseURLs {
-		if meta.KindBaseURLs == nil {
-			meta.KindBaseURLs = map[string]string{}
-		}
-		meta.KindBaseURLs[string(k)] = base
+		KindBaseURLs: s.target.KindBaseNames(),
 	}
 	if !extra.finished.IsZero() {
 		meta.Finished = extra.finished

@@ -174,10 +174,8 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	if err != nil {
 		return "", err
 	}
-	t := plan.Target{BaseURL: m.BaseURL, KindBaseURLs: map[catalog.KeyKind]string{}}
-	for k, b := range m.KindBaseURLs {
-		t.KindBaseURLs[catalog.KeyKind(k)] = b
-	}
+	t := plan.Target{BaseURL: m.BaseURL}
+	t.SetKindBases(m.KindBaseURLs)
 	base := t.BaseForPath(cs.Key, rendered.Path)
 	if base == "" {
 		base = execute.BaseURLVariable(t, cs.Key, rendered.Path) // the in-process gateway's is gone with the run

@@ -45,6 +45,34 @@ type Target struct {
 	SecretValues []string
 }
 
+// KindBaseNames are the kinds' own bases keyed by kind name, as records
+// keep them (manifest.json, a recording's meta, report.json); nil when
+// every kind is sent to BaseURL.
+func (t Target) KindBaseNames() map[string]string {
+	var out map[string]string
+	for k, b := range t.KindBaseURLs {
+		if b == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[string(k)] = b
+	}
+	return out
+}
+
+// SetKindBases gives t the kinds' own bases a record keeps (KindBaseNames).
+func (t *Target) SetKindBases(named map[string]string) {
+	t.KindBaseURLs = nil
+	for k, b := range named {
+		if t.KindBaseURLs == nil {
+			t.KindBaseURLs = map[catalog.KeyKind]string{}
+		}
+		t.KindBaseURLs[catalog.KeyKind(k)] = b
+	}
+}
+
 // BaseFor is the base URL the requests of a key kind go to.
 func (t Target) BaseFor(kind catalog.KeyKind) string {
 	if b := t.KindBaseURLs[kind]; b != "" {

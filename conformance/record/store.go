@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gwconform/gwconform/conformance/redact"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gwconform/gwconform/conformance/redact"
 
 	"github.com/gwconform/gwconform/conformance/results"
 )
@@ -42,9 +43,7 @@ func Create(dir string, m Meta) (*Store, error) {
 	now := time.Now().UTC()
 	m.Version, m.Created, m.Updated = Version, now, now
 	m.BaseURL = redact.BaseURL(m.BaseURL)
-	for k, base := range m.KindBaseURLs {
-		m.KindBaseURLs[k] = redact.BaseURL(base)
-	}
+	m.KindBaseURLs = redact.BaseURLs(m.KindBaseURLs)
 	if old, err := readMeta(dir); err == nil {
 		m.Created = old.Created
 		for _, k := range old.Keys {

@@ -91,6 +91,19 @@ func Walk(r *results.Result, f func(string) string) {
 	}
 }
 
+// BaseURLs scrubs each base URL of a map as BaseURL does, in a copy; nil
+// for none.
+func BaseURLs(bases map[string]string) map[string]string {
+	if len(bases) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(bases))
+	for k, b := range bases {
+		out[k] = BaseURL(b)
+	}
+	return out
+}
+
 // BaseURL is a base URL fit to write down: without userinfo, query and
 // fragment, the parts of a URL that can carry a credential, and with any
 // credential pattern left redacted. One that does not parse keeps what

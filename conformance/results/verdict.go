@@ -77,8 +77,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	}
 	v := Verdict{Notes: t.notes(c, kind, interrupted)}
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
-	if line := SuggestOffers(rs); line != "" {
-		v.Notes = append(v.Notes, "every request of "+strings.Join(unserved(rs), ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
+	gone := unserved(rs)
+	if line := offerLine(gone); line != "" {
+		v.Notes = append(v.Notes, "every request of "+strings.Join(gone, ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
 	}
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
 	if off := NotOffered(rs); len(off) > 0 {
@@ -433,14 +434,18 @@ func unserved(rs []Result) []string {
 // is none, or when the model list is among them: a base that serves no
 // model list is more likely the wrong address than a gateway without a
 // family.
-func SuggestOffers(rs []Result) string {
-	gone := unserved(rs)
+func SuggestOffers(rs []Result) string { return offerLine(unserved(rs)) }
+
+// offerLine is the --offers flag that declares the unserved families not
+// offered (see SuggestOffers).
+func offerLine(gone []string) string {
 	if len(gone) == 0 || slices.Contains(gone, "models.*") {
 		return ""
 	}
+	excluded := make([]string, len(gone))
 	for i, f := range gone {
-		gone[i] = "!" + f
+		excluded[i] = "!" + f
 	}
-	slices.Sort(gone)
-	return "--offers '" + strings.Join(gone, ",") + "'"
+	slices.Sort(excluded)
+	return "--offers '" + strings.Join(excluded, ",") + "'"
 }
