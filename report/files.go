@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,12 +50,8 @@ func WriteAll(dir string, r *reportv1.Report) error {
 		return err
 	}
 	for _, f := range files {
-		var b bytes.Buffer
-		if err := f.write(&b, r); err != nil {
+		if err := results.WriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, r) }); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
-		}
-		if err := results.WriteBytes(filepath.Join(dir, f.name), b.Bytes()); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -203,13 +204,7 @@ func failureMD(res results.Result, strict bool) string {
 	if res.Status == vocab.StatusFail && !res.Decides(strict) {
 		g = softFailGlyph
 	}
-	why := "no reason recorded"
-	if len(res.Reasons) > 0 {
-		why = res.Reasons[0].String()
-		if len(res.Reasons) > 1 {
-			why += fmt.Sprintf(" (+%d more)", len(res.Reasons)-1)
-		}
-	}
+	why := cmp.Or(res.FirstReason(), "no reason recorded")
 	if res.RequestID != "" {
 		why += " [request id " + res.RequestID + "]"
 	}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"maps"
 	"regexp"
 
 	"github.com/gwconform/gwconform/conformance/redact"
@@ -38,15 +37,10 @@ func sanitizeResult(r results.Result) results.Result {
 	if r.Request != nil {
 		r.Request.Body = results.Truncate(r.Request.Body, maxBody)
 	}
-	if r.Images != nil {
-		for i := range r.Images { // Walk copied the slice
-			if t := r.Images[i].Thumb; t != "" && !thumbRE.MatchString(t) {
-				r.Images[i].Thumb = ""
-			}
+	for i := range r.Images { // Walk copied the slice, and the Params map
+		if t := r.Images[i].Thumb; t != "" && !thumbRE.MatchString(t) {
+			r.Images[i].Thumb = ""
 		}
-	}
-	if r.Params != nil {
-		r.Params = maps.Clone(r.Params)
 	}
 	return r
 }

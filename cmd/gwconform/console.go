@@ -86,8 +86,10 @@ func (c *console) tick() {
 					line += "; " + w
 				}
 				fmt.Fprintln(c.w, line)
-				if long := c.inFlight(); len(long) > 0 {
-					fmt.Fprintf(c.w, "    in flight for more than %s: %s\n", longFlight, markdown.NameSome(long, recapCases))
+				if c.inFlight != nil {
+					if long := c.inFlight(); len(long) > 0 {
+						fmt.Fprintf(c.w, "    in flight for more than %s: %s\n", longFlight, markdown.NameSome(long, recapCases))
+					}
 				}
 			}
 			c.mu.Unlock()
@@ -156,12 +158,9 @@ func (c *console) add(r results.Result) {
 // line prints a result on one line: status, case × model, tier, its first
 // reason and how many more.
 func (c *console) line(r results.Result) {
-	first := ""
-	if len(r.Reasons) > 0 {
-		first = ": " + r.Reasons[0].String()
-		if n := len(r.Reasons) - 1; n > 0 {
-			first += fmt.Sprintf(" (+%d more)", n)
-		}
+	first := r.FirstReason()
+	if first != "" {
+		first = ": " + first
 	}
 	fmt.Fprintf(c.w, "%s %s × %s (%s)%s\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))), r.Case, r.Model, r.Tier, first)
 }
@@ -273,10 +272,6 @@ func (c *console) recap(rs []results.Result) {
 		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
 	}
 	if cancelled > 0 {
-		what := "calls"
-		if cancelled == 1 {
-			what = "call"
-		}
-		fmt.Fprintf(c.w, "\nnot failures: %d %s cut short by the interrupt (run --resume makes them again)\n", cancelled, what)
+		fmt.Fprintf(c.w, "\nnot failures: %d %s cut short by the interrupt (run --resume makes them again)\n", cancelled, markdown.Plural(cancelled, "call", "calls"))
 	}
 }

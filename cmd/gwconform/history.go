@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/report/runs"
 )
@@ -45,18 +46,11 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform history:", err)
 		return exitFailed
 	}
-	f, err := os.Create(filepath.Join(*out, runs.FileHistory))
-	if err == nil {
-		err = h.WriteHTML(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := results.WriteAtomic(filepath.Join(*out, runs.FileHistory), h.WriteHTML); err != nil {
 		fmt.Fprintln(stderr, "gwconform history:", err)
 		return exitFailed
 	}
-	red := 0
+	red, flapping := 0, h.Flapping()
 	last := len(h.Nights) - 1
 	for _, c := range h.Cells {
 		if c.Red[last] {
@@ -64,8 +58,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "%d nights, %s to %s: %d cells red in the last night (%s), %d flapping\n",
-		len(h.Nights), h.Nights[0].Label, h.Nights[last].Label, red, h.Nights[last].Verdict, len(h.Flapping()))
-	for _, c := range h.Flapping() {
+		len(h.Nights), h.Nights[0].Label, h.Nights[last].Label, red, h.Nights[last].Verdict, len(flapping))
+	for _, c := range flapping {
 		fmt.Fprintf(stdout, "  flapping: %s × %s (first red %s)\n", c.Model, c.Feature, h.Nights[c.FirstRed].Label)
 	}
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, runs.FileHistory))

@@ -20,6 +20,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+	"github.com/gwconform/gwconform/report/markdown"
 	"github.com/gwconform/gwconform/report/runs"
 )
 
@@ -45,13 +46,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var shards [][]results.Result
 	var reps []*reportv1.Report
 	for _, in := range fs.Args()[1:] {
-		rs, err := readResults(in)
+		rs, rep, err := readInput(in)
 		if err != nil {
 			fmt.Fprintf(stderr, "gwconform merge: %s: %v\n", in, err)
 			return exitNotStart
 		}
 		shards = append(shards, rs)
-		reps = append(reps, besideReport(in))
+		reps = append(reps, rep)
 	}
 	whole, err := joinRuns(fs.Args()[1:], reps, shards)
 	if err != nil {
@@ -136,12 +137,11 @@ func joinRuns(ins []string, reps []*reportv1.Report, rss [][]results.Result) (me
 
 // oneGateway refuses two inputs of different gateways or catalogs.
 func oneGateway(firstIn string, first reportv1.Metadata, in string, m reportv1.Metadata) error {
-	gateway := func(u string) string { return cmp.Or(u, reportv1.ReferenceGateway) }
 	if !slices.Equal(hosts(m), hosts(first)) {
-		return fmt.Errorf("%s tested %s, %s tested %s: runs merged test one gateway (the same host, or the same bases)", firstIn, gateway(first.BaseURL), in, gateway(m.BaseURL))
+		return fmt.Errorf("%s tested %s, %s tested %s: runs merged test one gateway (the same host, or the same bases)", firstIn, first.Gateway(), in, m.Gateway())
 	}
 	if m.CatalogHash != first.CatalogHash {
-		return fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, short(first.CatalogHash), in, short(m.CatalogHash))
+		return fmt.Errorf("%s ran catalog %s, %s ran catalog %s: shards of one run share one catalog", firstIn, markdown.Short(first.CatalogHash, 12), in, markdown.Short(m.CatalogHash, 12))
 	}
 	return nil
 }
@@ -267,23 +267,31 @@ func commonOffers(reps []*reportv1.Report) []string {
 	return offers
 }
 
-func short(hash string) string { return hash[:min(12, len(hash))] }
-
-// besideReport returns the report.json an input is, or that sits beside
-// its results.jsonl (a shard's --out), or nil: it carries what results do
-// not, the plan's cost and the models no case covers.
-func besideReport(in string) *reportv1.Report {
-	path := in
+// readInput reads an input's results, and the report.json it is or that
+// sits beside its results.jsonl (a shard's --out), each file once. The
+// report, nil when there is none, carries what results do not: the
+// gateway, the plan's cost, the models no case covers.
+func readInput(in string) ([]results.Result, *reportv1.Report, error) {
+	if strings.HasSuffix(in, ".json") {
+		r, err := readReport(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.Results, r, nil
+	}
+	path, beside := in, filepath.Join(filepath.Dir(in), report.FileJSON)
 	if st, err := os.Stat(in); err == nil && st.IsDir() {
-		path = filepath.Join(in, report.FileJSON)
-	} else if !strings.HasSuffix(in, ".json") {
-		path = filepath.Join(filepath.Dir(in), report.FileJSON)
+		path, beside = filepath.Join(in, results.FileName), filepath.Join(in, report.FileJSON)
 	}
-	r, err := readReport(path)
+	rs, err := results.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil, err
 	}
-	return r
+	r, err := readReport(beside)
+	if err != nil {
+		r = nil
+	}
+	return rs, r, nil
 }
 
 // mergeExtra joins the shards' cost and coverage: the planned cost and the
@@ -322,18 +330,4 @@ func mergeExtra(reps []*reportv1.Report, sel *plan.Selection) reportExtra {
 		sel.MaxCost = budget
 	}
 	return extra
-}
-
-func readResults(path string) ([]results.Result, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, results.FileName)
-	}
-	if strings.HasSuffix(path, ".json") {
-		r, err := readReport(path)
-		if err != nil {
-			return nil, err
-		}
-		return r.Results, nil
-	}
-	return results.ReadFile(path)
 }

@@ -6,6 +6,7 @@
 package results
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -195,6 +196,19 @@ func (r Result) Decides(strict bool) bool { return r.Tier.Decides(strict) }
 // does not offer the feature (--offers).
 func (r Result) NotOffered() bool {
 	return r.Status == vocab.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == vocab.CheckNotOffered
+}
+
+// FirstReason is the result's first reason and how many more there are,
+// on one line; "" when it has none.
+func (r Result) FirstReason() string {
+	if len(r.Reasons) == 0 {
+		return ""
+	}
+	s := r.Reasons[0].String()
+	if n := len(r.Reasons) - 1; n > 0 {
+		s += fmt.Sprintf(" (+%d more)", n)
+	}
+	return s
 }
 
 // Failed is true for a result that breaks the run when it Decides. A waived

@@ -250,12 +250,8 @@ func inBoth(old, new []string) map[string]bool {
 
 // snapshot names a report as one side of a diff.
 func snapshot(r *reportv1.Report) Snapshot {
-	gateway := r.Metadata.BaseURL
-	if gateway == "" {
-		gateway = reportv1.ReferenceGateway
-	}
 	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict,
-		Gateway: gateway, Headline: r.Headline, Notes: r.Notes, Offers: r.Metadata.Offers}
+		Gateway: r.Metadata.Gateway(), Headline: r.Headline, Notes: r.Notes, Offers: r.Metadata.Offers}
 }
 
 // firstReason is a result's first reason, "" when it has none.

@@ -30,8 +30,6 @@ const (
 	CapNone CapSupport = "none"
 )
 
-// CapSupports lists every support in the order legends show them.
-var CapSupports = []CapSupport{CapSupported, CapUnsupported, CapMixed, CapFailed, CapInconclusive, CapSkip, CapNone}
 
 // Capability is the capability map of one explore feature.
 type Capability struct {

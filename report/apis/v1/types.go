@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -141,6 +142,9 @@ type Metadata struct {
 	Completion *results.Completion `json:"completion,omitempty"`
 }
 
+// Gateway names the gateway judged: its base URL, or ReferenceGateway.
+func (m Metadata) Gateway() string { return cmp.Or(m.BaseURL, ReferenceGateway) }
+
 // Counts holds how many results had each status. Every status is a field (not
 // a map) so report.json always carries all of them and the schema can require
 // them (waived and inconclusive were added within v1alpha1, so older reports
@@ -229,9 +233,6 @@ const (
 	CellNone       CellStatus = "none"
 )
 
-// CellStatuses lists every cell status in the order legends show them.
-var CellStatuses = []CellStatus{CellPass, CellFail, CellError, CellThrottled, CellInconclusive, CellWaived, CellUnsupported, CellSkip, CellNotOffered, CellNone}
-
 // Cell aggregates one model's cases of one feature.
 type Cell struct {
 	Model   string     `json:"model"`
@@ -240,8 +241,9 @@ type Cell struct {
 	// Label is the short text of the cell: "pass", "fail 3/5" (3 of the 5
 	// cases run passed: the count means the same in every cell), "skip", "—".
 	Label string `json:"label"`
-	// Bad and Run give the "k/n" of the label: k results of the worst status
-	// (fail counts fail+error) out of n results that ran (everything but skip).
+	// Bad counts the results of the worst status (fail counts fail+error):
+	// a label shows "k/n" when some are bad, k the results that passed
+	// (Counts.Pass) of the Run that ran (everything but skip).
 	Bad int `json:"bad"`
 	Run int `json:"run"`
 	// Blocking is true when a result of the cell fails the run (Result.Counts
