@@ -35,8 +35,9 @@ type Options struct {
 	// call, or a stream with partial_images 0, may rightly be silent for
 	// minutes, so shorter limits are the user's choice, and a stall an error.
 	ConnectTimeout, HeaderTimeout, IdleTimeout time.Duration
-	// MaxRetries is how often a call is retried after 429, 502, 503, 504 or a
+	// MaxRetries is how often a call is retried after 502, 503, 504 or a
 	// connection error before any response byte (default 2; negative: none).
+	// A 429 is waited on as it asks, not retried (MaxWait).
 	MaxRetries int
 	// RetryWait is the wait before a retry when the gateway gives no
 	// Retry-After, and the first wait after a 429 that says nothing of its
@@ -104,8 +105,7 @@ type exchange struct {
 	started  time.Time       // when the answering attempt was sent
 	ttfb     time.Duration
 	attempts int                // requests sent: retries and the 429s waited on included
-	retries  int                // attempts made again after a 5xx or a lost connection
-	retried  []string           // what ended each of them: "HTTP 503", "stalled in the first byte phase"
+	retried  []string           // what ended each attempt made again after a 5xx or a lost connection: "HTTP 503", "stalled in the first byte phase"
 	refused  int                // attempts answered 4xx or 5xx: no output, no cost
 	waits    int                // waits on the rate limit before a send
 	waited   time.Duration      // their sum: not part of any request's duration
@@ -131,7 +131,7 @@ func (ex *exchange) stalled() *StallError {
 // retryable says whether a status is worth another attempt.
 func retryable(status int) bool {
 	switch status {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	}
 	return false
@@ -177,9 +177,6 @@ func send(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, t 
 			return ex, next.err
 		}
 		end()
-		if next.retry {
-			ex.retries++
-		}
 		if next.retry || next.wait > 0 {
 			if err := sleep(ctx, next.wait); err != nil {
 				return ex, err
@@ -222,7 +219,7 @@ func (ex *exchange) after(ctx context.Context, o Options, p *pace.Pacer, ticket 
 		return ex.afterNoResponse(ctx, o, err)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return ex.afterTooMany(o, p, ticket, resp)
-	case retryable(resp.StatusCode) && ex.retries < o.MaxRetries:
+	case retryable(resp.StatusCode) && len(ex.retried) < o.MaxRetries:
 		return ex.afterRetryable(ctx, o, ticket, resp)
 	}
 	ticket.Observe(resp.StatusCode, resp.Header)
@@ -235,7 +232,7 @@ func (ex *exchange) after(ctx context.Context, o Options, p *pace.Pacer, ticket 
 func (ex *exchange) afterNoResponse(ctx context.Context, o Options, err error) nextStep {
 	var nr errNoResponse
 	var skip *record.SkipError // a replay's "no recording" stays so
-	if !errors.As(err, &nr) || errors.As(err, &skip) || ex.retries >= o.MaxRetries || ctx.Err() != nil {
+	if !errors.As(err, &nr) || errors.As(err, &skip) || len(ex.retried) >= o.MaxRetries || ctx.Err() != nil {
 		return nextStep{done: true, err: err}
 	}
 	ex.retried = append(ex.retried, attemptEnd(err))
@@ -269,11 +266,11 @@ func (ex *exchange) afterTooMany(o Options, p *pace.Pacer, ticket *pace.Ticket, 
 func (ex *exchange) afterRetryable(ctx context.Context, o Options, ticket *pace.Ticket, resp *http.Response) nextStep {
 	ticket.Observe(resp.StatusCode, resp.Header)
 	wait := retryWait(resp, o)
-	ex.retried = append(ex.retried, fmt.Sprintf("HTTP %d", resp.StatusCode))
 	if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
 		ex.resp = resp
 		return nextStep{done: true}
 	}
+	ex.retried = append(ex.retried, fmt.Sprintf("HTTP %d", resp.StatusCode))
 	discard(resp)
 	return nextStep{retry: true, wait: wait}
 }

@@ -284,7 +284,7 @@ func (c *callRun) judge() {
 	}
 	// Passed only when asked again after a 5xx or a lost connection;
 	// waiting on the rate limit is no flakiness.
-	res.Flaky = res.Status == vocab.StatusPass && ex.retries > 0
+	res.Flaky = res.Status == vocab.StatusPass && len(ex.retried) > 0
 	if r, ok := ex.retriesReason(); ok && res.Status != vocab.StatusPass {
 		res.Reasons = append(res.Reasons, r)
 	}
