@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -123,8 +124,11 @@ func (sc *streamCheck) whole(g streams.Grammar) {
 			sc.checkMatcher("choices[0].finish_reason", stopValue(e.StopReason()), *exp.FinishReason)
 		}
 	}
-	if text := []rune(g.Text()); exp.MinText > 0 && len(text) < exp.MinText {
-		sc.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", len(text), g.Text()), "the stream carried too little text")
+	if exp.MinText == 0 {
+		return
+	}
+	if n := utf8.RuneCountInString(g.Text()); n < exp.MinText {
+		sc.fail("sse", "text", fmt.Sprintf("at least %d characters", exp.MinText), fmt.Sprintf("%d: %q", n, g.Text()), "the stream carried too little text")
 	}
 }
 

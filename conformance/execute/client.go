@@ -29,8 +29,8 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 })
 
 // getModels sends GET /v1/models with the headers and the key of a kind
-// ("" for no key): the preflight, and the model lists of probe and of a
-// differs_from check.
+// ("" for no key): the preflight and probe's lists. (A differs_from
+// check's lists are requests of its call: send.)
 func getModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) (*http.Response, error) {
 	base := t.BaseFor(kind)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)

@@ -392,7 +392,7 @@ func sendOnce(ctx context.Context, client *http.Client, o Options, t plan.Target
 func (r *Runner) otherLists(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, kinds []catalog.KeyKind, res *results.Result) (lists map[catalog.KeyKind][]string, st vocab.Status, reasons []vocab.Reason) {
 	lists = map[catalog.KeyKind][]string{}
 	for _, kind := range kinds {
-		if r.Target.Keys[kind] == "" || r.Target.Rejected[kind] != "" {
+		if !r.Target.Usable(kind) {
 			continue
 		}
 		cs := &catalog.Case{ID: "model list of the " + string(kind) + " key", Key: kind,

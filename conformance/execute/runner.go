@@ -33,6 +33,7 @@ type Runner struct {
 	// made, is decided by that result.
 	Settled []results.Result
 
+	gateMu sync.Mutex
 	shared *gate // made on first use (gate)
 }
 
@@ -149,7 +150,6 @@ func (r *Runner) fitToWrite(res results.Result) results.Result {
 func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) results.Result {
 	c := &callRun{r: r, ctx: ctx, client: client, o: o, p: p, call: call, requested: call.Model}
 	c.res = call.Result(vocab.StatusPass)
-	c.res.Started = time.Now().UTC()
 	answered := c.send()
 	if answered {
 		c.judge()
@@ -359,12 +359,10 @@ func (g *gate) slots(k catalog.KeyKind) chan struct{} {
 	return g.sems[k]
 }
 
-var gateMu sync.Mutex
-
 // gate returns the runner's gate, made on first use.
 func (r *Runner) gate(o Options) *gate {
-	gateMu.Lock()
-	defer gateMu.Unlock()
+	r.gateMu.Lock()
+	defer r.gateMu.Unlock()
 	if r.shared == nil {
 		r.shared = &gate{sems: map[catalog.KeyKind]chan struct{}{}, n: o.Concurrency}
 		if !o.Unpaced {
@@ -374,12 +372,17 @@ func (r *Runner) gate(o Options) *gate {
 	return r.shared
 }
 
+// madeGate is the runner's gate, nil before its first call.
+func (r *Runner) madeGate() *gate {
+	r.gateMu.Lock()
+	defer r.gateMu.Unlock()
+	return r.shared
+}
+
 // InFlight describes the calls in flight for longer than d, longest
 // first, with their phase, for the progress line.
 func (r *Runner) InFlight(d time.Duration) []string {
-	gateMu.Lock()
-	g := r.shared
-	gateMu.Unlock()
+	g := r.madeGate()
 	if g == nil {
 		return nil
 	}
@@ -389,9 +392,7 @@ func (r *Runner) InFlight(d time.Duration) []string {
 // Waiting describes the keys and families that wait on the gateway's rate
 // limit now, for the progress line; empty when none does.
 func (r *Runner) Waiting() []string {
-	gateMu.Lock()
-	g := r.shared
-	gateMu.Unlock()
+	g := r.madeGate()
 	if g == nil || g.pacer == nil {
 		return nil
 	}

@@ -217,7 +217,7 @@ func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
 	if cs.Request.Auth != catalog.AuthNone && t.Keys[cs.Key] == "" {
 		return &vocab.Reason{Check: vocab.CheckKeyMissing, Message: fmt.Sprintf("no %s key (set %s)", cs.Key, KeyVariables[cs.Key])}
 	}
-	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, func(k catalog.KeyKind) bool { return t.Keys[k] != "" && t.Rejected[k] == "" }) {
+	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, t.Usable) {
 		return &vocab.Reason{Check: vocab.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
 	}
 	for _, req := range cs.Requires {
@@ -402,7 +402,7 @@ func (c Call) Units() float64 { return EstimateCost(c.Case).Units + float64(c.Ex
 func extraRequests(cs *catalog.Case, t Target) int {
 	n := 0
 	for _, k := range cs.Expect.DiffersFrom {
-		if t.Keys[k] != "" && t.Rejected[k] == "" {
+		if t.Usable(k) {
 			n++
 		}
 	}

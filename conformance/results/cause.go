@@ -23,10 +23,10 @@ type CauseGroup struct {
 	Reason   vocab.Reason // its reason of this cause
 }
 
-// GroupByCause groups the results that failed (fail, error, throttled,
-// inconclusive) by the causes of their reasons, deciding groups first,
-// then by size. A result with reasons of two causes is in both groups;
-// cancelled calls are no failures and are left out.
+// GroupByCause groups the results that failed (Result.Failed: fail and
+// error, not a call the interrupt cut) by the causes of their reasons,
+// deciding groups first, then by size. A result with reasons of two
+// causes is in both groups.
 func GroupByCause(rs []Result, strict bool) []CauseGroup {
 	type key struct {
 		cause    string
@@ -36,7 +36,7 @@ func GroupByCause(rs []Result, strict bool) []CauseGroup {
 	cells := map[key]map[[2]string]bool{}
 	var order []key
 	for _, r := range rs {
-		if !r.Failed() || r.Cancelled {
+		if !r.Failed() {
 			continue
 		}
 		seen := map[string]bool{}
