@@ -719,7 +719,7 @@ func editDistance(a, b string) int {
 // toAny turns a node into plain JSON-compatible Go values: map[string]any,
 // []any, string, int64/uint64, float64, bool, nil.
 func (d *decoder) toAny(n ast.Node, path string) any {
-	if d.budget--; d.budget <= 0 {
+	if !d.spend(n) {
 		return nil
 	}
 	d.depth++

@@ -242,3 +242,19 @@ func TestSelfAliasBounded(t *testing.T) {
 		assert.EqualError(t, CheckSchema(fsys), "cases/x.yaml:1:1: schema: not checked: the file nests deeper than 64 levels or expands past 200000 YAML nodes", file)
 	}
 }
+
+// TestNodeBudgetReported: an alias expansion past the node budget inside a
+// json body or a matcher's value is reported as a file too large, where
+// the loader went on with what it had and reported something else.
+func TestNodeBudgetReported(t *testing.T) {
+	bomb := "{l1: &a [1,1,1,1,1,1,1,1,1,1], l2: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], l3: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], " +
+		"l4: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], l5: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], l6: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]}"
+	for _, file := range []string{
+		"cases:\n  - {id: x, request: {json: " + bomb + "}}\n",
+		"cases:\n  - {id: x, expect: {json: {p: {eq: " + bomb + "}}}}\n",
+	} {
+		_, err := Load(fstest.MapFS{"x.yaml": {Data: []byte(file)}}, nil, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "file too large: more than 200000 YAML nodes after alias expansion")
+	}
+}
