@@ -210,6 +210,7 @@ func (a *chatReply) chunk(delta map[string]any, finish any, includeUsage bool) m
 func (c *call) streamChat(a *chatReply, includeUsage bool) {
 	chunk := func(delta map[string]any, finish any) map[string]any { return a.chunk(delta, finish, includeUsage) }
 	s := c.startStream()
+	defer s.end()
 	if !s.send(event{data: chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}) {
 		return
 	}

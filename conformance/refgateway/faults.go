@@ -742,11 +742,7 @@ var faultTable = []fault{
 		})}},
 	{Fault{fNoBlankLines, "Raw SSE events are separated by blank lines (6): events follow one another with no blank line between, so a reader joins them into one event of several data lines; the stream's last event keeps its blank line.", "6"},
 		hooks{event: func(_ *stream, ev event) []event {
-			switch ev.kind {
-			case "[DONE]", "message_stop", "image_generation.completed", "image_edit.completed":
-			default:
-				ev.glued = true
-			}
+			ev.glued = true
 			return []event{ev}
 		}}},
 	{Fault{fChatUnversioned, "All paths start with `/v1` (intro, 9): chat completions are served at /chat/completions, and /v1/chat/completions answers 404.", "intro, 9"},

@@ -521,3 +521,32 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 	}
 	return v
 }
+
+// TestNoBlankLinesEndsEveryStream: under no-blank-lines every event of
+// every stream follows the one before with no blank line, and the stream's
+// last event keeps its blank line, whatever the stream's last kind.
+func TestNoBlankLinesEndsEveryStream(t *testing.T) {
+	s := shared(t)
+	keys := DefaultKeys()
+	msgs := []any{map[string]any{"role": "user", "content": "Say hello"}}
+	for _, tt := range []struct {
+		name, path, key string
+		body            map[string]any
+	}{
+		{"chat", "/v1/chat/completions", keys.Text, map[string]any{"model": "gen-5.5", "messages": msgs, "stream": true}},
+		{"messages", "/v1/messages", keys.Messages, map[string]any{"model": "msg-sonnet-5", "max_tokens": 64, "messages": msgs, "stream": true}},
+		{"responses", "/v1/responses", keys.Text, map[string]any{"model": "gen-5.5", "input": "Say hello", "stream": true}},
+		{"two images", "/v1/images/generations", keys.Image, map[string]any{"model": "gen-image-2.5-flare", "prompt": "x", "size": "1024x1024",
+			"quality": "low", "n": 2, "stream": true, "partial_images": 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.body)
+			require.NoError(t, err)
+			r := s.do(t, "POST", tt.path, tt.key, b, withFault(fNoBlankLines))
+			require.Equal(t, 200, r.status, "%s", r.body)
+			body := string(r.body)
+			assert.True(t, strings.HasSuffix(body, "\n\n"), "the last event keeps its blank line")
+			assert.NotContains(t, strings.TrimSuffix(body, "\n\n"), "\n\n", "no blank line between events")
+		})
+	}
+}

@@ -510,6 +510,7 @@ func (c *call) streamImages(j *imageJob) {
 	}
 	pics := c.pictures(j)
 	s := c.startStream()
+	defer s.end()
 	for _, p := range pics {
 		for k := range p.previews {
 			b64, err := c.render(j, p, min(k, 3))

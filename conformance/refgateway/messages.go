@@ -248,6 +248,7 @@ func (a *messageReply) message() map[string]any {
 // stop_reason, message_stop.
 func (c *call) streamMessage(a *messageReply) {
 	s := c.startStream()
+	defer s.end()
 	send := func(typ string, fields map[string]any, cuttable bool) bool {
 		fields["type"] = typ
 		return s.send(event{name: typ, data: fields, cuttable: cuttable})

@@ -137,6 +137,7 @@ func (a *responsesReply) finalOutput() []any {
 // message done, then the finished response.
 func (c *call) streamResponse(a *responsesReply) {
 	s := c.startStream()
+	defer s.end()
 	seq := 0
 	ev := func(typ string, fields map[string]any) bool {
 		fields["type"] = typ

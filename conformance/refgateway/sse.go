@@ -15,7 +15,8 @@ type event struct {
 	// written supplies it, so only the stream's last event goes without.
 	unended bool
 	// glued writes the event without its blank line, and the next event
-	// follows it directly: a reader takes the two for one event.
+	// follows it directly: a reader takes the two for one event. The
+	// stream's last event still gets its blank line, when the stream ends.
 	glued bool
 	// kind is what the event is, as planned: the type its JSON object names,
 	// or its raw data. send sets it before the hooks see the event, so that
@@ -35,6 +36,7 @@ type stream struct {
 	held    []event // events a hook holds back to write later
 	text    string  // text a hook has sent so far, for hooks that repeat it
 	open    bool    // the event written before still lacks its blank line
+	glued   bool    // the event written before was glued: end writes its blank line
 }
 
 // startStream writes the stream's headers.
@@ -115,8 +117,17 @@ func (s *stream) write(ev event) bool {
 		return s.stop()
 	}
 	s.sent++
-	s.open = ev.unended
+	s.open, s.glued = ev.unended, ev.glued
 	return true
+}
+
+// end ends a stream whose handler is done: a glued last event gets the
+// blank line the next event would have made unnecessary.
+func (s *stream) end() {
+	if s.glued && !s.stopped {
+		_, _ = s.c.w.Write([]byte("\n"))
+		_ = s.rc.Flush()
+	}
 }
 
 // stop ends the stream: nothing more is written. It returns false, what
