@@ -30,7 +30,8 @@ type Gateway struct {
 	requests atomic.Int64
 	panics   atomic.Int64 // recovered panics; tests assert it stays 0
 	cache    *imageCache
-	limiter  *limiter // nil without Config.RateLimit
+	limiter  *limiter         // nil without Config.RateLimit
+	routes   map[string]route // path → what serves it, made once by New
 }
 
 // New builds a Gateway. It fails on unknown fault names, duplicate or empty
@@ -67,6 +68,14 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if err := g.listModels(); err != nil {
 		return nil, err
+	}
+	g.routes = map[string]route{
+		"/v1/models":             {http.MethodGet, epModels, (*call).models, cfg.Latency.Models},
+		"/v1/chat/completions":   {http.MethodPost, epChat, (*call).chat, cfg.Latency.Chat},
+		"/v1/messages":           {http.MethodPost, epMessages, (*call).messages, cfg.Latency.Messages},
+		"/v1/images/generations": {http.MethodPost, epGenerations, (*call).generations, cfg.Latency.ImagesGenerations},
+		"/v1/images/edits":       {http.MethodPost, epEdits, (*call).edits, cfg.Latency.ImagesEdits},
+		"/v1/responses":          {http.MethodPost, epResponses, (*call).responses, cfg.Latency.Responses},
 	}
 	return g, nil
 }
@@ -161,7 +170,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !c.identify() {
 		return
 	}
-	rt, ok := g.routeFor(r.URL.Path)
+	rt, ok := g.routes[r.URL.Path]
 	if !ok {
 		c.fail(http.StatusNotFound, fmt.Sprintf("unknown path %s", r.URL.Path))
 		return
@@ -225,20 +234,6 @@ type route struct {
 	ep     endpoint
 	h      func(*call)
 	lat    Range
-}
-
-// routeFor finds the route of path.
-func (g *Gateway) routeFor(path string) (route, bool) {
-	routes := map[string]route{
-		"/v1/models":             {http.MethodGet, epModels, (*call).models, g.cfg.Latency.Models},
-		"/v1/chat/completions":   {http.MethodPost, epChat, (*call).chat, g.cfg.Latency.Chat},
-		"/v1/messages":           {http.MethodPost, epMessages, (*call).messages, g.cfg.Latency.Messages},
-		"/v1/images/generations": {http.MethodPost, epGenerations, (*call).generations, g.cfg.Latency.ImagesGenerations},
-		"/v1/images/edits":       {http.MethodPost, epEdits, (*call).edits, g.cfg.Latency.ImagesEdits},
-		"/v1/responses":          {http.MethodPost, epResponses, (*call).responses, g.cfg.Latency.Responses},
-	}
-	rt, ok := routes[path]
-	return rt, ok
 }
 
 // authenticate maps the bearer key to its kind. On /v1/messages the Anthropic
