@@ -552,7 +552,7 @@ func exploreRequest(d *decoder, r *Request) (Protocol, bool) {
 	ok := explorePost(d, r)
 	var protocol Protocol
 	for p, info := range protocols {
-		if info.path == r.Path && p.IsImage() {
+		if info.path == r.Path && info.image {
 			protocol = p
 		}
 	}

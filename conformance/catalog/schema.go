@@ -214,11 +214,12 @@ func (d *decoder) locate(root ast.Node, loc []string) (value, key ast.Node) {
 	for _, tok := range loc {
 		switch t := cur.(type) {
 		case *ast.MappingNode:
-			i := slices.IndexFunc(d.pairs(t), func(p pair) bool { return p.key == tok })
+			ps := d.pairs(t)
+			i := slices.IndexFunc(ps, func(p pair) bool { return p.key == tok })
 			if i < 0 {
 				return cur, key
 			}
-			p := d.pairs(t)[i]
+			p := ps[i]
 			cur, key = d.resolve(p.value), p.keyNode
 		case *ast.SequenceNode:
 			i, err := strconv.Atoi(tok)
