@@ -184,7 +184,7 @@ var plainAnswer = answer{
 	streamType:   "text/event-stream; charset=utf-8",
 	limit:        limitWords,
 	outputTokens: func(words []string, _ int) int { return len(words) },
-	streams:      func(_ endpoint, stream *bool) bool { return stream != nil && *stream },
+	streams:      func(_ endpoint, stream *bool) bool { return deref(stream) },
 }
 
 // accept marks the request valid: every handler calls it once validation
@@ -234,7 +234,7 @@ func (c *call) vetImageJob(in *imageRequest, files *formFiles, j *imageJob) erro
 // messages request, served by model m: for the content of one of its
 // messages, or for the optional parameters it sets.
 func (c *call) vetText(m model, stream *bool, msgs []json.RawMessage, set map[string]bool) error {
-	streams := stream != nil && *stream
+	streams := deref(stream)
 	for _, f := range c.faults {
 		if f.params != nil {
 			if err := f.params(c.ep, set); err != nil {

@@ -126,7 +126,7 @@ func (c *call) buildJob(req *imageRequest, files *formFiles, edit bool) (*imageJ
 	if err := job.readOutputParams(req); err != nil {
 		return nil, err
 	}
-	job.stream = req.Stream != nil && *req.Stream
+	job.stream = deref(req.Stream)
 	if job.partial, err = c.partialImages(req.PartialImages); err != nil {
 		return nil, err
 	}
