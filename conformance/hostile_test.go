@@ -26,6 +26,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -112,11 +113,10 @@ func hostileTarget(url string) plan.Target {
 // hostileOptions are short bounds so a misbehaving gateway shows quickly.
 func hostileOptions() execute.Options {
 	return execute.Options{
-		Timeout:       2 * time.Second,
-		MaxBodyBytes:  1 << 20,
-		MaxEventBytes: 64 << 10,
-		MaxRetries:    -1,
-		RetryWait:     20 * time.Millisecond,
+		Timeout:    2 * time.Second,
+		Limits:     check.Limits{MaxBodyBytes: 1 << 20, MaxEventBytes: 64 << 10},
+		MaxRetries: -1,
+		RetryWait:  20 * time.Millisecond,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/plan"
@@ -96,7 +97,7 @@ func (f *engineFlags) resolve() (*settings, error) {
 	}
 	s.selection = plan.Selection{Features: v.List("feature"), Models: v.List("model"), Cases: v.List("case"), Tiers: v.List("tier"),
 		Shard: shard, MaxCalls: v.Int("max-calls"), MaxCost: v.Float("max-cost")}
-	s.options = execute.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Thumbnails: true,
+	s.options = execute.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Limits: check.Limits{Thumbnails: true},
 		ConnectTimeout: v.Duration("connect-timeout"), HeaderTimeout: v.Duration("header-timeout"), IdleTimeout: v.Duration("idle-timeout")}
 	if s.options.MaxRetries == 0 {
 		s.options.MaxRetries = -1 // Options reads 0 as "default"

@@ -50,15 +50,11 @@ type Options struct {
 	// Unpaced sends without pacing: a replay, which sends nothing, answers
 	// its recorded 429s at once.
 	Unpaced bool
-	// MaxBodyBytes caps a response body, a whole stream included (default
-	// 256 MiB: two large PNGs in base64 are tens of MB; anything near the cap
-	// is hostile, and an endless stream of valid events must not grow the
-	// text a stream check accumulates without bound).
-	MaxBodyBytes int64
-	// MaxEventBytes caps one stream event (default: the SSE reader's).
-	MaxEventBytes int
-	// Thumbnails keeps a small PNG of every decoded image for the reports.
-	Thumbnails bool
+	// Limits bound what the checks read and keep of an answer. MaxBodyBytes
+	// defaults to 256 MiB: two large PNGs in base64 are tens of MB; anything
+	// near the cap is hostile, and an endless stream of valid events must
+	// not grow the text a stream check accumulates without bound.
+	check.Limits
 }
 
 // WithDefaults fills the unset options with their defaults.

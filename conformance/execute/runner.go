@@ -273,7 +273,7 @@ func (c *callRun) judge() {
 	}
 	reasons := check.Answer(&check.Exchange{Case: cs, Request: &c.judged.Request, Model: c.requested, Rows: c.r.citedRows(cs),
 		Schemas: c.r.Schemas, Response: ex.resp, Sent: sent, Received: received, Started: ex.started, Others: others,
-		Limits: check.Limits{MaxBodyBytes: c.o.MaxBodyBytes, MaxEventBytes: c.o.MaxEventBytes, Thumbnails: c.o.Thumbnails}}, res)
+		Limits: c.o.Limits}, res)
 	if len(reasons) > 0 {
 		reasons = append(c.declined, reasons...)
 	}

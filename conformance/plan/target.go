@@ -110,7 +110,9 @@ var endpointKinds = []struct {
 // Usable reports whether a key of that kind is configured and was not
 // rejected: the plan counts, and execute makes, the model lists of exactly
 // these kinds.
-func (t Target) Usable(kind catalog.KeyKind) bool { return t.Keys[kind] != "" && t.Rejected[kind] == "" }
+func (t Target) Usable(kind catalog.KeyKind) bool {
+	return t.Keys[kind] != "" && t.Rejected[kind] == ""
+}
 
 // Offered reports whether the gateway declares it serves a feature.
 func (t Target) Offered(feature string) bool { return matchAny(t.Offers, feature) }
