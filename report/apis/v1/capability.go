@@ -30,7 +30,6 @@ const (
 	CapNone CapSupport = "none"
 )
 
-
 // Capability is the capability map of one explore feature.
 type Capability struct {
 	Feature string `json:"feature"`
