@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/base64"
@@ -238,9 +239,10 @@ type hostileRow struct {
 	caseID  string
 	handler func(done <-chan struct{}) http.HandlerFunc
 	opts    func(*execute.Options) // tweaks hostileOptions; nil keeps them
-	// guard is a hang guard, ten times or more the expected duration: the
-	// test fails only when the runner has not returned by then. No upper
-	// bound is asserted: a loaded machine may be slow, never wrong.
+	// guard is a hang guard (a minute when zero), far above the expected
+	// duration: the test fails only when the runner has not returned by
+	// then. No tighter bound is asserted: a loaded machine may be slow,
+	// never wrong.
 	guard   time.Duration
 	atLeast time.Duration // the runner returns no sooner: a wait honoured
 	status  vocab.Status
@@ -264,9 +266,9 @@ func hostileRows() []hostileRow {
 		// and the limit, long before the whole-request limit.
 		{
 			name: "connect phase: the TLS handshake never ends", caseID: "h-json", silentTLS: true,
-			opts:  func(o *execute.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
-			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
-			status: vocab.StatusError, check: "transport", says: "stalled in the connect phase",
+			opts:    func(o *execute.Options) { o.Timeout, o.ConnectTimeout = 30*time.Second, 500*time.Millisecond },
+			atLeast: 400 * time.Millisecond,
+			status:  vocab.StatusError, check: "transport", says: "stalled in the connect phase",
 		},
 		{
 			name: "header phase: no response byte", caseID: "h-json",
@@ -278,9 +280,9 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:  func(o *execute.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
-			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
-			status: vocab.StatusError, check: "transport", says: "stalled in the first byte phase",
+			opts:    func(o *execute.Options) { o.Timeout, o.HeaderTimeout = 30*time.Second, 500*time.Millisecond },
+			atLeast: 400 * time.Millisecond,
+			status:  vocab.StatusError, check: "transport", says: "stalled in the first byte phase",
 		},
 		{
 			name: "header phase: a stall on every attempt, retried", caseID: "h-json",
@@ -295,8 +297,8 @@ func hostileRows() []hostileRow {
 			opts: func(o *execute.Options) {
 				o.Timeout, o.HeaderTimeout, o.MaxRetries = 30*time.Second, 200*time.Millisecond, 2
 			},
-			guard: 30 * time.Second, atLeast: 3 * 150 * time.Millisecond,
-			status: vocab.StatusError, check: "transport", says: "3 attempts; the 2 before the last: stalled in the first byte phase each time",
+			atLeast: 3 * 150 * time.Millisecond,
+			status:  vocab.StatusError, check: "transport", says: "3 attempts; the 2 before the last: stalled in the first byte phase each time",
 		},
 		{
 			name: "idle phase: headers and one event, then silence", caseID: "h-stream",
@@ -311,9 +313,9 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			opts:  func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
-			guard: 30 * time.Second, atLeast: 400 * time.Millisecond,
-			status: vocab.StatusError, check: "transport", says: "stalled in the body phase",
+			opts:    func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			atLeast: 400 * time.Millisecond,
+			status:  vocab.StatusError, check: "transport", says: "stalled in the body phase",
 		},
 		{
 			name: "idle phase: SSE comments keep a quiet stream alive", caseID: "h-stream",
@@ -330,9 +332,9 @@ func hostileRows() []hostileRow {
 					w.Write([]byte(chunk("[DONE]")))
 				}
 			},
-			opts:  func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
-			guard: 30 * time.Second, atLeast: 1500 * time.Millisecond,
-			status: vocab.StatusPass,
+			opts:    func(o *execute.Options) { o.Timeout, o.IdleTimeout = 30*time.Second, 500*time.Millisecond },
+			atLeast: 1500 * time.Millisecond,
+			status:  vocab.StatusPass,
 		},
 		{
 			name: "json body far above MaxBodyBytes", caseID: "h-json",
@@ -343,7 +345,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("          "), 6554), 64<<20, 0)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "1048576-byte cap",
+			status: vocab.StatusFail, check: "transport", says: "1048576-byte cap",
 			maxAlloc: 16 << 20, // the body is 64 MiB; the cap 1 MiB
 		},
 		{
@@ -356,7 +358,7 @@ func hostileRows() []hostileRow {
 					w.Write(bomb)
 				}
 			},
-			guard: 20 * time.Second, status: vocab.StatusFail, check: "transport", says: "byte cap",
+			status: vocab.StatusFail, check: "transport", says: "byte cap",
 			maxAlloc: 16 << 20, // 64 MiB inflated
 		},
 		{
@@ -368,7 +370,7 @@ func hostileRows() []hostileRow {
 					w.Write([]byte("this is not gzip at all, only junk that claims to be"))
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "gzip",
+			status: vocab.StatusFail, check: "transport", says: "gzip",
 		},
 		{
 			name: "sse data line without end", caseID: "h-stream",
@@ -379,7 +381,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("x"), 8<<10), 0, 0)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "sse", says: "stream.too-large",
+			status: vocab.StatusFail, check: "sse", says: "stream.too-large",
 			maxAlloc: 8 << 20,
 		},
 		{
@@ -391,7 +393,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("y"), 8<<10), 0, 0)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "sse", says: "stream.too-large",
+			status: vocab.StatusFail, check: "sse", says: "stream.too-large",
 		},
 		{
 			// Every event is small and valid: only a cap on the whole stream
@@ -405,7 +407,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(ev), 0, 0)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "1048576-byte cap",
+			status: vocab.StatusFail, check: "transport", says: "1048576-byte cap",
 			maxAlloc: 32 << 20,
 		},
 		{
@@ -416,7 +418,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(": still here\n"), 0, 100*time.Millisecond)
 				}
 			},
-			guard: 30 * time.Second, atLeast: 2 * time.Second,
+			atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: vocab.StatusError, check: "transport", says: "whole-request limit",
@@ -429,7 +431,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, []byte(" "), 0, 100*time.Millisecond)
 				}
 			},
-			guard: 30 * time.Second, atLeast: 2 * time.Second,
+			atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: vocab.StatusError, check: "transport", says: "whole-request limit",
@@ -444,7 +446,7 @@ func hostileRows() []hostileRow {
 					}
 				}
 			},
-			guard: 30 * time.Second, atLeast: 2 * time.Second,
+			atLeast: 2 * time.Second,
 			// 2 s is the user's limit, below the spec's 600 s: an error of
 			// the run, not a verdict on the gateway.
 			status: vocab.StatusError, check: "transport", says: "whole-request limit",
@@ -470,8 +472,8 @@ func hostileRows() []hostileRow {
 			},
 			// The whole-request limit is far past the time the header cap
 			// needs (reading 1 MiB), so only the cap can end the call.
-			opts:  func(o *execute.Options) { o.Timeout = 5 * time.Minute },
-			guard: time.Minute, status: vocab.StatusError, check: "transport", says: "response headers exceeded 1048576 bytes",
+			opts:   func(o *execute.Options) { o.Timeout = 5 * time.Minute },
+			status: vocab.StatusError, check: "transport", says: "response headers exceeded 1048576 bytes",
 		},
 		{
 			name: "connection closed mid-body", caseID: "h-json",
@@ -480,7 +482,7 @@ func hostileRows() []hostileRow {
 					hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\":\"chatcmpl-1\",\"choi")
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "unexpected EOF",
+			status: vocab.StatusFail, check: "transport", says: "unexpected EOF",
 		},
 		{
 			name: "connection closed mid-stream", caseID: "h-stream",
@@ -490,21 +492,21 @@ func hostileRows() []hostileRow {
 						"10\r\ndata: {\"choices\"\r\n")
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "unexpected EOF",
+			status: vocab.StatusFail, check: "transport", says: "unexpected EOF",
 		},
 		{
 			name: "connection closed before any byte", caseID: "h-json",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "") }
 			},
-			guard: 10 * time.Second, status: vocab.StatusError, check: "transport", says: "EOF",
+			status: vocab.StatusError, check: "transport", says: "EOF",
 		},
 		{
 			name: "garbage status line", caseID: "h-json",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) { hijack(w, "SMTP ready\r\n\r\n") }
 			},
-			guard: 10 * time.Second, status: vocab.StatusError, check: "transport", says: "malformed HTTP",
+			status: vocab.StatusError, check: "transport", says: "malformed HTTP",
 		},
 		{
 			name: "error status with endless body", caseID: "h-json",
@@ -515,7 +517,7 @@ func hostileRows() []hostileRow {
 					writeUntil(w, r, done, bytes.Repeat([]byte("e"), 8<<10), 0, 0)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "status", says: "HTTP status 500",
+			status: vocab.StatusFail, check: "status", says: "HTTP status 500",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 500, r.HTTPStatus)
 			},
@@ -530,7 +532,7 @@ func hostileRows() []hostileRow {
 					w.Write([]byte(body))
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "image", says: "pixel cap",
+			status: vocab.StatusFail, check: "image", says: "pixel cap",
 			maxAlloc: 16 << 20, // decoding would need 40 GB
 			extra: func(t *testing.T, r results.Result) {
 				assert.Empty(t, r.Images, "an image that does not decode is not listed")
@@ -541,9 +543,9 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusTooManyRequests, "Retry-After", "1"), modelList)
 			},
-			opts:  func(o *execute.Options) { o.MaxRetries = -1 },
-			guard: 20 * time.Second, atLeast: 900 * time.Millisecond,
-			status: vocab.StatusPass,
+			opts:    func(o *execute.Options) { o.MaxRetries = -1 },
+			atLeast: 900 * time.Millisecond,
+			status:  vocab.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 2, r.Attempts, "waited as asked and sent again, though no retry is allowed")
 				assert.False(t, r.Flaky, "a pass after waiting on the rate limit is not flaky")
@@ -559,8 +561,8 @@ func hostileRows() []hostileRow {
 			},
 			// Bare 429s wait 20 ms (RetryWait), then twice as long each
 			// time, until the next wait would pass --max-wait.
-			opts:  func(o *execute.Options) { o.MaxRetries = 2; o.MaxWait = time.Second },
-			guard: 20 * time.Second, status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
+			opts:   func(o *execute.Options) { o.MaxRetries = 2; o.MaxWait = time.Second },
+			status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Greater(t, r.Attempts, 2, "a 429 spends no retry")
 				assert.Equal(t, r.Attempts-1, r.Waits, "a wait before every send but the first")
@@ -573,8 +575,8 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusTooManyRequests, "Retry-After", "3600")
 			},
-			opts:  func(o *execute.Options) { o.MaxRetries = 2 },
-			guard: 10 * time.Second, status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
+			opts:   func(o *execute.Options) { o.MaxRetries = 2 },
+			status: vocab.StatusThrottled, check: "status", says: "HTTP status 429",
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 1, r.Attempts, "an hour is past the 15 minutes a call may wait")
 				assert.Zero(t, r.Waits)
@@ -585,16 +587,16 @@ func hostileRows() []hostileRow {
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return status(http.StatusServiceUnavailable)
 			},
-			opts:  func(o *execute.Options) { o.MaxRetries = 1 },
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "transport", says: "2 attempts; the first: HTTP 503",
+			opts:   func(o *execute.Options) { o.MaxRetries = 1 },
+			status: vocab.StatusFail, check: "transport", says: "2 attempts; the first: HTTP 503",
 		},
 		{
 			name: "503 then 200", caseID: "h-status",
 			handler: func(done <-chan struct{}) http.HandlerFunc {
 				return counter(status(http.StatusServiceUnavailable), modelList)
 			},
-			opts:  func(o *execute.Options) { o.MaxRetries = 2 },
-			guard: 10 * time.Second, status: vocab.StatusPass,
+			opts:   func(o *execute.Options) { o.MaxRetries = 2 },
+			status: vocab.StatusPass,
 			extra: func(t *testing.T, r results.Result) {
 				assert.Equal(t, 2, r.Attempts)
 				assert.True(t, r.Flaky)
@@ -609,7 +611,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, `{"error":{"message":"key %s rejected (%s)"}}`, r.Header.Get("Authorization"), r.Header.Get("Authorization"))
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "status", says: "HTTP status 401",
+			status: vocab.StatusFail, check: "status", says: "HTTP status 401",
 		},
 		{
 			// The status reason keeps 300 bytes of the body: place the key
@@ -622,7 +624,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, "%s%s and more text after it", strings.Repeat("p", 276), hostileKey)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "status", says: "HTTP status 401",
+			status: vocab.StatusFail, check: "status", says: "HTTP status 401",
 		},
 		{
 			// The schema message shows at most 80 bytes of the wrong value.
@@ -635,7 +637,7 @@ func hostileRows() []hostileRow {
 						strings.Repeat("o", 50), key)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusFail, check: "schema", says: "chat.completion",
+			status: vocab.StatusFail, check: "schema", says: "chat.completion",
 		},
 		{
 			name: "stream event types echo the key", caseID: "h-stream",
@@ -646,7 +648,7 @@ func hostileRows() []hostileRow {
 					fmt.Fprintf(w, "data: {\"type\":%q,\"choices\":[]}\n\ndata: [DONE]\n\n", key)
 				}
 			},
-			guard: 10 * time.Second, status: vocab.StatusPass,
+			status: vocab.StatusPass,
 		},
 		{
 			name: "100k tiny valid events", caseID: "h-stream",
@@ -763,7 +765,7 @@ func TestHostileGateway(t *testing.T) {
 			}()
 			select {
 			case <-finished:
-			case <-time.After(row.guard):
+			case <-time.After(cmp.Or(row.guard, time.Minute)):
 				t.Fatalf("the runner hangs: no return after %s", time.Since(start))
 			}
 			took := time.Since(start)
@@ -886,7 +888,7 @@ func TestHostileCancel(t *testing.T) {
 	t.Cleanup(func() { close(done) })
 
 	o := hostileOptions()
-	o.Timeout = time.Minute // only the cancellation can end the slow calls
+	o.Timeout = time.Hour // only the cancellation can end the slow calls
 	o.Concurrency = 4
 	runner := suite.Runner(hostileTarget(srv.URL), o)
 	var calls []plan.Call
@@ -921,13 +923,11 @@ func TestHostileCancel(t *testing.T) {
 	}()
 	time.Sleep(500 * time.Millisecond)
 	cancel()
-	cancelled := time.Now()
 	select {
 	case <-finished:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run does not return after cancellation")
+	case <-time.After(time.Minute): // the slow calls would hang for an hour
+		t.Fatalf("Run does not return after cancellation")
 	}
-	assert.Less(t, time.Since(cancelled), time.Second, "Run returns promptly after cancellation")
 
 	time.Sleep(100 * time.Millisecond)
 	mu.Lock()

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,11 +44,9 @@ func TestServeTLSAndRunCACert(t *testing.T) {
 
 	keys := []string{"--text-key", "sk-local-text", "--messages-key", "sk-local-messages"}
 	slice := []string{"--feature", "models.list,chat.*", "--base-url", base}
-	start := time.Now()
 	code, _, stderr := gw2(t, "run", t.TempDir(), keys, slice)
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, "certificate is signed by an authority this machine does not trust")
-	assert.Less(t, time.Since(start), 10*time.Second)
 
 	code, stdout, stderr := gw2(t, "run", t.TempDir(), keys, slice, []string{"--ca-cert", cert})
 	assert.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)

@@ -170,7 +170,7 @@ func (b *Browser) ConsoleProblems() []string {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		return len(b.problems) > 0 && strings.Contains(b.problems[len(b.problems)-1], "gwconform-probe")
-	}, 5*time.Second, 20*time.Millisecond, "console listener saw the probe")
+	}, time.Minute, 20*time.Millisecond, "console listener saw the probe")
 	b.stop()
 	b.wg.Wait()
 	b.mu.Lock()
