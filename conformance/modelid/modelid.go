@@ -1,6 +1,8 @@
-// Package modelid holds the one rule for how a gateway may spell the model
-// it names as "model used" (spec 2.3, 2.4): the JSON checks and the stream
-// checks judge a model field the same way.
+// Package modelid holds the rules for how a gateway may spell a model: the
+// spellings of "model used" (spec 2.3, 2.4) that the JSON and the stream
+// checks accept alike, and how an id of a key's model list names a spec id
+// whose neutral word (gen-, msg-, alt-) it replaces with its own (the spec's
+// preamble: "use the identifiers the model list returns for your key").
 package modelid
 
 import (
@@ -10,37 +12,153 @@ import (
 
 // Spellings describes the spellings Same accepts, for the expected side of
 // a reason.
-const Spellings = "the id requested, optionally <vendor>/ before it, a snapshot suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD) after it, or without the snapshot suffix it was requested with"
+const Spellings = "the id requested, optionally <provider>/ or a Bedrock-style <region>.<vendor>. before it, a snapshot or version suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD, -v1:0, -latest, -001) after it, or without the suffix it was requested with"
 
-// vendorPrefix is a vendor segment before the id (`openai/gen-5.5`).
-var vendorPrefix = regexp.MustCompile(`^[A-Za-z0-9-]+/`)
+// pathPrefix is one provider segment before the id: openai/, vertex_ai/.
+var pathPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+/$`)
+
+// dottedPrefix is Bedrock's vendor, and optionally its region, in dots
+// before the id: anthropic., us.anthropic., us-gov.meta.
+var dottedPrefix = regexp.MustCompile(`^(?:[a-z]+(?:-[a-z]+)?\.)?[a-z][a-z0-9]*\.$`)
 
 // snapshot is a release date after the id: -MMDD, -YYYYMMDD, -YYYY-MM-DD or
 // @YYYYMMDD. Month and day must be calendar-plausible, so a version number
 // such as -2024 or -9999 is not read as a date.
-var snapshot = regexp.MustCompile(`^(?:-(?:\d{4})?(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|-\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|@\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$`)
+const snapshot = `-(?:\d{4})?(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|-\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|@\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])`
 
-// Same reports whether got names the model requested: the same id, or the
-// same model spelled with a vendor prefix, with a snapshot suffix, or as
-// the undated alias of a dated request (msg-haiku-4-5 for
-// msg-haiku-4-5-20251001). Any other id is another model; two different
+// suffix is what may follow the id and still name it: a snapshot, then
+// optionally Bedrock's version (-v1:0); or -latest; or a numbered stable
+// version (-001, as Vertex numbers them; a leading zero, so -100 is no
+// version of it but another model).
+var suffix = regexp.MustCompile(`^(?:(?:` + snapshot + `)?(?:-v\d+(?::\d+)?)?|-latest|-0\d\d)$`)
+
+// Same reports whether got names the model requested: the same id, or one
+// of them is the other spelled with a provider prefix, a suffix of suffix,
+// or both (gen-5.5 and openai/gen-5.5, msg-sonnet-5 and
+// us.anthropic.msg-sonnet-5-v1:0, msg-haiku-4-5-20251001 and its undated
+// alias msg-haiku-4-5). Any other id is another model; two different
 // snapshots of one model are two models.
 func Same(requested, got string) bool {
 	if requested == "" || got == "" {
 		return false
 	}
-	if got == requested {
-		return true
+	for _, r := range unprefixed(requested) {
+		for _, g := range unprefixed(got) {
+			if r.id == g.id || suffixed(g.id, r.id) || suffixed(r.id, g.id) {
+				return true
+			}
+		}
 	}
-	if p := vendorPrefix.FindString(got); p != "" && len(p) < len(got) {
-		got = got[len(p):]
+	return false
+}
+
+// suffixed reports whether id is core and a suffix.
+func suffixed(id, core string) bool {
+	rest, ok := strings.CutPrefix(id, core)
+	return ok && rest != "" && suffix.MatchString(rest)
+}
+
+// prefixed is an id cut after a provider prefix ("" for none).
+type prefixed struct{ prefix, id string }
+
+// unprefixed is id as it is and without each provider prefix it may carry:
+// us.anthropic.x is us.anthropic. before x and us. before anthropic.x.
+func unprefixed(id string) []prefixed {
+	out := []prefixed{{"", id}}
+	for i := range len(id) - 1 {
+		if (id[i] == '/' || id[i] == '.') && prefixOK(id[:i+1]) {
+			out = append(out, prefixed{id[:i+1], id[i+1:]})
+		}
 	}
-	if got == requested {
-		return true
+	return out
+}
+
+// prefixOK reports whether p may stand before an id: nothing, a provider
+// segment, or a Bedrock-style vendor in dots.
+func prefixOK(p string) bool {
+	return p == "" || pathPrefix.MatchString(p) || dottedPrefix.MatchString(p)
+}
+
+// NeutralWords are the words the spec's ids carry in place of a vendor's.
+var NeutralWords = []string{"gen", "msg", "alt"}
+
+// Neutral cuts a spec id into its neutral word and the rest: gen-image-2 is
+// gen and image-2. ok is false for an id without one.
+func Neutral(id string) (word, rest string, ok bool) {
+	word, rest, ok = strings.Cut(id, "-")
+	if !ok || rest == "" {
+		return "", "", false
 	}
-	if rest, ok := strings.CutPrefix(got, requested); ok && snapshot.MatchString(rest) {
-		return true
+	for _, w := range NeutralWords {
+		if word == w {
+			return word, rest, true
+		}
 	}
-	rest, ok := strings.CutPrefix(requested, got)
-	return ok && snapshot.MatchString(rest)
+	return "", "", false
+}
+
+// vendorWord is the word a gateway puts in place of a neutral one: gpt,
+// claude, gemini (one word, no hyphen).
+var vendorWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// Naming is how a listed id names a spec id.
+type Naming struct {
+	// Plain is true when nothing follows the id's rest (no snapshot or
+	// version suffix): of several candidates, the plain ones are preferred.
+	Plain bool
+	// Word is what the listed id puts in place of the spec id's neutral
+	// word, with the provider prefix before it (gpt, openai/gpt,
+	// us.anthropic.claude) when the listed id is otherwise the spec id as
+	// it is (Plain, and the whole rest): the same word names the spec's
+	// ids that no list shows (a retired id). Empty otherwise.
+	Word string
+}
+
+// Names reports whether listed names the spec id: the spec id with its
+// neutral word replaced by another word or kept, in any spelling Same
+// accepts (gpt-5.5, openai/gpt-5.5, gpt-5.5-2026-01-01 name gen-5.5;
+// claude-haiku-4-5 names msg-haiku-4-5-20251001). An id without a neutral
+// word is named only by itself.
+func Names(spec, listed string) (Naming, bool) {
+	_, rest, ok := Neutral(spec)
+	if !ok {
+		return Naming{Plain: true}, spec == listed
+	}
+	for _, p := range unprefixed(listed) {
+		w, after, ok := strings.Cut(p.id, "-")
+		if !ok || !vendorWord.MatchString(w) {
+			continue
+		}
+		if after == rest {
+			return Naming{Plain: true, Word: p.prefix + w}, true
+		}
+		if suffixed(after, rest) {
+			return Naming{}, true
+		}
+		if undated := snapshotFree(rest); undated != rest && after == undated {
+			return Naming{}, true // the undated alias, not the id itself
+		}
+	}
+	return Naming{}, false
+}
+
+// snapshotFree is id without a snapshot suffix at its end, if it has one.
+func snapshotFree(id string) string {
+	if m := trailingSnapshot.FindStringIndex(id); m != nil {
+		return id[:m[0]]
+	}
+	return id
+}
+
+var trailingSnapshot = regexp.MustCompile(`(?:` + snapshot + `)$`)
+
+// Rename gives a spec id the word a gateway uses in place of its neutral
+// one (Naming.Word): msg-sonnet-4-6 with claude is claude-sonnet-4-6, with
+// anthropic/claude anthropic/claude-sonnet-4-6. An id without a neutral
+// word is returned as it is.
+func Rename(spec, word string) string {
+	if _, rest, ok := Neutral(spec); ok && word != "" {
+		return word + "-" + rest
+	}
+	return spec
 }

@@ -22,6 +22,20 @@ func TestSame(t *testing.T) {
 		{"msg-haiku-4-5-20251001", "msg-haiku-4-5", true},
 		{"msg-haiku-4-5-20251001", "anthropic/msg-haiku-4-5", true},
 		{"msg-haiku-4-5-20251001", "msg-haiku-4-5-20251001", true},
+		// Relays' and clouds' spellings: a provider segment with an
+		// underscore, Bedrock's region and vendor in dots with its
+		// version, -latest, a numbered stable version.
+		{"msg-sonnet-5", "vertex_ai/msg-sonnet-5", true},
+		{"gen-5.5", "azure_ai/gen-5.5", true},
+		{"msg-sonnet-5", "us.anthropic.msg-sonnet-5-v1:0", true},
+		{"msg-sonnet-5", "anthropic.msg-sonnet-5-20260101-v1:0", true},
+		{"msg-sonnet-5", "msg-sonnet-5-latest", true},
+		{"alt-flash", "alt-flash-001", true},
+		// The gateway's own id requested (a resolved name): its bare form
+		// and its other spellings name it too.
+		{"openai/gpt-5.5", "gpt-5.5", true},
+		{"gpt-5.5", "openai/gpt-5.5-2026-05-01", true},
+		{"us.anthropic.claude-sonnet-5-v1:0", "claude-sonnet-5", true},
 
 		// Another model, or another snapshot of it.
 		{"msg-sonnet-5", "msg-opus-5", false},
@@ -44,9 +58,69 @@ func TestSame(t *testing.T) {
 		{"gen-5.5", "", false},
 		{"", "gen-5.5", false},
 		{"gen-5.5", "GEN-5.5", false},
+		{"alt-flash", "alt-flash-100", false},
+		{"msg-sonnet-5", "msg-sonnet-5-v1:0-extra", false},
+		{"gen-5.5", "gen-5.5.anthropic", false},
+		{"gen-5.5", "us.an-thropic.gen-5.5", false},
+		{"gen-5", "gen-5.5", false},
+		{"gpt-5.5", "gen-5.5", false},
 	} {
 		t.Run(tc.requested+" as "+tc.got, func(t *testing.T) {
 			assert.Equal(t, tc.same, Same(tc.requested, tc.got))
 		})
 	}
+}
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		spec, listed string
+		names        bool
+		plain        bool
+		word         string
+	}{
+		{"gen-5.5", "gen-5.5", true, true, "gen"},
+		{"gen-5.5", "gpt-5.5", true, true, "gpt"},
+		{"gen-image-2.5-flare", "gpt-image-2.5-flare", true, true, "gpt"},
+		{"gen-5.5", "openai/gpt-5.5", true, true, "openai/gpt"},
+		{"gen-5.5", "azure_ai/gpt-5.5", true, true, "azure_ai/gpt"},
+		{"gen-5.5", "openai/gen-5.5", true, true, "openai/gen"},
+		{"msg-sonnet-5", "us.anthropic.claude-sonnet-5-v1:0", true, false, ""},
+		{"msg-sonnet-5", "anthropic.claude-sonnet-5", true, true, "anthropic.claude"},
+		{"msg-sonnet-5", "claude-sonnet-5@20260101", true, false, ""},
+		{"msg-sonnet-5", "claude-sonnet-5-latest", true, false, ""},
+		{"alt-flash", "gemini-flash-001", true, false, ""},
+		{"msg-haiku-4-5-20251001", "claude-haiku-4-5-20251001", true, true, "claude"},
+		// The undated alias of a dated id names it, but is no plain name.
+		{"msg-haiku-4-5-20251001", "claude-haiku-4-5", true, false, ""},
+
+		// Other models.
+		{"gen-image-2", "gpt-image-2.5-flare", false, false, ""},
+		{"gen-5.5", "gpt-5.5-turbo", false, false, ""},
+		{"gen-5.5", "gpt-4-5.5", false, false, ""},
+		{"alt-flash", "gemini-2.5-flash", false, false, ""},
+		{"alt-flash", "gemini-flash-lite", false, false, ""},
+		{"gen-5.5", "a/b/gpt-5.5", false, false, ""},
+		{"gen-5.5", "company-chat", false, false, ""},
+		{"gen-5.5", "5.5", false, false, ""},
+		{"msg-haiku-4-5-20251001", "claude-haiku-4-5-20250101", false, false, ""},
+		// An id without a neutral word names itself only.
+		{"company-chat", "company-chat", true, true, ""},
+		{"company-chat", "x-chat", false, false, ""},
+	} {
+		t.Run(tc.spec+" as "+tc.listed, func(t *testing.T) {
+			n, ok := Names(tc.spec, tc.listed)
+			assert.Equal(t, tc.names, ok)
+			if ok {
+				assert.Equal(t, tc.plain, n.Plain, "plain")
+				assert.Equal(t, tc.word, n.Word, "word")
+			}
+		})
+	}
+}
+
+func TestRename(t *testing.T) {
+	assert.Equal(t, "claude-sonnet-4-6", Rename("msg-sonnet-4-6", "claude"))
+	assert.Equal(t, "anthropic/claude-sonnet-4-6", Rename("msg-sonnet-4-6", "anthropic/claude"))
+	assert.Equal(t, "msg-sonnet-4-6", Rename("msg-sonnet-4-6", ""))
+	assert.Equal(t, "company-chat", Rename("company-chat", "claude"))
 }
