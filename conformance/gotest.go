@@ -38,7 +38,7 @@ type Config struct {
 // goTestSettings are the rows of SettingsTable that go test reads, from
 // their variables: the same names, checks and meanings as gwconform run's.
 var goTestSettings = func() []string {
-	names := []string{"base-url", "public-image-url", "offers", "tier", "strict", "waivers", "header"}
+	names := []string{"base-url", "public-image-url", "offers", "model-map", "tier", "strict", "waivers", "header"}
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-base-url", string(k)+"-key", string(k)+"-header")
 	}
@@ -48,6 +48,7 @@ var goTestSettings = func() []string {
 // ConfigFromEnv reads GWCONFORM_BASE_URL (set but empty is refused) and
 // each kind's GWCONFORM_<KIND>_BASE_URL, the key, header and public image
 // variables, GWCONFORM_OFFERS and GWCONFORM_TIERS (comma-separated globs),
+// GWCONFORM_MODEL_MAP (SPEC=ID, comma-separated),
 // GWCONFORM_STRICT and GWCONFORM_WAIVERS (a waivers file).
 func ConfigFromEnv() (Config, error) {
 	set := NewSettings(nil, goTestSettings...)
@@ -183,23 +184,32 @@ func planSubtests(t *testing.T, cfg Config) (*Suite, []plan.Call, plan.Target) {
 			t.Fatal(err)
 		}
 	}
-	if err := errors.Join(cfg.Selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, cfg.Target.Offers), cfg.Waivers.Check(suite.Catalog)); err != nil {
-		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
+	if err := errors.Join(plan.CheckOffers(suite.Catalog, cfg.Target.Offers), plan.CheckModelMap(suite.Catalog, cfg.Target.Names.Given)); err != nil {
+		t.Fatal(err)
 	}
 	target := cfg.Target
 	if len(target.Keys) == 0 {
 		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
 	}
-	rejected, err := execute.Preflight(context.Background(), suite.Catalog, target)
+	found, err := execute.Preflight(context.Background(), suite.Catalog, target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for kind, why := range rejected {
+	for kind, why := range found.Rejected {
 		t.Errorf("the %s key was rejected (%s): its cases are not checked", kind, why)
 	}
-	target.Rejected = rejected
+	target.Rejected, target.Names = found.Rejected, found.Names
+	for _, line := range found.Names.Said() {
+		t.Log(line)
+	}
+	if err := errors.Join(cfg.Selection.Check(suite.Catalog, target.Names), cfg.Waivers.Check(suite.Catalog, target.Names.GatewayIDs())); err != nil {
+		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
+	}
 	calls, err := plan.Make(suite.Catalog, target, cfg.Selection)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := target.Names.Ambiguities(plan.Models(calls)); err != nil {
 		t.Fatal(err)
 	}
 	if deadline, ok := t.Deadline(); ok && !cfg.Local {

@@ -5,9 +5,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +50,10 @@ type Manifest struct {
 	// Offers are the feature globs the gateway declares it serves
 	// (--offers); empty: every feature.
 	Offers []string `json:"offers,omitempty"`
+	// ModelMap is --model-map as given (SPEC=ID), and ModelNames what the
+	// run sent for each spec id, given or read from the keys' lists.
+	ModelMap   []string         `json:"model_map,omitempty"`
+	ModelNames *plan.ModelNames `json:"model_names,omitempty"`
 	// Keys lists the key kinds configured (never the keys): which cases
 	// can run at all depends on them.
 	Keys      []string          `json:"keys"`
@@ -126,6 +132,12 @@ func NewManifest(cat *catalog.Catalog, t plan.Target, sel plan.Selection, o exec
 	}
 	m.KindBaseURLs = redact.BaseURLs(t.KindBaseNames())
 	m.Offers = t.Offers
+	for _, spec := range slices.Sorted(maps.Keys(t.Names.Given)) {
+		m.ModelMap = append(m.ModelMap, spec+"="+t.Names.Given[spec])
+	}
+	if len(t.Names.Given) > 0 || len(t.Names.Entries) > 0 {
+		m.ModelNames = &t.Names
+	}
 	return m
 }
 

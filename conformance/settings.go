@@ -85,6 +85,9 @@ func buildSettingsTable() []Setting {
 	t = append(t, Setting{Name: "offers", Kind: KindList, Env: "GWCONFORM_OFFERS", File: "offers",
 		Usage:    "feature `GLOBS` the gateway offers, repeatable or comma-separated; !GLOB excludes; a feature not offered is skipped, nothing sent (default: every feature)",
 		Recorded: func(m Manifest) string { return list(m.Offers) }})
+	t = append(t, Setting{Name: "model-map", Kind: KindList, Env: "GWCONFORM_MODEL_MAP", File: "model_map",
+		Usage:    "the gateway's id for a spec model, `SPEC=ID`, repeatable or comma-separated (default: read from each key's GET /v1/models)",
+		Recorded: func(m Manifest) string { return list(m.ModelMap) }})
 	for _, k := range catalog.KeyKinds {
 		t = append(t, Setting{Name: string(k) + "-key", Env: plan.KeyVariables[k], Usage: fmt.Sprintf("%s `KEY`", k)})
 	}
@@ -534,6 +537,13 @@ func (s *Settings) Target() (plan.Target, error) {
 	}
 	if _, ok := s.values["offers"]; ok {
 		t.Offers = s.List("offers")
+	}
+	if v, ok := s.values["model-map"]; ok {
+		given, err := plan.ParseModelMap(s.List("model-map"))
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", orDefault(v.source), err)
+		}
+		t.Names.Given = given
 	}
 	for _, kind := range append([]catalog.KeyKind{""}, catalog.KeyKinds...) {
 		name := "header"

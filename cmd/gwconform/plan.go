@@ -30,7 +30,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart
 	}
-	if err := s.selection.Check(suite.Catalog); err != nil {
+	if err := errors.Join(s.selection.Check(suite.Catalog, s.target.Names), plan.CheckModelMap(suite.Catalog, s.target.Names.Given)); err != nil {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
 	}

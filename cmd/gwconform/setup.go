@@ -32,7 +32,7 @@ var engineSettings = func() []string {
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-key")
 	}
-	names = append(names, "offers", "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
+	names = append(names, "offers", "model-map", "feature", "model", "case", "tier", "shard", "max-calls", "max-cost",
 		"concurrency", "retries", "max-wait", "timeout", "connect-timeout", "header-timeout", "idle-timeout", "strict", "verbose", "header")
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-header")
@@ -143,7 +143,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart
 	}
-	if err := errors.Join(s.selection.Check(suite.Catalog), plan.CheckOffers(suite.Catalog, s.target.Offers), s.waivers.Check(suite.Catalog)); err != nil {
+	if err := errors.Join(plan.CheckOffers(suite.Catalog, s.target.Offers), plan.CheckModelMap(suite.Catalog, s.target.Names.Given)); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
@@ -155,12 +155,30 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 			local.Close()
 		}
 	}
+	if err == nil {
+		err = checkSelection(suite.Catalog, s)
+	}
 	if err != nil {
 		closeAll()
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
 	return &session{settings: s, suite: suite, ctx: ctx, local: local != nil, close: closeAll}, exitOK
+}
+
+// checkSelection refuses a selection or a waiver that cannot mean what was
+// typed, once the gateway's names are known (a --model glob or a waiver
+// may use them), and a selected spec model that several listed ids name.
+func checkSelection(cat *catalog.Catalog, s *settings) error {
+	names := s.target.Names
+	if err := errors.Join(s.selection.Check(cat, names), s.waivers.Check(cat, names.GatewayIDs())); err != nil {
+		return err
+	}
+	calls, err := plan.Make(cat, s.target, s.selection)
+	if err != nil {
+		return err
+	}
+	return names.Ambiguities(plan.Models(calls))
 }
 
 // connect readies what the run sends to: a replay (no gateway, no key, no
@@ -187,17 +205,21 @@ func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings
 // an unreachable one, an untrusted certificate or a setup mistake (a base
 // URL ending in /v1, a relay refusing the list, a key of another kind)
 // stops the run at once (exit 2); a rejected key is said here, once, and its
-// cases are skipped.
+// cases are skipped; the gateway's names for the spec's ids, read from the
+// keys' lists, are said here once, and the run sends them.
 func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, stderr io.Writer) error {
-	rejected, err := execute.Preflight(ctx, cat, *t)
+	found, err := execute.Preflight(ctx, cat, *t)
 	if err != nil {
 		return err
 	}
 	for _, kind := range catalog.KeyKinds {
-		if why, ok := rejected[kind]; ok {
+		if why, ok := found.Rejected[kind]; ok {
 			fmt.Fprintf(stderr, "%s: the %s key was rejected (%s): its cases are skipped and the run is incomplete\n", name, kind, why)
 		}
 	}
-	t.Rejected = rejected
+	for _, line := range found.Names.Said() {
+		fmt.Fprintf(stderr, "%s: %s\n", name, line)
+	}
+	t.Rejected, t.Names = found.Rejected, found.Names
 	return nil
 }

@@ -146,6 +146,10 @@ type Expect struct {
 	// the list of each named key kind that is configured (spec 2.1: "the
 	// list differs per key"); one more GET /v1/models per such key.
 	DiffersFrom []KeyKind `yaml:"differs_from"`
+	// Listed (GET /v1/models only) demands that the list name the model
+	// under test, under the gateway's id for it (spec 2.1 names the image
+	// key's list, section 1 the alternative key's).
+	Listed bool `yaml:"listed"`
 }
 
 // StatusSet is a class of statuses less some, e.g. any 4xx except 408 and

@@ -649,7 +649,8 @@ func validateJSONPaths(d *decoder, c *Case) {
 	}
 }
 
-// validateDiffersFrom: other key kinds, on the model list only.
+// validateDiffersFrom: other key kinds, on the model list only; listed,
+// on the model list only.
 func validateDiffersFrom(d *decoder, c *Case) {
 	e := &c.Expect
 	for i, k := range e.DiffersFrom {
@@ -662,6 +663,9 @@ func validateDiffersFrom(d *decoder, c *Case) {
 	}
 	if len(e.DiffersFrom) > 0 && (c.Request.Method != "GET" || c.Request.Path != "/v1/models") {
 		d.errAt(d.keyAt("expect.differs_from"), "expect.differs_from applies to GET /v1/models only")
+	}
+	if e.Listed && (c.Request.Method != "GET" || c.Request.Path != "/v1/models") {
+		d.errAt(d.keyAt("expect.listed"), "expect.listed applies to GET /v1/models only")
 	}
 }
 

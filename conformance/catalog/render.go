@@ -19,6 +19,18 @@ import (
 type Env struct {
 	// PublicImageURL is GWCONFORM_PUBLIC_IMAGE_URL, an HTTPS PNG.
 	PublicImageURL string
+	// ModelName gives a spec id the gateway's name for it; nil sends the
+	// spec's ids. It names the model under test ({{ .Model }}) and a
+	// literal id in the body's model member (a retired id).
+	ModelName func(id string) string
+}
+
+// name is the gateway's name for id.
+func (e Env) name(id string) string {
+	if e.ModelName == nil {
+		return id
+	}
+	return e.ModelName(id)
 }
 
 // Rendered is a case's request for one model, ready to send. The engine adds
@@ -145,9 +157,10 @@ func (r *renderer) value(v any) (any, error) {
 	return v, nil
 }
 
-// Render builds the request of cs for model. It is safe for concurrent use.
+// Render builds the request of cs for model, under the gateway's names
+// (Env.ModelName). It is safe for concurrent use.
 func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
-	r := &renderer{fns: c.funcs(env), data: TemplateData{Model: model}}
+	r := &renderer{fns: c.funcs(env), data: TemplateData{Model: env.name(model)}}
 	fail := func(what string, err error) (*Rendered, error) {
 		return nil, fmt.Errorf("case %s (%s): rendering %s: %w", cs.ID, cs.Pos, what, err)
 	}
@@ -163,6 +176,7 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 		if err != nil {
 			return fail("json", err)
 		}
+		renameLiteralModel(v, req.JSON, env)
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false) // keep prompts readable in reports
@@ -172,7 +186,7 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 		out.Body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 		out.Header.Set("Content-Type", "application/json")
 	case req.Multipart != nil:
-		body, err := c.multipart(r, req.Multipart)
+		body, err := c.multipart(r, req.Multipart, env)
 		if err != nil {
 			return fail("multipart", err)
 		}
@@ -196,7 +210,21 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 	return out, nil
 }
 
-func (c *Catalog) multipart(r *renderer, fields []FormField) ([]byte, error) {
+// renameLiteralModel gives a literal id in the body's model member (not
+// {{ .Model }}, which is named already) the gateway's name: a retired id
+// is sent as the gateway would spell it.
+func renameLiteralModel(rendered, source any, env Env) {
+	out, ok := rendered.(map[string]any)
+	in, _ := source.(map[string]any)
+	if !ok || in == nil {
+		return
+	}
+	if lit, ok := in["model"].(string); ok && !isTemplate(lit) {
+		out["model"] = env.name(lit)
+	}
+}
+
+func (c *Catalog) multipart(r *renderer, fields []FormField, env Env) ([]byte, error) {
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	if err := w.SetBoundary(Boundary); err != nil {
@@ -224,6 +252,9 @@ func (c *Catalog) multipart(r *renderer, fields []FormField) ([]byte, error) {
 		v, err := r.str(f.Value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if f.Name == "model" && !isTemplate(f.Value) {
+			v = env.name(v)
 		}
 		if err := w.WriteField(f.Name, v); err != nil {
 			return nil, err

@@ -124,6 +124,9 @@ func (c *checker) checkJSONAnswer(x *Exchange, body []byte, res *results.Result)
 	if len(exp.DiffersFrom) > 0 {
 		c.checkListsDiffer(body, x.Others)
 	}
+	if exp.Listed {
+		c.checkListed(body, x.Case.Key, res.Model)
+	}
 	if images || exp.Images != nil {
 		res.Images = c.checkImageResult(body, imageExpect(exp.Images, c.request), x.Limits.Thumbnails)
 	}

@@ -273,6 +273,22 @@ func (c *checker) checkListsDiffer(body []byte, others map[catalog.KeyKind][]str
 	}
 }
 
+// checkListed: the list names the model under test (spec 2.1: "An image
+// key lists gen-image-2, ..."; section 1: the alternative key's list), by
+// the id the requests send for it (c.model: the gateway's, under a
+// --model-map or a resolved name; spec is the catalog's).
+func (c *checker) checkListed(body []byte, key catalog.KeyKind, spec string) {
+	if idSet(gjson.GetBytes(body, "data.#.id").Array())[c.model] {
+		return
+	}
+	name := c.model
+	if spec != "" && spec != c.model {
+		name += " (" + spec + " in the spec)"
+	}
+	c.fail("json", "data", c.model+" among data[].id", "absent",
+		"%s is not listed for the %s key (spec 2.1: the list of the models visible to the calling key)", name, key)
+}
+
 func idSet(vs []gjson.Result) map[string]bool {
 	out := map[string]bool{}
 	for _, v := range vs {

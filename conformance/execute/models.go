@@ -28,11 +28,11 @@ func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) ([]str
 }
 
 // FindNewModels lists every configured key's models and returns those the
-// catalog does not name, in key then id order. Each list is bounded as
+// catalog does not name under any name (plan.ModelNames.Covers: a spec
+// id, the gateway's id for one, a spelling of one), in key then id order. Each list is bounded as
 // ListModels bounds it, so a gateway that stalls its list ends the listing
 // with an error within seconds.
 func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target) ([]plan.NewModel, error) {
-	known := plan.KnownModels(cat)
 	var out []plan.NewModel
 	for _, kind := range catalog.KeyKinds {
 		if t.Keys[kind] == "" {
@@ -44,7 +44,7 @@ func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target) ([]
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			if !known[id] {
+			if !t.Names.Covers(cat, id) {
 				out = append(out, plan.NewModel{ID: id, Key: kind})
 			}
 		}

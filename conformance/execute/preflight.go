@@ -18,6 +18,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -58,30 +59,62 @@ var errListTimeout = errors.New("the model list's own deadline")
 //   - a key lists none of the models of its kind's verified cases but some
 //     of another kind's: the key given for another.
 //
-// Otherwise it returns the key kinds the gateway refused (401 or 403), with
-// what it answered, so their cases are skipped as "key rejected" rather
-// than failed one by one. Any other answer (a 404 on a base without /v1, a
-// throttled list, a 5xx, a list that cannot be read) is left to the cases.
-func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (map[catalog.KeyKind]string, error) {
-	rejected := map[catalog.KeyKind]string{}
+// Otherwise it returns what the lists showed: the key kinds the gateway
+// refused (401 or 403), with what it answered, so their cases are skipped
+// as "key rejected" rather than failed one by one; and the gateway's names
+// for the spec's ids, read from each key's list (plan.ResolveNames), with
+// t.Names.Given over them. Any other answer (a 404 on a base without /v1,
+// a throttled list, a 5xx, a list that cannot be read) is left to the
+// cases, and its key's models are sent under the spec's ids.
+func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (Lists, error) {
+	found := Lists{Rejected: map[catalog.KeyKind]string{}, Names: t.Names}
 	if !modelsOffered(cat, t) {
-		return rejected, nil // no model list is asked of a gateway that declares none
+		return found, nil // no model list is asked of a gateway that declares none
 	}
 	verified := verifiedModels(cat)
+	lists := map[catalog.KeyKind]plan.KeyList{}
 	for _, kind := range preflightKinds(t) {
 		status, body, err := getModelList(ctx, t, kind)
 		switch {
 		case status == 0:
-			return nil, err
+			return Lists{}, err
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
-			rejected[kind] = fmt.Sprintf("GET /v1/models with the %s key answered %d", kind, status)
+			found.Rejected[kind] = fmt.Sprintf("GET /v1/models with the %s key answered %d", kind, status)
 		default:
 			if err := setupMistake(t, kind, status, body, err, verified); err != nil {
-				return nil, err
+				return Lists{}, err
+			}
+			if kind != "" {
+				lists[kind] = keyList(status, body, err)
 			}
 		}
 	}
-	return rejected, nil
+	found.Names = plan.ResolveNames(cat, lists, t.Names.Given)
+	return found, nil
+}
+
+// Lists is what the preflight's model lists showed.
+type Lists struct {
+	// Rejected are the key kinds the gateway refused, with what it answered.
+	Rejected map[catalog.KeyKind]string
+	// Names are the gateway's names for the spec's ids.
+	Names plan.ModelNames
+}
+
+// keyList reads a key's answered list for name resolution: its ids, or why
+// they cannot be had.
+func keyList(status int, body []byte, readErr error) plan.KeyList {
+	switch {
+	case readErr != nil:
+		return plan.KeyList{Unread: readErr.Error()}
+	case status/100 != 2:
+		return plan.KeyList{Unread: fmt.Sprintf("HTTP %d", status)}
+	}
+	ids, err := modelIDs(body)
+	if err != nil {
+		return plan.KeyList{Unread: "not a model list: " + err.Error()}
+	}
+	return plan.KeyList{IDs: ids}
 }
 
 // modelsOffered reports whether the gateway offers the model list: it
@@ -237,8 +270,8 @@ func verifiedModels(cat *catalog.Catalog) map[catalog.KeyKind]map[string]bool {
 }
 
 // wrongKind refuses a key that lists none of its kind's verified models but
-// some of another kind's: the key given for another, whose cases would all
-// fail as the gateway's fault. A list of models the catalog does not know
+// some of another kind's, under any name (modelid.Names): the key given
+// for another, whose cases would all fail as the gateway's fault. A list of models the catalog does not know
 // says nothing of the key (probe is there for those), and a kind without
 // verified cases has nothing to compare with.
 func wrongKind(verified map[catalog.KeyKind]map[string]bool, kind catalog.KeyKind, ids []string) error {
@@ -247,7 +280,7 @@ func wrongKind(verified map[catalog.KeyKind]map[string]bool, kind catalog.KeyKin
 		return nil
 	}
 	for _, id := range ids {
-		if own[id] {
+		if namesAny(own, id) {
 			return nil
 		}
 	}
@@ -257,7 +290,7 @@ func wrongKind(verified map[catalog.KeyKind]map[string]bool, kind catalog.KeyKin
 		}
 		var named []string
 		for _, id := range ids {
-			if verified[other][id] {
+			if namesAny(verified[other], id) {
 				named = append(named, id)
 			}
 		}
@@ -270,6 +303,17 @@ func wrongKind(verified map[catalog.KeyKind]map[string]bool, kind catalog.KeyKin
 		}
 	}
 	return nil
+}
+
+// namesAny reports whether a listed id names one of the spec models, in
+// the spec's words or the gateway's (modelid.Names).
+func namesAny(specs map[string]bool, id string) bool {
+	for spec := range specs {
+		if _, ok := modelid.Names(spec, id); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // unreachable explains why no answer came, naming a certificate problem as

@@ -93,11 +93,11 @@ func TestPreflightSetupMistakes(t *testing.T) {
 			if keys == nil {
 				keys = map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}
 			}
-			rejected, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys})
+			found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys})
 			if len(tt.wantErr) == 0 {
 				require.NoError(t, err)
 				var got []catalog.KeyKind
-				for k := range rejected {
+				for k := range found.Rejected {
 					got = append(got, k)
 				}
 				assert.ElementsMatch(t, tt.rejected, got)
@@ -185,9 +185,9 @@ func TestPreflightPerKindBaseAndOffer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			asked = nil
-			rejected, err := Preflight(context.Background(), cat, tt.target)
+			found, err := Preflight(context.Background(), cat, tt.target)
 			require.NoError(t, err)
-			assert.Empty(t, rejected)
+			assert.Empty(t, found.Rejected)
 			assert.Equal(t, tt.want, asked)
 		})
 	}

@@ -148,7 +148,7 @@ func (r *Runner) fitToWrite(res results.Result) results.Result {
 
 // runCall makes one call, paced by p, and checks it.
 func (r *Runner) runCall(ctx context.Context, client *http.Client, o Options, p *pace.Pacer, call plan.Call) results.Result {
-	c := &callRun{r: r, ctx: ctx, client: client, o: o, p: p, call: call, requested: call.Model}
+	c := &callRun{r: r, ctx: ctx, client: client, o: o, p: p, call: call, requested: call.SentModel()}
 	c.res = call.Result(vocab.StatusPass)
 	answered := c.send()
 	if answered {
@@ -186,7 +186,7 @@ type callRun struct {
 func (c *callRun) send() bool {
 	cs := c.call.Case
 	for i, shape := range shapes(cs) {
-		rendered, err := c.r.Catalog.Render(shape.cs, c.call.Model, catalog.Env{PublicImageURL: c.r.Target.PublicImageURL})
+		rendered, err := c.r.Catalog.Render(shape.cs, c.call.Model, c.env())
 		if err != nil {
 			c.res.Status = vocab.StatusError
 			c.res.Reasons = []vocab.Reason{{Check: "render", Message: err.Error()}}
@@ -219,6 +219,15 @@ func (c *callRun) send() bool {
 		c.decline(shape.name)
 	}
 	return true // not reached: the last shape ends the loop
+}
+
+// env is what the call's requests take from outside the catalog: the
+// public image URL, and the gateway's names for the spec's ids as its key
+// sends them.
+func (c *callRun) env() catalog.Env {
+	kind := c.call.Case.Key
+	return catalog.Env{PublicImageURL: c.r.Target.PublicImageURL,
+		ModelName: func(id string) string { return c.r.Target.Names.Gateway(kind, id) }}
 }
 
 // unanswered records why a send got no answer to judge.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -66,7 +67,10 @@ func ParseShard(s string) (Shard, error) {
 type Call struct {
 	Case  *catalog.Case
 	Model string
-	Skip  *vocab.Reason
+	// Sent is the gateway's id for Model (Target.Names), what the request
+	// names.
+	Sent string
+	Skip *vocab.Reason
 	// Extra counts the requests the call makes beyond its own, known when
 	// planned: the other keys' model lists of a differs_from check. (A case
 	// with variants makes more only when the gateway declines a shape.)
@@ -93,7 +97,7 @@ func Make(cat *catalog.Catalog, t Target, sel Selection) ([]Call, error) {
 			continue
 		}
 		for _, model := range cs.Models {
-			if matchAny(sel.Models, model) {
+			if matchAnyName(sel.Models, t.Names.Both(cs.Key, model)) {
 				calls = append(calls, Call{Case: cs, Model: model})
 			}
 		}
@@ -131,7 +135,8 @@ func (sel Selection) finish(cat *catalog.Catalog, candidates []Call, t Target) (
 		if sel.Shard.Count > 0 && shardOf(shardKey(call, byID), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
-		call.Skip = skipReason(call.Case, t)
+		call.Sent = t.Names.Gateway(call.Case.Key, call.Model)
+		call.Skip = skipReason(call, t)
 		call.Extra = extraRequests(call.Case, t)
 		calls = append(calls, call)
 	}
@@ -204,10 +209,13 @@ func (b Budget) Apply(calls []Call) {
 // that spends its budget exactly is not refused its last call.
 const costEpsilon = 1e-9
 
-// skipReason says why a case cannot be sent to t, or nil when it can. A
+// skipReason says why a call cannot be sent to t, or nil when it can. A
 // rejected key skips every case of its kind, the missing- and invalid-key
-// cases too: the preflight already showed what the gateway makes of it.
-func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
+// cases too: the preflight already showed what the gateway makes of it. A
+// model its key does not list is not sent; a case that only reads the list
+// still runs, and says what is missing.
+func skipReason(call Call, t Target) *vocab.Reason {
+	cs := call.Case
 	if !t.Offered(cs.Feature) {
 		return &vocab.Reason{Check: vocab.CheckNotOffered, Message: fmt.Sprintf("%s is not offered (--offers %s)", cs.Feature, strings.Join(t.Offers, ","))}
 	}
@@ -219,6 +227,9 @@ func skipReason(cs *catalog.Case, t Target) *vocab.Reason {
 	}
 	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, t.Usable) {
 		return &vocab.Reason{Check: vocab.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
+	}
+	if why := t.Names.Unlisted(call.Model); why != nil && sendsModel(cs) {
+		return why
 	}
 	for _, req := range cs.Requires {
 		switch req {
@@ -237,6 +248,24 @@ func shardOf(id string, count int) int {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	return int(h.Sum32()%uint32(count)) + 1
+}
+
+// matchAnyName applies a selection's globs to a model known by several
+// names (the spec's id and the gateway's): an exclusion of either excludes
+// it, an inclusion of either selects it.
+func matchAnyName(globs []string, names []string) bool {
+	selected := false
+	for _, n := range names {
+		for _, g := range globs {
+			if pat, ok := strings.CutPrefix(g, "!"); ok {
+				if m, _ := path.Match(pat, n); m {
+					return false
+				}
+			}
+		}
+		selected = selected || matchAny(globs, n)
+	}
+	return selected
 }
 
 // matchAny applies a selection's globs to a name: with no glob every name
@@ -260,12 +289,14 @@ func matchAny(globs []string, s string) bool {
 }
 
 // Check refuses a selection that cannot mean what was typed: a glob that
-// is malformed or matches nothing in the catalog (a typo that would
+// is malformed or matches nothing in the catalog (its models by the spec's
+// ids or the gateway's names for them; a typo that would
 // otherwise narrow or empty the run without a word), and a tier that is
 // not one of the tier names. Each refusal names the glob, with a
 // did-you-mean.
-func (sel Selection) Check(cat *catalog.Catalog) error {
-	var models, cases []string
+func (sel Selection) Check(cat *catalog.Catalog, names ModelNames) error {
+	var cases []string
+	models := names.GatewayIDs()
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
 		cases = append(cases, cs.ID)
@@ -388,10 +419,23 @@ func (c Call) Skipped() results.Result { return c.Result(vocab.StatusSkip, *c.Sk
 // the time now as its start.
 func (c Call) Result(st vocab.Status, reasons ...vocab.Reason) results.Result {
 	return results.Result{
-		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, Tier: c.Case.Tier, Status: st,
+		Case: c.Case.ID, Feature: c.Case.Feature, Model: c.Model, GatewayModel: c.gatewayModel(), Tier: c.Case.Tier, Status: st,
 		Key: string(c.Case.Key), Spec: c.Case.Spec, Requirement: c.Case.Requirement,
 		Reasons: reasons, Started: time.Now().UTC(), Params: c.Case.Params,
 	}
+}
+
+// SentModel is the id the call's request names for its model: the
+// gateway's (Sent), or the spec's where none was planned.
+func (c Call) SentModel() string { return cmp.Or(c.Sent, c.Model) }
+
+// gatewayModel is the gateway's id for the call's model where it differs
+// from the spec's.
+func (c Call) gatewayModel() string {
+	if c.SentModel() == c.Model {
+		return ""
+	}
+	return c.Sent
 }
 
 // Units estimates what the call costs: its case, and its extra model lists

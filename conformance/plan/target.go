@@ -23,6 +23,10 @@ type Target struct {
 	// excludes); empty offers everything. A feature not offered is planned
 	// as a skip (vocab.CheckNotOffered) and nothing is sent for it.
 	Offers []string
+	// Names are the gateway's ids for the spec's (--model-map, and the
+	// keys' lists as the preflight read them); the zero value sends the
+	// spec's ids.
+	Names ModelNames
 	// Keys maps each capability to its bearer key. A missing key makes the
 	// cases that need it skip.
 	Keys map[catalog.KeyKind]string

@@ -37,14 +37,18 @@ type Request struct {
 
 // Result is one line of results.jsonl: one finished case × model.
 type Result struct {
-	Case       string       `json:"case"`
-	Feature    string       `json:"feature"`
-	Model      string       `json:"model"`
-	Tier       vocab.Tier   `json:"tier"`
-	Status     vocab.Status `json:"status"`
-	DurationMS int64        `json:"duration_ms"`
-	TTFBMS     int64        `json:"ttfb_ms"`
-	Attempts   int          `json:"attempts"`
+	Case    string `json:"case"`
+	Feature string `json:"feature"`
+	Model   string `json:"model"`
+	// GatewayModel is the gateway's id for Model when it differs (a
+	// --model-map or the key's list named it otherwise): Model, the spec
+	// id, stays the key of cells, JUnit names, history and diff.
+	GatewayModel string       `json:"gateway_model,omitempty"`
+	Tier         vocab.Tier   `json:"tier"`
+	Status       vocab.Status `json:"status"`
+	DurationMS   int64        `json:"duration_ms"`
+	TTFBMS       int64        `json:"ttfb_ms"`
+	Attempts     int          `json:"attempts"`
 	// Flaky: passed only when asked again after a 5xx or a lost
 	// connection. Waiting on the rate limit is not flakiness.
 	Flaky bool `json:"flaky"`

@@ -88,6 +88,9 @@ const (
 	// it offers (--offers). Nothing is sent, and the run is not incomplete
 	// for it: the gateway said it does not serve the feature.
 	CheckNotOffered = "not-offered"
+	// CheckNotListed: the model's key lists it under no name, and no
+	// --model-map names it; nothing is sent, and the run is incomplete.
+	CheckNotListed = "not-listed"
 	// A replay's reasons (run --replay): no exchange recorded for the case
 	// × model, a rendered request that differs from the recorded one, or a
 	// recorded call the recording run itself cut short.

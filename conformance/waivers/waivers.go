@@ -132,14 +132,17 @@ func Parse(file string, data []byte) (*Set, error) {
 }
 
 // Check refuses entries whose case or model glob matches nothing in the
-// catalog: a typo would otherwise waive nothing, silently, and the failure
-// it was meant for would page someone anyway — or, worse, a later case
-// would match it unseen. Each refusal names the entry with a did-you-mean.
-func (s *Set) Check(cat *catalog.Catalog) error {
+// catalog (its models by the spec's ids or by gatewayIDs, the gateway's
+// names for them): a typo would otherwise waive nothing, silently, and the
+// failure it was meant for would page someone anyway — or, worse, a later
+// case would match it unseen. Each refusal names the entry with a
+// did-you-mean.
+func (s *Set) Check(cat *catalog.Catalog, gatewayIDs []string) error {
 	if s == nil {
 		return nil
 	}
-	var ids, models []string
+	var ids []string
+	models := slices.Clone(gatewayIDs)
 	for i := range cat.Cases {
 		ids = append(ids, cat.Cases[i].ID)
 		models = append(models, cat.Cases[i].Models...)
@@ -201,6 +204,9 @@ func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
 		return
 	}
 	e, ok := s.find(r.Case, r.Model, now)
+	if !ok && r.GatewayModel != "" { // an entry may name the gateway's id
+		e, ok = s.find(r.Case, r.GatewayModel, now)
+	}
 	if !ok {
 		return
 	}
