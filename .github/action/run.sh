@@ -52,6 +52,7 @@ fi
 [ -z "${INPUT_TIERS:-}" ] || args+=(--tier "$INPUT_TIERS")
 [ -z "${INPUT_FEATURES:-}" ] || args+=(--feature "$INPUT_FEATURES")
 [ -z "${INPUT_OFFERS:-}" ] || args+=(--offers "$INPUT_OFFERS")
+[ -z "${INPUT_MODEL_MAP:-}" ] || args+=(--model-map "$INPUT_MODEL_MAP")
 [ "${INPUT_STRICT:-false}" != "true" ] || args+=(--strict)
 [ -z "${INPUT_CA_CERT:-}" ] || args+=(--ca-cert "$INPUT_CA_CERT")
 if [ -n "${INPUT_WAIVERS:-}" ] && [ -f "$INPUT_WAIVERS" ]; then args+=(--waivers "$INPUT_WAIVERS"); fi

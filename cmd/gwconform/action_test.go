@@ -29,6 +29,7 @@ var actionInputs = map[string]struct{ flag, variable, action string }{
 	"tiers":            {flag: "tier"},
 	"features":         {flag: "feature"},
 	"offers":           {flag: "offers"},
+	"model-map":        {flag: "model-map"},
 	"strict":           {flag: "strict"},
 	"ca-cert":          {flag: "ca-cert"},
 	"out":              {flag: "out"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,7 +27,8 @@ func replayKey(kind string) string { return "gwconform-replay-" + kind + "-key" 
 // useReplay points the target at the recording in s.replay: the run
 // plans from the recording's key kinds (no key needed), sends nothing (no
 // gateway, no preflight) and renders the URL-reference case with the
-// image URL the recording used, so that its request is unchanged.
+// image URL, and the models with the names, the recording used, so that
+// its requests are unchanged.
 func useReplay(s *settings, stderr io.Writer) error {
 	store, meta, err := record.Open(s.replay)
 	if err != nil {
@@ -48,6 +50,12 @@ func useReplay(s *settings, stderr io.Writer) error {
 	}
 	s.target.SetKindBases(meta.KindBaseURLs)
 	s.target.PublicImageURL = meta.PublicImageURL
+	s.target.Names = plan.ModelNames{} // the recorded run's names, or the spec's ids
+	if len(meta.ModelNames) > 0 {
+		if err := json.Unmarshal(meta.ModelNames, &s.target.Names); err != nil {
+			return fmt.Errorf("--replay: %s: model_names: %w", record.MetaFile, err)
+		}
+	}
 	s.target.Headers, s.target.KeyHeaders, s.target.SecretValues = nil, nil, nil
 	s.target.Client = &http.Client{Transport: &record.Replay{Store: store, Keys: keys, Bases: basePaths(s.target)}}
 	// A recorded 429 is answered by its recorded retry at once: the wait
@@ -108,6 +116,12 @@ func startRecording(ss *session) error {
 		}
 		for k, why := range ss.target.Rejected {
 			meta.Rejected[string(k)] = why
+		}
+		if names := ss.target.Names; len(names.Given) > 0 || len(names.Entries) > 0 {
+			var err error
+			if meta.ModelNames, err = json.Marshal(names); err != nil {
+				return fmt.Errorf("--record: %w", err)
+			}
 		}
 		store, err := record.Create(ss.record, meta)
 		if err != nil {

@@ -158,9 +158,9 @@ func printTranscript(w io.Writer, t *results.Transcript) {
 }
 
 // curlCommand renders the result's request again from the run's catalog
-// (execute.CurlCommand): to the base URL the run had (its variable for
-// the in-process gateway), with the headers given, multipart files written
-// under dir.
+// (execute.CurlCommand), under the names the run gave the models: to the
+// base URL the run had (its variable for the in-process gateway), with the
+// headers given, multipart files written under dir.
 func curlCommand(m conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
 	suite, err := conformance.LoadSuite(m.CasesDir)
 	if err != nil {
@@ -170,7 +170,12 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	if cs == nil {
 		return "", fmt.Errorf("case %q is not in the catalog the run used", r.Case)
 	}
-	rendered, err := suite.Catalog.Render(cs, r.Model, catalog.Env{PublicImageURL: "${GWCONFORM_PUBLIC_IMAGE_URL}"})
+	var names plan.ModelNames // the run's names for the spec's ids, as it sent them
+	if m.ModelNames != nil {
+		names = *m.ModelNames
+	}
+	rendered, err := suite.Catalog.Render(cs, r.Model, catalog.Env{PublicImageURL: "${GWCONFORM_PUBLIC_IMAGE_URL}",
+		ModelName: func(id string) string { return names.Gateway(cs.Key, id) }})
 	if err != nil {
 		return "", err
 	}

@@ -235,7 +235,7 @@ func (n ModelNames) Unlisted(spec string) *vocab.Reason {
 		return nil
 	}
 	return &vocab.Reason{Check: vocab.CheckNotListed, Where: spec, Message: fmt.Sprintf(
-		"%s is not listed for the %s key (it lists %s): nothing sent; if the gateway names it otherwise, map it: --model-map %s=ID",
+		"%s is not listed for the %s key (it lists %s); if the gateway names it otherwise, map it: --model-map %s=ID",
 		spec, e.Key, listedIDs(e.Listed), spec)}
 }
 

@@ -110,7 +110,7 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		why := n.Unlisted("gen-5.5")
 		require.NotNil(t, why)
 		assert.Equal(t, vocab.CheckNotListed, why.Check)
-		assert.Equal(t, "gen-5.5 is not listed for the text key (it lists company-chat, gen-5.6-luna): nothing sent; if the gateway names it otherwise, map it: --model-map gen-5.5=ID", why.Message)
+		assert.Equal(t, "gen-5.5 is not listed for the text key (it lists company-chat, gen-5.6-luna); if the gateway names it otherwise, map it: --model-map gen-5.5=ID", why.Message)
 		assert.Nil(t, n.Unlisted("gen-5.6-luna"))
 	})
 	t.Run("an unreadable list and a given name the list lacks are said", func(t *testing.T) {

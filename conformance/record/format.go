@@ -88,6 +88,10 @@ type Meta struct {
 	// replay skips their cases as the recorded run did.
 	Keys     []string          `json:"keys"`
 	Rejected map[string]string `json:"rejected,omitempty"`
+	// ModelNames are the gateway's ids for the spec's that the recorded
+	// run sent (plan.ModelNames, kept as the manifest keeps them): a
+	// replay renders the same requests. Absent: the spec's ids.
+	ModelNames json.RawMessage `json:"model_names,omitempty"`
 }
 
 // Exchange is one exchange file: the rounds of one case × model of a run

@@ -89,12 +89,13 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 }
 
 // unchecked is why counted cases were not checked: a skip's first check,
-// with the key kind for a missing or rejected key.
+// with the key kind for a missing or rejected key, and the model for one
+// its key does not list.
 type unchecked struct{ check, key string }
 
 // tally is what Judge counts of a run's results.
 type tally struct {
-	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, finished, notOffered int
+	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, notListed, finished, notOffered int
 	firstInconclusive                                                                               *Result
 	ranAny                                                                                          bool
 	tiers                                                                                           map[vocab.Tier]int
@@ -162,7 +163,12 @@ func (t *tally) skipped(r Result) {
 	if w.check == vocab.CheckBudget {
 		t.budget++
 	}
-	if w.check != vocab.CheckKeyMissing && w.check != vocab.CheckKeyRejected {
+	switch w.check {
+	case vocab.CheckKeyMissing, vocab.CheckKeyRejected:
+	case vocab.CheckNotListed: // a note per model, each naming what its key lists
+		w.key = r.Model
+		t.notListed++
+	default:
 		w.key = ""
 	}
 	if t.notChecked[w] == 0 {
@@ -212,6 +218,8 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 			notes = append(notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
 		case vocab.CheckKeyRejected:
 			notes = append(notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, t.first[w], plural(n, kind+" case")))
+		case vocab.CheckNotListed:
+			notes = append(notes, fmt.Sprintf("%s not checked, nothing sent: %s", plural(n, kind+" case"), t.first[w]))
 		default:
 			notes = append(notes, fmt.Sprintf("%s: %s not checked", t.first[w], plural(n, kind+" case")))
 		}
@@ -259,6 +267,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(t.counted, kind+" case"))
 	case t.budget > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: the budget left %s of %d unchecked; nothing that ran failed", plural(t.budget, kind+" case"), t.counted)
+	case t.notListed > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
 	case t.throttled > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(t.throttled, kind+" result"))
 	case t.inconclusive > 0:
