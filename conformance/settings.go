@@ -108,7 +108,7 @@ func buildSettingsTable() []Setting {
 			Recorded: func(m Manifest) string { return strconv.FormatFloat(m.Selection.MaxCost, 'g', -1, 64) }},
 		{Name: "concurrency", Kind: KindInt, File: "concurrency", Default: "4", Min: 1, Usage: "calls in flight per key",
 			Recorded: func(m Manifest) string { return strconv.Itoa(m.Options.Concurrency) }},
-		{Name: "retries", Kind: KindInt, File: "retries", Default: "2", Usage: "retries after 502/503/504 or a connection error before any response byte (0: none); a 429 is waited on, not retried (--max-wait)",
+		{Name: "retries", Kind: KindInt, File: "retries", Default: "2", Usage: "retries after 408, 409, any 5xx or a connection error before any response byte, as the official clients retry (0: none); a 429 is waited on, not retried (--max-wait)",
 			Recorded: func(m Manifest) string { return strconv.Itoa(m.Options.Retries) }},
 		{Name: "max-wait", Kind: KindDuration, File: "max_wait", Default: "15m", Min: 1,
 			Usage:    "how long one call may wait on the gateway's rate limit (429s, spent quotas) before its 429 is its answer: throttled",

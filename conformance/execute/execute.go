@@ -35,9 +35,10 @@ type Options struct {
 	// call, or a stream with partial_images 0, may rightly be silent for
 	// minutes, so shorter limits are the user's choice, and a stall an error.
 	ConnectTimeout, HeaderTimeout, IdleTimeout time.Duration
-	// MaxRetries is how often a call is retried after 502, 503, 504 or a
-	// connection error before any response byte (default 2; negative: none).
-	// A 429 is waited on as it asks, not retried (MaxWait).
+	// MaxRetries is how often a call is retried after 408, 409, any 5xx
+	// or a connection error before any response byte, as the official
+	// clients retry them (default 2; negative: none). A 429 is waited on
+	// as it asks, not retried (MaxWait).
 	MaxRetries int
 	// RetryWait is the wait before a retry when the gateway gives no
 	// Retry-After, and the first wait after a 429 that says nothing of its
@@ -124,13 +125,13 @@ func (ex *exchange) stalled() *StallError {
 	return ex.watch.stalled()
 }
 
-// retryable says whether a status is worth another attempt.
+// retryable says whether a status is worth another attempt: the statuses
+// the official clients retry without their caller seeing them (openai-go,
+// anthropic-sdk-go and their Node and Python siblings: 408, 409 and every
+// 5xx, 529 "overloaded" among them; 429 they wait on, as send does). A
+// gateway's passing hiccup is then no verdict, here as for their users.
 func retryable(status int) bool {
-	switch status {
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
+	return status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500
 }
 
 // errNoResponse marks a transport failure before any response byte: the only
@@ -146,8 +147,8 @@ func (e errNoResponse) Unwrap() error { return e.err }
 //   - a 429 is the gateway asking to wait: the pacer waits as asked and
 //     sends again, spending no retry, until waiting would pass
 //     Options.MaxWait; then the 429 is the answer (throttled);
-//   - a 5xx of retryable(), or a connection lost before any response byte,
-//     is retried Options.MaxRetries times.
+//   - a status of retryable() (408, 409, any 5xx), or a connection lost
+//     before any response byte, is retried Options.MaxRetries times.
 //
 // Each attempt's timeout counts from its send. The caller calls ex.finish
 // once the answer is read. On error, ex tells what was tried.
@@ -256,7 +257,7 @@ func (ex *exchange) afterTooMany(o Options, p *pace.Pacer, ticket *pace.Ticket, 
 	return nextStep{wait: retryIn}
 }
 
-// afterRetryable retries a 5xx of retryable() after the wait it asks for,
+// afterRetryable retries a status of retryable() after the wait it asks for,
 // unless that wait outlasts the run's deadline: then this answer is the
 // verdict, not a timeout of our making.
 func (ex *exchange) afterRetryable(ctx context.Context, o Options, ticket *pace.Ticket, resp *http.Response) nextStep {

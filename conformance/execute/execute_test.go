@@ -29,6 +29,17 @@ func TestSendRetries(t *testing.T) {
 		{"503 then 200", "0", []int{503, 200}, 200, 2, []string{"HTTP 503"}},
 		{"503 twice then 200", "0", []int{503, 503, 200}, 200, 3, []string{"HTTP 503", "HTTP 503"}},
 		{"a wait past the deadline: the 503 is the answer", "3600", []int{503, 200}, 503, 1, nil},
+		// What the official clients retry unseen: 408, 409, every 5xx.
+		{"500 then 200", "0", []int{500, 200}, 200, 2, []string{"HTTP 500"}},
+		{"529 overloaded then 200", "0", []int{529, 200}, 200, 2, []string{"HTTP 529"}},
+		{"408 then 200", "0", []int{408, 200}, 200, 2, []string{"HTTP 408"}},
+		{"409 then 200", "0", []int{409, 200}, 200, 2, []string{"HTTP 409"}},
+		{"500 then 400: the answer after the retries", "0", []int{500, 400}, 400, 2, []string{"HTTP 500"}},
+		{"500 every time: the last is the answer", "0", []int{500}, 500, 3, []string{"HTTP 500", "HTTP 500"}},
+		// What they do not retry: a refusal is the answer at once.
+		{"400", "0", []int{400, 200}, 400, 1, nil},
+		{"404", "0", []int{404, 200}, 404, 1, nil},
+		{"401", "0", []int{401, 200}, 401, 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

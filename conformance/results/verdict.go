@@ -95,7 +95,7 @@ type unchecked struct{ check, key string }
 
 // tally is what Judge counts of a run's results.
 type tally struct {
-	counted, ran, failed, throttled, inconclusive, waived, flakyRerun, budget, notListed, finished, notOffered int
+	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, finished, notOffered int
 	firstInconclusive                                                                               *Result
 	ranAny                                                                                          bool
 	tiers                                                                                           map[vocab.Tier]int
@@ -151,6 +151,8 @@ func (t *tally) status(r Result) {
 		t.waived++
 	case r.Status == vocab.StatusPass && r.Reruns > 0 && r.FirstStatus != vocab.StatusPass:
 		t.flakyRerun++
+	case r.Flaky:
+		t.flaky++
 	}
 }
 
@@ -249,6 +251,9 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope string) (Outcome, string) {
 	if t.waived > 0 {
 		scope += fmt.Sprintf(" (%d waived)", t.waived)
+	}
+	if t.flaky > 0 { // a pass the gateway gave only when asked again
+		scope += fmt.Sprintf("; %s passed only after a retry (flaky)", plural(t.flaky, "result"))
 	}
 	switch {
 	case t.failed > 0:
