@@ -75,6 +75,7 @@ type wireStyle struct {
 	bom         bool   // a UTF-8 BOM first
 	nameAs      string // every event named this
 	unended     bool   // no blank line after the last event: the stream ends after its data line
+	bare        bool   // with unended, and no line end after that data line either
 }
 
 // The cases run through every variation: each body and stream kind once,
@@ -116,6 +117,11 @@ func variations() []variation {
 		{name: "model with a vendor prefix", cases: modelCases, json: respelledModel(func(id string) string { return "acme-ai/" + id })},
 		{name: "model with a -MMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "-0613" })},
 		{name: "model with an @YYYYMMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "@20260501" })},
+		// The spellings of relays and clouds (issue 22).
+		{name: "model with a provider segment holding an underscore", cases: modelCases, json: respelledModel(func(id string) string { return "vertex_ai/" + id })},
+		{name: "model in Bedrock's region.vendor. form with its version", cases: modelCases, json: respelledModel(func(id string) string { return "us.anthropic." + id + "-v1:0" })},
+		{name: "model with -latest", cases: modelCases, json: respelledModel(func(id string) string { return id + "-latest" })},
+		{name: "model with a numbered stable version", cases: modelCases, json: respelledModel(func(id string) string { return id + "-001" })},
 		{name: "dated model named by its undated alias", cases: []string{"messages-json", "messages-max-tokens-256"}, json: respelledModel(func(id string) string {
 			if undated := datedID.FindStringSubmatch(id); undated != nil {
 				return undated[1]
@@ -149,6 +155,7 @@ func variations() []variation {
 		{name: "every event named message", cases: streamCases, wire: wireStyle{nameAs: "message"}},
 		{name: "messages events typed by their event: lines alone", cases: []string{"messages-stream", "messages-alt-stream"}, events: typeOnlyInNames},
 		{name: "no blank line after the last event", cases: streamCases, wire: wireStyle{unended: true}},
+		{name: "no line end after the last event's data", cases: streamCases, wire: wireStyle{unended: true, bare: true}},
 		{name: "image events naming another size and output_format", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: otherImageEventFields},
 		{name: "events of other kinds before message_start and after message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: eventsOutsideMessage},
 		{name: "stop_reason on message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnMessageStop},
@@ -373,6 +380,9 @@ func (w wireStyle) write(evs []wireEvent) []byte {
 	}
 	if w.comments {
 		b.WriteString(": end" + eol + eol)
+	}
+	if w.bare {
+		return []byte(strings.TrimSuffix(b.String(), eol))
 	}
 	return []byte(b.String())
 }

@@ -18,14 +18,16 @@
 //   - retry: is ignored (there is no reconnection here);
 //   - a stream that ends after some field lines of an event but before the
 //     blank line that would dispatch it yields ErrIncomplete when its last
-//     line is partial, or when the event has no data line (WHATWG silently
-//     drops such an event; a test suite must say so);
-//   - a stream that ends after whole lines of an event with data, but without
-//     the blank line, dispatches that event marked Unterminated (WHATWG drops
-//     it too): the spec separates events by blank lines and does not say the
-//     last one is followed by one, so the caller judges whether the event is
-//     whole (package streams: its data is JSON or [DONE]) instead of calling
-//     it cut.
+//     line is a partial field other than data, or when the event has no
+//     data line (WHATWG silently drops such an event; a test suite must say
+//     so);
+//   - a stream that ends after lines of an event with data, the last of
+//     them with or without its line end, but without the blank line,
+//     dispatches that event marked Unterminated (WHATWG drops it too): the
+//     spec separates events by blank lines and does not say the last one is
+//     followed by one, so the caller judges whether the event is whole
+//     (package streams: its data is JSON or [DONE]) instead of calling it
+//     cut.
 package sse
 
 import (
@@ -119,11 +121,13 @@ func NewReader(r io.Reader, maxEventBytes int) *Reader {
 }
 
 // Next returns the next event. It returns io.EOF at a clean end of stream,
-// ErrIncomplete (wrapped, with errors.Is) when the stream ended mid-event —
-// together with the partial event for diagnostics —, ErrTooLarge (wrapped)
-// when an event exceeds the cap, or the underlying read error. An event the
-// end of the stream left without its blank line but with whole lines comes
-// back marked Unterminated, with a nil error. After any error, every later
+// ErrIncomplete (wrapped, with errors.Is) when the stream ended mid-event
+// (in a field line other than data, or in an event without data) —
+// together with the partial event for diagnostics —,
+// ErrTooLarge (wrapped) when an event exceeds the cap, or the underlying
+// read error. An event with data the end of the stream left without its
+// blank line (its last line with or without a line end) comes back marked
+// Unterminated, with a nil error. After any error, every later
 // call returns the same error.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
@@ -227,10 +231,16 @@ func (r *Reader) fail(err error) (Event, error) {
 	var ev Event
 	switch {
 	case err == io.EOF:
+		if r.lineBytes > 0 && r.nameDone && r.kind == fieldData {
+			// A data line without its line end: the stream's end ends
+			// it, and the caller judges whether its data is whole
+			// (package streams). Any other partial line was cut.
+			r.endLine() // a data line's end cannot fail
+		}
 		partialField := r.lineBytes > 0 && !(r.nameDone && r.nameLen == 0)
 		switch {
 		case r.pending && r.dataSeen && !partialField:
-			// Whole lines with data, but no blank line: the last event.
+			// Lines with data, but no blank line: the last event.
 			ev = r.event()
 			ev.Unterminated = true
 			r.err, r.data, r.val = err, nil, nil

@@ -71,9 +71,12 @@ func TestReader(t *testing.T) {
 		{name: "last event without blank line, CRLF", in: "data: a\r\n\r\nevent: x\r\ndata: b\r\ndata: c\r\n", want: []Event{ev("", "a", 1), {Name: "x", Named: true, Data: []byte("b\nc"), Line: 3, Unterminated: true}}},
 		{name: "last event without blank line, CR", in: "data: a\r", want: []Event{{Data: []byte("a"), Line: 1, Unterminated: true}}},
 		{name: "last event then a partial comment", in: "data: a\n: by", want: []Event{{Data: []byte("a"), Line: 1, Unterminated: true}}},
-		{name: "cut in a second data line", in: "data: a\ndata: {\"x", err: ErrIncomplete},
+		// A data line the stream's end ends: package streams judges
+		// whether the data is whole ({"x is not).
+		{name: "last data line without its line end", in: "data: a\ndata: {\"x", want: []Event{{Data: []byte("a\n{\"x"), Line: 1, Unterminated: true}}},
+		{name: "[DONE] without its line end", in: "data: a\n\ndata: [DONE]", want: []Event{ev("", "a", 1), {Data: []byte("[DONE]"), Line: 3, Unterminated: true}}},
 		{name: "cut in a field name after a data line", in: "data: a\nda", err: ErrIncomplete},
-		{name: "cut mid line", in: "data: a\n\ndata: {\"x", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
+		{name: "cut mid line of another field", in: "data: a\n\ndata: b\nevent: mess", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
 		{name: "cut after event line", in: "data: a\n\nevent: x\n", want: []Event{ev("", "a", 1)}, err: ErrIncomplete},
 		{name: "trailing comment is clean", in: "data: a\n\n: bye", want: []Event{ev("", "a", 1)}},
 		{name: "data at cap", in: "data: 12345\n\n", max: 5, want: []Event{ev("", "12345", 1)}},

@@ -154,6 +154,9 @@ func TestChat(t *testing.T) {
 		// A whole last line without its blank line is read (strict reports it).
 		{name: "DONE without blank line (strict)", text: stream(data(chatHello)) + data("[DONE]") + "\n", rules: []string{RuleUnterminated}, event: []int{2}},
 		{name: "last chunk without blank line and no DONE", text: stream(data(chatHello)) + data(chatStop) + "\n", rules: []string{RuleUnterminated, RuleChatDoneMissing}, event: []int{2, 0}},
+		// The stream ends right after the marker, without even a line end:
+		// whole data is whole (strict reports it).
+		{name: "DONE without its line end (strict)", text: stream(data(chatHello)) + data("[DONE]"), rules: []string{RuleUnterminated}, event: []int{2}},
 		{name: "cut at a line end inside multi-line JSON", text: stream(data(chatHello)) + "data: {\ndata: \"id\": \"c1\",\n", rules: []string{RuleIncomplete}},
 		{name: "cut after an event line", text: stream(data(chatHello)) + "event: chunk\n", rules: []string{RuleIncomplete}},
 		// 6.2: deltas are fragments.
@@ -425,6 +428,21 @@ func TestRunUnterminated(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.Empty(t, finish)
+
+	g = NewChat()
+	n, finish, err = Run(sse.NewReader(strings.NewReader(stream(data(chatHello))+data("[DONE]")), 0), g, nil)
+	require.NoError(t, err, "a last line without its line end is whole")
+	assert.Equal(t, 2, n)
+	assert.Empty(t, finish)
+
+	for _, cut := range []string{"data: {\"id\":\n", "data: {\"id\":", "data: [DON"} {
+		g = NewChat()
+		n, finish, err = Run(sse.NewReader(strings.NewReader(stream(data(chatHello))+cut), 0), g, nil)
+		require.ErrorIs(t, err, sse.ErrIncomplete, cut)
+		assert.Equal(t, 1, n, "the cut event is not observed")
+		assert.Equal(t, []string{RuleIncomplete}, ruleIDs(finish))
+		assert.Contains(t, finish[0].Actual, "line 3")
+	}
 
 	g = NewChat()
 	n, finish, err = Run(sse.NewReader(strings.NewReader(stream(data(chatHello))+"data: {\"id\":\n"), 0), g, nil)
