@@ -77,6 +77,7 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 		Insecure:     meta.Insecure,
 		Recording:    meta.Recording,
 		Shard:        meta.Shard,
+		ModelMap:     modelMap(meta.ModelMap),
 	}
 	if c := meta.Completion; c.Interrupted || c.Unrun > 0 || len(c.MissingShards) > 0 {
 		m.Completion = &c
@@ -92,10 +93,11 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 
 // notes are the verdict's notes (what was not checked), after what matters
 // before them: that the verdict is on recorded traffic, not on the gateway
-// today, and that the gateway answering may not have been the one asked.
+// today, that the gateway answering may not have been the one asked, and
+// that it may not have been asked for the models it knows.
 // Never nil.
 func notes(m reportv1.Metadata, judged []string) []string {
-	notes := judged
+	notes := append(ModelNameNotes(m.ModelMap), judged...)
 	if m.Insecure {
 		notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, notes...)
 	}

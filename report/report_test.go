@@ -255,3 +255,60 @@ func TestWriteAll(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	assert.Empty(t, left, "no temporary files left behind")
 }
+
+// The model map's notes: one per key whose list could not be read, one per
+// given name its key's list lacks; nothing for what was listed or
+// resolved. Build puts them in the report's notes.
+func TestModelNameNotes(t *testing.T) {
+	unreadText := func(spec string) reportv1.ModelName {
+		return reportv1.ModelName{Spec: spec, Gateway: spec, Key: "text", Source: reportv1.NameUnread, Why: "HTTP 404"}
+	}
+	tests := []struct {
+		name  string
+		names []reportv1.ModelName
+		want  []string
+	}{
+		{"no map", nil, nil},
+		{"listed and resolved say nothing", []reportv1.ModelName{
+			{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved},
+			{Spec: "gen-image-2", Gateway: "gen-image-2", Key: "image", Source: reportv1.NameListed},
+			{Spec: "alt-flash", Gateway: "company-alt", Key: "alt", Source: reportv1.NameGiven}, // given and listed
+		}, nil},
+		{"an unread list, once per key", []reportv1.ModelName{unreadText("gen-5.5"), unreadText("gen-5.6")}, []string{
+			"the text key's model list could not be read (HTTP 404): the spec's ids were sent as they are; map them with --model-map SPEC=ID",
+		}},
+		{"a given name the list lacks", []reportv1.ModelName{
+			{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven, Unlisted: true},
+		}, []string{
+			"company-chat (given for gen-5.5 with --model-map) is not in the text key's list: sent anyway (spec 1: a list does not prove what is served)",
+		}},
+		{"every kind, in the map's order", NamedModels(), []string{
+			"company-chat (given for alt-flash with --model-map) is not in the alt key's list: sent anyway (spec 1: a list does not prove what is served)",
+			"the messages key's model list could not be read (HTTP 404): the spec's ids were sent as they are; map them with --model-map SPEC=ID",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ModelNameNotes(tt.names))
+			m := SampleMeta()
+			m.ModelMap = tt.names
+			notes := Build(m, Sample()).Notes
+			for _, n := range tt.want {
+				assert.Contains(t, notes, n)
+			}
+		})
+	}
+}
+
+// What a key's list answered is redacted as a reason is: a transport
+// error may quote a URL with its credentials.
+func TestBuildRedactsTheModelMap(t *testing.T) {
+	m := SampleMeta()
+	m.ModelMap = []reportv1.ModelName{{Spec: "gen-5.5", Gateway: "gen-5.5", Key: "text", Source: reportv1.NameUnread,
+		Why: `Get "https://gw.test/v1/models": Authorization: Bearer sk-abcdefgh12345678 refused`}}
+	r := Build(m, Sample())
+	require.Len(t, r.Metadata.ModelMap, 1)
+	assert.NotContains(t, r.Metadata.ModelMap[0].Why, "sk-abcdefgh12345678")
+	assert.NotContains(t, strings.Join(r.Notes, "\n"), "sk-abcdefgh12345678")
+	assert.Contains(t, m.ModelMap[0].Why, "sk-abcdefgh12345678", "the caller's map is untouched")
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // ending is what a command hands to finish.
@@ -37,6 +39,9 @@ type ending struct {
 func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 	comp := completion(e.plan, e.results, ss.strict, e.interrupted)
 	v := results.Judge(e.results, ss.strict, comp)
+	// The console's notes say what the report's say of the model names
+	// (report.Build adds them itself); the verdict is the same.
+	v.Notes = append(v.Notes, report.ModelNameNotes(reportModelMap(ss.target.Names))...)
 	e.con.summary(e.results, v)
 	extra := reportExtra{planned: e.planned, completion: comp}
 	if e.covered && !e.interrupted {
@@ -83,4 +88,15 @@ func finished(rs []results.Result) int {
 		}
 	}
 	return n
+}
+
+// reportModelMap is the model map as report.json records it: every
+// record, a listed one too, so a reader sees each model was sent as is.
+func reportModelMap(names plan.ModelNames) []reportv1.ModelName {
+	var out []reportv1.ModelName
+	for _, n := range names.Records() {
+		out = append(out, reportv1.ModelName{Spec: n.Spec, Gateway: n.Gateway, Key: string(n.Key), Source: reportv1.NameSource(n.Source),
+			Candidates: n.Candidates, Unlisted: n.Unlisted, Why: n.Why})
+	}
+	return out
 }

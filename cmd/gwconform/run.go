@@ -226,6 +226,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 		Completion:   extra.completion,
 		Offers:       s.target.Offers,
 		KindBaseURLs: s.target.KindBaseNames(),
+		ModelMap:     reportModelMap(s.target.Names),
 	}
 	if !extra.finished.IsZero() {
 		meta.Finished = extra.finished

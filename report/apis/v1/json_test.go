@@ -35,6 +35,32 @@ func TestJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, "ConformanceReport", doc["kind"])
 }
 
+// The model map comes back whole, and each model's label says the
+// gateway's id only where it differs from the spec's.
+func TestJSONRoundTripKeepsTheModelMap(t *testing.T) {
+	m := SampleMeta()
+	m.ModelMap = NamedModels()
+	var b bytes.Buffer
+	require.NoError(t, report.Build(m, Sample()).WriteJSON(&b))
+	got, err := reportv1.ReadJSON(bytes.NewReader(b.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, NamedModels(), got.Metadata.ModelMap)
+	assert.Contains(t, b.String(), `"modelMap": [`)
+	assert.Contains(t, b.String(), `"source": "resolved"`)
+
+	tests := []struct{ spec, label string }{
+		{"gen-5.5", "gen-5.5 → gpt-5.5"},
+		{"alt-flash", "alt-flash → company-chat"},
+		{"gen-image-2", "gen-image-2"},   // listed as is
+		{"msg-sonnet-5", "msg-sonnet-5"}, // the list could not be read: sent as is
+		{"gen-6", "gen-6"},               // unlisted: nothing sent
+		{"gen-text-1", "gen-text-1"},     // not in the map
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.label, got.Metadata.ModelLabel(tt.spec), tt.spec)
+	}
+}
+
 func TestReadJSONRejects(t *testing.T) {
 	tests := []struct{ name, in, err string }{
 		{"not json", `{`, "report.json"},

@@ -84,6 +84,7 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 		{"empty", report.Build(reportv1.Meta{SuiteVersion: "dev"}, nil)},
 		{"waivers, re-runs, cost, uncovered models", report.Build(Nightly())},
 		{"strict", report.Build(func() reportv1.Meta { m := SampleMeta(); m.Strict = true; return m }(), full)},
+		{"a model map of every source", report.Build(func() reportv1.Meta { m := SampleMeta(); m.ModelMap = NamedModels(); return m }(), full)},
 		{"replay: request ids, cancelled calls, transcripts", report.Build(Replayed())},
 		{"capability map", report.Build(SampleMeta(), append(append(full, DeclineRun()...),
 			Call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
@@ -143,6 +144,10 @@ func TestSchemaRejects(t *testing.T) {
 			delete(d["metadata"].(map[string]any)["replay"].(map[string]any), "recording")
 		}},
 		{"unknown waiver state", func(d map[string]any) { d["waivers"].([]any)[0].(map[string]any)["state"] = "ignored" }},
+		{"unknown model name source", func(d map[string]any) { modelNameDoc(d, "gen-5.5")["source"] = "guessed" }},
+		{"a resolved model name without the id sent", func(d map[string]any) { delete(modelNameDoc(d, "gen-5.5"), "gateway") }},
+		{"an unread model list without what it answered", func(d map[string]any) { delete(modelNameDoc(d, "msg-sonnet-5"), "why") }},
+		{"a key in the model map is a kind, never a key", func(d map[string]any) { modelNameDoc(d, "gen-5.5")["key"] = "sk-abcdefgh12345" }},
 		{"a waiver without its link", func(d map[string]any) { delete(d["waivers"].([]any)[0].(map[string]any), "link") }},
 		{"negative cost", func(d map[string]any) { d["cost"].(map[string]any)["actual"] = -1 }},
 		{"unknown capability verdict", func(d map[string]any) { capCellDoc(d)["verdict"] = "partly" }},
@@ -163,7 +168,7 @@ func TestSchemaRejects(t *testing.T) {
 			var b bytes.Buffer
 			m, night := Nightly()
 			rm, rs := Replayed()
-			m.Replay = rm.Replay
+			m.Replay, m.ModelMap = rm.Replay, NamedModels()
 			require.NoError(t, report.Build(m, append(append(append(Sample(), DeclineRun()...), night...), rs...)).WriteJSON(&b))
 			var doc map[string]any
 			require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
@@ -181,4 +186,14 @@ func TestSchemaRejects(t *testing.T) {
 func capCellDoc(d map[string]any) map[string]any {
 	c := d["capabilities"].([]any)[0].(map[string]any)
 	return c["rows"].([]any)[0].(map[string]any)["cells"].([]any)[0].(map[string]any)
+}
+
+// modelNameDoc returns the model map's record of spec in a decoded report.json.
+func modelNameDoc(d map[string]any, spec string) map[string]any {
+	for _, n := range d["metadata"].(map[string]any)["modelMap"].([]any) {
+		if n := n.(map[string]any); n["spec"] == spec {
+			return n
+		}
+	}
+	panic("no model map record of " + spec)
 }

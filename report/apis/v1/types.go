@@ -61,7 +61,46 @@ type Meta struct {
 	// Completion says what of the plan has no result: an interrupt, a
 	// missing shard (zero: the plan finished).
 	Completion results.Completion
+	// ModelMap is the name each spec model was sent as, and how it was
+	// found (plan.ModelNames' records).
+	ModelMap []ModelName
 }
+
+// NameSource is how a spec id came to the name it was sent as (the
+// values of plan.NameSource: report.json keeps the engine's words).
+type NameSource string
+
+// Name sources.
+const (
+	NameListed    NameSource = "listed"    // the key's list names the spec id itself
+	NameResolved  NameSource = "resolved"  // one id of the key's list names it in other words
+	NameGiven     NameSource = "given"     // --model-map
+	NameUnlisted  NameSource = "unlisted"  // the key's list names it in no way: nothing sent
+	NameAmbiguous NameSource = "ambiguous" // several listed ids name it
+	NameUnread    NameSource = "unread"    // the key's list could not be read: sent as it is
+)
+
+// ModelName is what became of one spec id: the gateway's id it was sent
+// as and how that was found. The spec id stays the key of cells, history
+// and diff, so that two gateways and two nights compare.
+type ModelName struct {
+	Spec string `json:"spec"`
+	// Gateway is the id sent; empty when unlisted or ambiguous.
+	Gateway string `json:"gateway,omitempty"`
+	// Key is the key kind whose list named it (text, messages, image,
+	// alt); empty for a given name no list was read for.
+	Key    string     `json:"key,omitempty"`
+	Source NameSource `json:"source"`
+	// Candidates are the listed ids that name it, when ambiguous.
+	Candidates []string `json:"candidates,omitempty"`
+	// Unlisted: a given name the key's list lacks, sent anyway.
+	Unlisted bool `json:"unlisted,omitempty"`
+	// Why is what the key's list answered, when it could not be read.
+	Why string `json:"why,omitempty"`
+}
+
+// Renamed reports whether the gateway was sent another id than the spec's.
+func (n ModelName) Renamed() bool { return n.Gateway != "" && n.Gateway != n.Spec }
 
 // Replay says a run judged a recording, not a gateway: which recording,
 // when it was made and against which gateway.
@@ -140,10 +179,25 @@ type Metadata struct {
 	// Completion says what of the plan has no result, when something has
 	// none: an interrupt, a missing shard (added within v1alpha1).
 	Completion *results.Completion `json:"completion,omitempty"`
+	// ModelMap is the name each spec model was sent as, and how it was
+	// found, in spec id order (added within v1alpha1).
+	ModelMap []ModelName `json:"modelMap,omitempty"`
 }
 
 // Gateway names the gateway judged: its base URL, or ReferenceGateway.
 func (m Metadata) Gateway() string { return cmp.Or(m.BaseURL, ReferenceGateway) }
+
+// ModelLabel is how reports head a spec model's row or column: "gen-5.5 →
+// gpt-5.5" where the gateway was sent another id, else the spec id. Cells
+// stay keyed by the spec id.
+func (m Metadata) ModelLabel(spec string) string {
+	for _, n := range m.ModelMap {
+		if n.Spec == spec && n.Renamed() {
+			return spec + " → " + n.Gateway
+		}
+	}
+	return spec
+}
 
 // Counts holds how many results had each status. Every status is a field (not
 // a map) so report.json always carries all of them and the schema can require

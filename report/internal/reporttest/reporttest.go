@@ -2,7 +2,8 @@
 // tests share: Res makes a result, P, F, TV, ... name statuses and tiers,
 // Sample is a small run with every status, Nightly a night with waivers,
 // costs and re-runs, Replayed a replayed run, DeclineRun explore calls for
-// the capability map. Tests dot-import it: their tables stay tables.
+// the capability map, NamedModels a model map. Tests dot-import it: their
+// tables stay tables.
 package reporttest
 
 import (
@@ -190,5 +191,18 @@ func DeclineRun() []results.Result {
 		Call("gen-image-2.5-sunburst", "e-3", P, "quality=max", "size=auto", "n=1", "stream=true"),
 		Call("gen-image-2.5-sunburst", "e-4", U, "quality=low", "size=auto", "n=2", "stream=true"),
 		Call("gen-image-2.5-sunburst", "e-5", P, "quality=xhigh", "size=auto", "n=2", "stream=false"),
+	}
+}
+
+// NamedModels is a model map with a record of each source that sends
+// something: resolved from a list, given and not in its key's list, listed
+// as is, a list that could not be read, and a model no list names.
+func NamedModels() []reportv1.ModelName {
+	return []reportv1.ModelName{
+		{Spec: "alt-flash", Gateway: "company-chat", Key: "alt", Source: reportv1.NameGiven, Unlisted: true},
+		{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved},
+		{Spec: "gen-6", Key: "text", Source: reportv1.NameUnlisted},
+		{Spec: "gen-image-2", Gateway: "gen-image-2", Key: "image", Source: reportv1.NameListed},
+		{Spec: "msg-sonnet-5", Gateway: "msg-sonnet-5", Key: "messages", Source: reportv1.NameUnread, Why: "HTTP 404"},
 	}
 }
