@@ -466,7 +466,9 @@ func TestBrowserReplay(t *testing.T) {
 
 // TestBrowserNotOffered: features the gateway declares it does not offer
 // show as not offered, not as failures or skips, and a run that used
-// several bases says so in its facts and notes.
+// several bases says so in its facts and notes. A model the gateway names
+// otherwise heads its row as "spec → gateway", found by either name, and
+// a given name its key's list lacks is a note.
 func TestBrowserNotOffered(t *testing.T) {
 	b := browsertest.Open(t)
 	start := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
@@ -480,7 +482,11 @@ func TestBrowserNotOffered(t *testing.T) {
 		notOffered("images.edit.json", "edit-json-one-ref"),
 	}
 	m := reportv1.Meta{SuiteVersion: "test", BaseURL: "https://gw.test/openai", KindBaseURLs: map[string]string{"messages": "https://gw.test/anthropic"},
-		Offers: []string{"models.*", "chat.*"}, Features: []string{"chat.basic", "images.generate", "images.edit.json"}, Started: start, Finished: start.Add(time.Minute)}
+		Offers: []string{"models.*", "chat.*"}, Features: []string{"chat.basic", "images.generate", "images.edit.json"}, Started: start, Finished: start.Add(time.Minute),
+		ModelMap: []reportv1.ModelName{
+			{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved},
+			{Spec: "gen-image-2", Gateway: "company-image", Key: "image", Source: reportv1.NameGiven, Unlisted: true},
+		}}
 	r := Build(m, rs)
 	assert.Equal(t, reportv1.CellNotOffered, r.Cells[slices.IndexFunc(r.Cells, func(c reportv1.Cell) bool { return c.Feature == "images.generate" && c.Model == "gen-image-2" })].Status)
 	var md bytes.Buffer
@@ -496,8 +502,14 @@ func TestBrowserNotOffered(t *testing.T) {
 	class := b.EvalString(`document.querySelector('td.cell[data-model="gen-image-2"][data-feature="images.generate"]').className`)
 	facts := b.Text(`#facts`)
 	head := b.Text(`#headline`)
+	rowHead := b.Text(`table.matrix tr[data-model="gen-5.5"] th.model`)
+	b.Run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "gpt"))
+	byGatewayID := b.EvalString(`Array.from(document.querySelectorAll('table.matrix tbody tr:not(.hidden)')).map(tr => tr.dataset.model).join(',')`)
 	problems := b.ConsoleProblems()
 
+	assert.Equal(t, "gen-5.5 → gpt-5.5", rowHead)
+	assert.Equal(t, "gen-5.5", byGatewayID, "the model filter finds a row by the gateway's id")
+	assert.Contains(t, head, "company-image (given for gen-image-2 with --model-map) is not in the image key's list: sent anyway")
 	assert.Equal(t, "not offered", cell)
 	assert.Contains(t, class, "st-not-offered")
 	assert.Contains(t, facts, "offers models.*,chat.*")

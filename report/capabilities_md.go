@@ -62,7 +62,7 @@ func writeCapabilitiesMD(p func(string, ...any), r *reportv1.Report) {
 	for _, c := range r.Capabilities {
 		p("#### `%s`\n\n", markdown.Code(c.Feature))
 		rows, rest, explained := attentionRows(c)
-		writeCapTableMD(p, c, rows)
+		writeCapTableMD(p, c, rows, r.Metadata.ModelLabel)
 		writeCapRestMD(p, len(rows), rest, explained)
 		writeCapNotesMD(p, c)
 	}
@@ -85,14 +85,15 @@ func attentionRows(c reportv1.Capability) (rows []reportv1.CapRow, rest int, exp
 	return rows, rest, explained
 }
 
-// writeCapTableMD writes the table of the rows that need attention.
-func writeCapTableMD(p func(string, ...any), c reportv1.Capability, rows []reportv1.CapRow) {
+// writeCapTableMD writes the table of the rows that need attention, each
+// model's column headed by its label.
+func writeCapTableMD(p func(string, ...any), c reportv1.Capability, rows []reportv1.CapRow, label func(string) string) {
 	if len(rows) == 0 {
 		return
 	}
 	p("| value |")
 	for _, m := range c.Models {
-		p(" %s |", markdown.Escape(m))
+		p(" %s |", markdown.Escape(label(m)))
 	}
 	p("\n|---|%s\n", strings.Repeat(":---:|", len(c.Models)))
 	for _, row := range rows {

@@ -30,6 +30,9 @@ type htmlData struct {
 	Decide map[string]bool  `json:"decides"` // tier → decides the exit code
 	// Explore are the features whose results are all explore: marked so.
 	Explore map[string]bool `json:"explore"`
+	// ModelLabels head the rows of the models sent under another id
+	// ("gen-5.5 → gpt-5.5"); the page keys everything else by the spec id.
+	ModelLabels map[string]string `json:"modelLabels"`
 }
 
 // WriteHTML writes report.html.
@@ -42,5 +45,11 @@ func WriteHTML(w io.Writer, r *reportv1.Report) error {
 	for _, t := range r.Totals {
 		dec[string(t.Tier)] = t.Decides
 	}
-	return reportPage.Write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec, Explore: exploreFeatures(r)})
+	labels := map[string]string{}
+	for _, m := range r.Models {
+		if l := r.Metadata.ModelLabel(m); l != m {
+			labels[m] = l
+		}
+	}
+	return reportPage.Write(w, title, htmlData{Report: r, Groups: featureGroups(r.Features), Decide: dec, Explore: exploreFeatures(r), ModelLabels: labels})
 }

@@ -231,8 +231,9 @@ func junitOut(res results.Result) string {
 }
 
 // junitFacts are the facts of a result system-out shows, by name, when
-// known: its spec and requirement, the request, the answer's status and
-// request id, and the file keeping the exchange.
+// known: its spec and requirement, the gateway's id of its model (the test
+// name keeps the spec id), the request, the answer's status and request
+// id, and the file keeping the exchange.
 func junitFacts(res results.Result) [][2]string {
 	var request, status, exchange string
 	if res.Request != nil {
@@ -247,6 +248,7 @@ func junitFacts(res results.Result) [][2]string {
 	return [][2]string{
 		{"spec", res.Spec},
 		{"requirement", res.Requirement},
+		{"gateway model", res.GatewayModel},
 		{"request", request},
 		{"http status", status},
 		{"request id", res.RequestID},

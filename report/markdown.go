@@ -128,7 +128,7 @@ func writeMatrixMD(p func(string, ...any), r *reportv1.Report) {
 		}
 		p("### %s\n\n| feature |", markdown.Escape(g.Name))
 		for _, m := range models {
-			p(" %s |", markdown.Escape(m))
+			p(" %s |", markdown.Escape(r.Metadata.ModelLabel(m)))
 		}
 		p("\n|---|%s\n", strings.Repeat(":---:|", len(models)))
 		for _, f := range g.Features {

@@ -304,3 +304,43 @@ func TestHTMLEmptyReport(t *testing.T) {
 	require.Len(t, mm, 2)
 	assert.True(t, json.Valid([]byte(mm[1])))
 }
+
+// A model the gateway names otherwise heads its matrix.md column and its
+// capability table column as "spec → gateway"; JUnit keeps the spec id in
+// the test name and says the gateway's in system-out. A model sent as is
+// reads as before.
+func TestWritersNameTheGatewaysModel(t *testing.T) {
+	m := SampleMeta()
+	m.Features = append(m.Features, ExploreEdit)
+	m.ModelMap = []reportv1.ModelName{
+		{Spec: "gen-text-1", Gateway: "gpt-text-1", Key: "text", Source: reportv1.NameResolved},
+		{Spec: "gen-image-2", Gateway: "company-image", Key: "image", Source: reportv1.NameGiven},
+		{Spec: "gen-image-2.5-flare", Gateway: "gen-image-2.5-flare", Key: "image", Source: reportv1.NameListed},
+	}
+	rs := append(Sample(), DeclineRun()...)
+	for i := range rs {
+		if rs[i].Model == "gen-text-1" {
+			rs[i].GatewayModel = "gpt-text-1"
+		}
+	}
+	r := Build(m, rs)
+	md := renderMD(t, r)
+	out := map[string]string{} // JUnit test name → system-out
+	for _, s := range JUnit(r).Suites {
+		for _, c := range s.Cases {
+			out[c.Name] = c.SystemOut
+		}
+	}
+
+	tests := []struct{ name, in, want string }{
+		{"a resolved model's matrix column", md, "### chat\n\n| feature | gen-text-1 → gpt-text-1 |\n"},
+		{"a listed model beside it, as is", md, "### models\n\n| feature | gen-image-2.5-flare | gen-text-1 → gpt-text-1 |\n"},
+		{"a given model's capability column", md, "| value | gen-image-2 → company-image | gen-image-2.5-sunburst |\n"},
+		{"the failure list keeps the spec id", md, "- ❌ **gen-text-1** · `chat.basic` · `chat-bad-model`"},
+		{"JUnit keeps the spec id in the name, and says the gateway's in system-out", out["gen-text-1/chat-bad-model"], "requirement: a requirement\ngateway model: gpt-text-1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, tt.in, tt.want) })
+	}
+	assert.NotContains(t, out["gen-image-2.5-flare/edit-json"], "gateway model", "a model sent as is says nothing more")
+}

@@ -13,6 +13,10 @@
   var groups = data.groups || [];
   var decides = data.decides || {};
   var exploreFeatures = data.explore || {}; // features that only discover: marked, never failing the run
+  // A model sent under another id heads its row as "spec \u2192 gateway";
+  // cells, links and results stay keyed by the spec id.
+  var modelLabels = data.modelLabels || {};
+  function modelLabel(m) { return modelLabels[m] || m; }
   var strict = !!(R.metadata && R.metadata.strict);
 
   var STATUSES = ['pass', 'fail', 'error', 'throttled', 'inconclusive', 'waived', 'unsupported', 'skip', 'not-offered', 'none'];
@@ -200,7 +204,7 @@
       inp.addEventListener('input', function () { state[key] = inp.value.trim().toLowerCase(); applyFilters(); });
       add(c, add(el('label'), label + ' ', inp, dl));
     }
-    search('filter-model', 'model', models, 'model');
+    search('filter-model', 'model', models.map(modelLabel), 'model');
     search('filter-feature', 'feature', features, 'feature');
     var reset = el('button', 'plain', 'reset');
     reset.type = 'button';
@@ -259,7 +263,7 @@
         var m = models[mi];
         var tr = el('tr');
         tr.dataset.model = m;
-        var mth = el('th', 'model', m);
+        var mth = el('th', 'model', modelLabel(m));
         mth.scope = 'row';
         add(tr, mth);
         fis.forEach(function (fi, j) {
@@ -294,7 +298,7 @@
     function stOK(c) { return st.size === 0 || st.has(c.status); }
     var featOK = features.map(function (f) { return !state.feature || f.toLowerCase().indexOf(state.feature) >= 0; });
     var rowOK = models.map(function (m, mi) {
-      if (state.model && m.toLowerCase().indexOf(state.model) < 0) return false;
+      if (state.model && modelLabel(m).toLowerCase().indexOf(state.model) < 0) return false;
       if (st.size === 0) return true;
       return features.some(function (f, fi) { return featOK[fi] && stOK(cellAt(mi, fi)); });
     });
@@ -523,7 +527,7 @@
     selected = tdEls[mi] && tdEls[mi][fi];
     if (selected) selected.classList.add('selected');
     var head = el('div', 'dhead');
-    add(head, el('h2', null, c.model + ' \u00b7 ' + c.feature), badge(cellClass(c).replace('st-fail soft', 'st-soft'), c.label));
+    add(head, el('h2', null, modelLabel(c.model) + ' \u00b7 ' + c.feature), badge(cellClass(c).replace('st-fail soft', 'st-soft'), c.label));
     add(head, el('span', 'spacer'));
     var close = el('button', 'plain', 'close');
     close.type = 'button';
@@ -760,7 +764,7 @@
       var t = el('table', 'capmap');
       var hr = el('tr');
       add(hr, el('th', null, 'parameter'), el('th', null, 'value'));
-      cap.models.forEach(function (m) { add(hr, el('th', 'capmodel', m)); });
+      cap.models.forEach(function (m) { add(hr, el('th', 'capmodel', modelLabel(m))); });
       add(t, add(el('thead'), hr));
       var tb = el('tbody');
       var trs = [];

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -16,10 +17,14 @@ import (
 // red streak began, and whether it flaps. It is built from report.json
 // files only, so it reads nights written by older builds of the suite.
 type History struct {
-	Nights   []Night       `json:"nights"` // oldest first
-	Models   []string      `json:"models"`
-	Features []string      `json:"features"`
-	Cells    []HistoryCell `json:"cells"` // Models × Features, row-major
+	Nights []Night  `json:"nights"` // oldest first
+	Models []string `json:"models"`
+	// ModelLabels head the rows of the models the newest night that ran
+	// them sent under another id ("gen-5.5 → gpt-5.5"); rows stay keyed
+	// by the spec id, so a gateway renaming a model keeps its history.
+	ModelLabels map[string]string `json:"modelLabels,omitempty"`
+	Features    []string          `json:"features"`
+	Cells       []HistoryCell     `json:"cells"` // Models × Features, row-major
 }
 
 // Night is one report's headline: its verdict, headline and counts.
@@ -73,6 +78,7 @@ func BuildHistory(nights []NamedReport) *History {
 			Commit: r.Metadata.Commit, Verdict: r.Verdict, Headline: r.Headline, Total: r.Total})
 	}
 	labelNights(h.Nights)
+	h.ModelLabels = newestLabels(ns)
 	for _, m := range h.Models {
 		for _, f := range h.Features {
 			h.Cells = append(h.Cells, cellOver(ns, m, f))
@@ -94,6 +100,19 @@ func allModels(ns []NamedReport) []string {
 	}
 	slices.Sort(models)
 	return models
+}
+
+// newestLabels labels each model as the newest night that ran it does
+// (reportv1.Metadata.ModelLabel), where that is not the spec id alone.
+func newestLabels(ns []NamedReport) map[string]string {
+	labels := map[string]string{}
+	for _, n := range ns { // oldest first: a newer night's label wins
+		for _, m := range n.Report.Models {
+			labels[m] = n.Report.Metadata.ModelLabel(m)
+		}
+	}
+	maps.DeleteFunc(labels, func(m, label string) bool { return label == m })
+	return labels
 }
 
 // newestFeatures returns the features in the newest night's order, then

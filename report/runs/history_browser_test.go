@@ -37,7 +37,8 @@ import (
 //	night 5  chat-no-done               chat.stream red
 //
 // so messages.errors flaps (first red night 2) and chat.stream is red since
-// night 3 (its first red night), without flapping.
+// night 3 (its first red night), without flapping. The first night sent
+// gen-5.5 as company-chat (--model-map), the last as gpt-5.5 (resolved).
 func fiveNights(t *testing.T) []NamedReport {
 	t.Helper()
 	suite, err := conformance.LoadSuite("")
@@ -58,7 +59,14 @@ func fiveNights(t *testing.T) []NamedReport {
 		srv.Close()
 
 		started := first.Add(time.Duration(i) * 24 * time.Hour)
-		rep := report.Build(reportv1.Meta{SuiteVersion: "dev", Started: started, Finished: started.Add(time.Minute), Features: []string{"messages.errors", "chat.stream"}}, rs)
+		meta := reportv1.Meta{SuiteVersion: "dev", Started: started, Finished: started.Add(time.Minute), Features: []string{"messages.errors", "chat.stream"}}
+		switch i {
+		case 0:
+			meta.ModelMap = []reportv1.ModelName{{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven}}
+		case len(faults) - 1:
+			meta.ModelMap = []reportv1.ModelName{{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved}}
+		}
+		rep := report.Build(meta, rs)
 		path := filepath.Join(dir, fmt.Sprintf("night-%d", i+1), report.FileJSON)
 		require.NoError(t, report.WriteAll(filepath.Dir(path), rep))
 		f, err := os.Open(path)
@@ -98,6 +106,7 @@ func TestBrowserHistory(t *testing.T) {
 	flapping := b.EvalString(`Array.from(document.querySelectorAll('#flapping li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
 	redNow := b.EvalString(`Array.from(document.querySelectorAll('#red-now li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
 	redNowText := b.Text(`#red-now`)
+	rowHeads := b.EvalString(`Array.from(document.querySelectorAll('table.hmatrix th.model')).map(th => th.textContent).join(',')`)
 	shot, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	problems := b.ConsoleProblems()
@@ -138,6 +147,8 @@ func TestBrowserHistory(t *testing.T) {
 	assert.Equal(t, strings.Join(wantRed, ","), redNow)
 	assert.Equal(t, []string{"gen-5.5/chat.stream"}, wantRed)
 	assert.Contains(t, redNowText, "red since "+labels[2])
+	assert.Contains(t, rowHeads, "gen-5.5 → gpt-5.5", "the row says the newest night's id")
+	assert.NotContains(t, rowHeads, "company-chat")
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 
 	out := filepath.Join(browsertest.RepoRoot(t), "out")

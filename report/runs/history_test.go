@@ -117,3 +117,31 @@ func TestHistoryHTMLSelfContained(t *testing.T) {
 	assert.Contains(t, page, "Content-Security-Policy")
 	assert.Contains(t, page, "<title>gwconform history: 2026-03-14 to 2026-03-15</title>")
 }
+
+// A row is labelled as the newest night that ran its model names it: a
+// gateway renaming a model keeps the row (keyed by the spec id), and its
+// label says tonight's id.
+func TestHistoryLabelsModelsAsTheNewestNight(t *testing.T) {
+	named := func(day int, gateway string) NamedReport {
+		n := night(day, P, TV)
+		n.Report.Metadata.ModelMap = []reportv1.ModelName{{Spec: "gen-text-1", Gateway: gateway, Key: "text", Source: reportv1.NameResolved}}
+		return n
+	}
+	tests := []struct {
+		name   string
+		nights []NamedReport
+		want   map[string]string
+	}{
+		{"no map", []NamedReport{night(1, P, TV), night(2, P, TV)}, map[string]string{}},
+		{"renamed", []NamedReport{night(1, P, TV), named(2, "gpt-text-1")}, map[string]string{"gen-text-1": "gen-text-1 → gpt-text-1"}},
+		{"renamed again: the newest night's id", []NamedReport{named(2, "company-chat"), named(1, "gpt-text-1")}, map[string]string{"gen-text-1": "gen-text-1 → company-chat"}},
+		{"sent as is again", []NamedReport{named(1, "gpt-text-1"), night(2, P, TV)}, map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := BuildHistory(tt.nights)
+			assert.Equal(t, tt.want, h.ModelLabels)
+			assert.Equal(t, []string{"gen-text-1"}, h.Models, "one row, keyed by the spec id")
+		})
+	}
+}

@@ -7,6 +7,9 @@
   var H = JSON.parse(document.getElementById('history-data').textContent);
   var nights = H.nights || [];
   var models = H.models || [];
+  // A model the newest night sent under another id heads its row as
+  // "spec \u2192 gateway"; everything else is keyed by the spec id.
+  var modelLabels = H.modelLabels || {};
   var features = H.features || [];
   var cells = H.cells || [];
 
@@ -110,7 +113,7 @@
     var tb = el('tbody');
     models.forEach(function (m, mi) {
       var tr = el('tr');
-      add(tr, el('th', 'model', m));
+      add(tr, el('th', 'model', modelLabels[m] || m));
       features.forEach(function (f, fi) {
         if (!usedF[fi]) return;
         var c = cellAt(mi, fi);
