@@ -18,6 +18,12 @@ import (
 // writeNight writes a report.json of one case per status given, and returns its path.
 func writeNight(t *testing.T, statuses ...vocab.Status) string {
 	t.Helper()
+	return writeNamedNight(t, nil, statuses...)
+}
+
+// writeNamedNight is writeNight with a model map.
+func writeNamedNight(t *testing.T, names []reportv1.ModelName, statuses ...vocab.Status) string {
+	t.Helper()
 	var rs []results.Result
 	for i, st := range statuses {
 		rs = append(rs, results.Result{Case: "c" + string(rune('a'+i)), Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified,
@@ -27,13 +33,13 @@ func writeNight(t *testing.T, statuses ...vocab.Status) string {
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, report.Build(reportv1.Meta{SuiteVersion: "dev"}, rs).WriteJSON(f))
+	require.NoError(t, report.Build(reportv1.Meta{SuiteVersion: "dev", ModelMap: names}, rs).WriteJSON(f))
 	return path
 }
 
 func TestDiffExitCodes(t *testing.T) {
 	clearEnv(t)
-	pass := writeNight(t, vocab.StatusPass, vocab.StatusPass)
+	pass := writeNamedNight(t, []reportv1.ModelName{{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved}}, vocab.StatusPass, vocab.StatusPass)
 	tests := []struct {
 		name string
 		new  string
@@ -43,6 +49,8 @@ func TestDiffExitCodes(t *testing.T) {
 		{"no change", writeNight(t, vocab.StatusPass, vocab.StatusPass), exitOK, "no regressions"},
 		{"a regression", writeNight(t, vocab.StatusPass, vocab.StatusFail), exitFailed, "1 regression"},
 		{"an incomplete night", writeNight(t, vocab.StatusPass, vocab.StatusThrottled), exitIncomplete, "the night was incomplete"},
+		{"a model sent under another id: said, no regression", writeNamedNight(t, []reportv1.ModelName{{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven}},
+			vocab.StatusPass, vocab.StatusPass), exitOK, "**The model names changed:**"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,12 +37,34 @@ type Snapshot struct {
 	// Offers is the feature globs the gateway declared (--offers); empty:
 	// every feature.
 	Offers []string `json:"offers,omitempty"`
+	// ModelMap is the name each spec model was sent as, and how it was
+	// found.
+	ModelMap []reportv1.ModelName `json:"modelMap,omitempty"`
 }
 
 // OfferChanged reports whether the two runs declared different offers: a
 // cell not offered on one side is then a change of the declaration, not of
 // the gateway.
 func (d Diff) OfferChanged() bool { return !slices.Equal(d.Old.Offers, d.New.Offers) }
+
+// NameChange is a spec model sent under another id, or named another way,
+// than the night before.
+type NameChange struct{ Old, New reportv1.ModelName }
+
+// NameChanges are the spec models both runs named whose gateway id or
+// source changed, in spec id order: a cell's change may then be the
+// other model's, not the gateway's. A model only one run named is a new
+// or removed model, not a change of name.
+func (d Diff) NameChanges() []NameChange {
+	var out []NameChange
+	for _, n := range d.New.ModelMap {
+		i := slices.IndexFunc(d.Old.ModelMap, func(o reportv1.ModelName) bool { return o.Spec == n.Spec })
+		if i >= 0 && (d.Old.ModelMap[i].Gateway != n.Gateway || d.Old.ModelMap[i].Source != n.Source) {
+			out = append(out, NameChange{Old: d.Old.ModelMap[i], New: n})
+		}
+	}
+	return out
+}
 
 // Incomplete reports whether the night could not vouch for the gateway
 // (results.OutcomeIncomplete): not a regression, and not green either.
@@ -88,7 +110,7 @@ func (d Diff) HasRegressions() bool { return len(d.Regressions) > 0 }
 func (d Diff) Empty() bool {
 	return len(d.Regressions)+len(d.SoftRegressions)+len(d.Fixes)+len(d.Changed)+len(d.LostCoverage)+
 		len(d.NewModels)+len(d.RemovedModels)+len(d.NewFeatures)+len(d.RemovedFeatures)+
-		d.NewCases+d.RemovedCases == 0 && !d.OfferChanged()
+		d.NewCases+d.RemovedCases == 0 && !d.OfferChanged() && len(d.NameChanges()) == 0
 }
 
 // cellKey names a cell.
@@ -251,7 +273,7 @@ func inBoth(old, new []string) map[string]bool {
 // snapshot names a report as one side of a diff.
 func snapshot(r *reportv1.Report) Snapshot {
 	return Snapshot{SuiteVersion: r.Metadata.SuiteVersion, Commit: r.Metadata.Commit, Started: r.Metadata.Started, Verdict: r.Verdict,
-		Gateway: r.Metadata.Gateway(), Headline: r.Headline, Notes: r.Notes, Offers: r.Metadata.Offers}
+		Gateway: r.Metadata.Gateway(), Headline: r.Headline, Notes: r.Notes, Offers: r.Metadata.Offers, ModelMap: r.Metadata.ModelMap}
 }
 
 // firstReason is a result's first reason, "" when it has none.

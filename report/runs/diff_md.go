@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/results"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/markdown"
 )
 
@@ -66,6 +67,13 @@ func (m diffMD) runs(d Diff) {
 	if d.OfferChanged() {
 		m.p("**The declared offer changed:** `%s` before, `%s` now. A feature offered on one side only is no regression or fix of the gateway.\n\n",
 			markdown.Code(offerText(d.Old.Offers)), markdown.Code(offerText(d.New.Offers)))
+	}
+	if changes := d.NameChanges(); len(changes) > 0 {
+		m.p("**The model names changed:** a model sent under another id may be another model; a change of its cells may be that, not the gateway.\n")
+		for _, c := range changes {
+			m.p("- %s: %s → %s\n", markdown.Escape(c.New.Spec), markdown.Escape(nameText(c.Old)), markdown.Escape(nameText(c.New)))
+		}
+		m.p("\n")
 	}
 	m.p("%s → %s\n\n", d.Old.describe(), d.New.describe())
 	m.incomplete("This night", d.New)
@@ -195,6 +203,15 @@ func (s Snapshot) describe() string {
 		out += " " + s.Verdict
 	}
 	return out
+}
+
+// nameText is the id a spec model was sent as and how it was found
+// ("gpt-5.5 (resolved)"); only how, when no id was sent ("unlisted").
+func nameText(n reportv1.ModelName) string {
+	if n.Gateway == "" {
+		return string(n.Source)
+	}
+	return n.Gateway + " (" + string(n.Source) + ")"
 }
 
 // offerText is a declared offer as --offers takes it; "every feature" when

@@ -363,3 +363,47 @@ func TestDiffNoticesAChangeOfOffer(t *testing.T) {
 	require.NoError(t, d.WriteMarkdown(&b))
 	assert.Contains(t, b.String(), "`every feature` before, `chat.*,models.*` now")
 }
+
+// TestDiffNoticesAChangeOfModelNames: a spec model both nights named,
+// sent under another id or found another way, is said line by line before
+// anything else; it is no regression, and a model only one night named is
+// no change of name.
+func TestDiffNoticesAChangeOfModelNames(t *testing.T) {
+	named := func(names ...reportv1.ModelName) *reportv1.Report {
+		m := SampleMeta()
+		m.ModelMap = names
+		return report.Build(m, base())
+	}
+	resolved := reportv1.ModelName{Spec: "a", Gateway: "gpt-a", Key: "text", Source: reportv1.NameResolved}
+	given := reportv1.ModelName{Spec: "a", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven}
+	givenAlike := reportv1.ModelName{Spec: "a", Gateway: "gpt-a", Key: "text", Source: reportv1.NameGiven}
+	unlisted := reportv1.ModelName{Spec: "a", Key: "text", Source: reportv1.NameUnlisted}
+	other := reportv1.ModelName{Spec: "b", Gateway: "b", Key: "image", Source: reportv1.NameListed}
+	tests := []struct {
+		name     string
+		old, new *reportv1.Report
+		lines    []string // nil: no change of names
+	}{
+		{"the same names", named(resolved, other), named(resolved, other), nil},
+		{"no map on either side", named(), named(), nil},
+		{"a map where there was none", named(), named(resolved), nil},
+		{"a model only the new night named", named(other), named(resolved, other), nil},
+		{"another id", named(resolved, other), named(given, other), []string{"- a: gpt-a (resolved) → company-chat (given)\n"}},
+		{"the same id, found another way", named(resolved), named(givenAlike), []string{"- a: gpt-a (resolved) → gpt-a (given)\n"}},
+		{"no id any more", named(resolved), named(unlisted), []string{"- a: gpt-a (resolved) → unlisted\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(tt.old, roundTrip(t, tt.new))
+			assert.Len(t, d.NameChanges(), len(tt.lines))
+			assert.Equal(t, tt.lines == nil, d.Empty())
+			assert.False(t, d.HasRegressions(), "a change of names alone is no regression")
+			var b bytes.Buffer
+			require.NoError(t, d.WriteMarkdown(&b))
+			assert.Equal(t, tt.lines != nil, strings.Contains(b.String(), "**The model names changed:**"), b.String())
+			for _, l := range tt.lines {
+				assert.Contains(t, b.String(), l)
+			}
+		})
+	}
+}
