@@ -10,8 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/fixtures"
 	"github.com/gwconform/gwconform/report"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
@@ -71,20 +74,20 @@ func TestRerunFailedMakesTheCallsNeverMade(t *testing.T) {
 	assert.Equal(t, "pass", readJSONReport(t, out).Verdict)
 }
 
-// merge keeps the gateway and the shards' span, names a missing shard
-// (incomplete, exit 3), and refuses shards of different gateways or
-// catalogs (exit 2).
+// merge keeps the gateway, the shards' span and their model map, names a
+// missing shard (incomplete, exit 3), and refuses shards of different
+// gateways or catalogs, or that sent a model under different ids (exit 2).
 func TestMergeShards(t *testing.T) {
 	clearEnv(t)
 	start := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
-	shard := func(t *testing.T, index, baseURL, catalogHash string, offset time.Duration, status vocab.Status) string {
+	shard := func(t *testing.T, index, baseURL, catalogHash string, offset time.Duration, status vocab.Status, names ...reportv1.ModelName) string {
 		dir := filepath.Join(t.TempDir(), "shard-"+index)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		rs := []results.Result{{Case: "case-" + index, Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: status,
 			Started: start.Add(offset)}}
 		require.NoError(t, results.WriteFile(filepath.Join(dir, results.FileName), rs))
 		meta := reportv1.Meta{BaseURL: baseURL, CatalogHash: catalogHash, Shard: index + "/2",
-			Started: start.Add(offset), Finished: start.Add(offset + 10*time.Minute)}
+			Started: start.Add(offset), Finished: start.Add(offset + 10*time.Minute), ModelMap: names}
 		require.NoError(t, report.WriteAll(dir, report.Build(meta, rs)))
 		return dir
 	}
@@ -127,6 +130,24 @@ func TestMergeShards(t *testing.T) {
 		assert.Equal(t, exitNotStart, code)
 		assert.Contains(t, stderr, "ran catalog abc")
 	})
+	resolved := reportv1.ModelName{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved}
+	t.Run("the shards' model map is kept", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		code, stdout, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass, resolved), shard(t, "2", gateway, "abc", 0, vocab.StatusPass, resolved))
+		require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		assert.Equal(t, []reportv1.ModelName{resolved}, readJSONReport(t, out).Metadata.ModelMap)
+		md, err := os.ReadFile(filepath.Join(out, report.FileMarkdown))
+		require.NoError(t, err)
+		assert.Contains(t, string(md), "| feature | gen-5.5 → gpt-5.5 |")
+	})
+	t.Run("two ids for one model are refused", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		given := reportv1.ModelName{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven}
+		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass, resolved), shard(t, "2", gateway, "abc", 0, vocab.StatusPass, given))
+		assert.Equal(t, exitNotStart, code)
+		assert.Regexp(t, `gwconform merge: \S+shard-1 sent gen-5.5 as gpt-5.5, \S+shard-2 sent it as company-chat: runs merged name each model alike`, stderr)
+		assert.NoFileExists(t, filepath.Join(out, report.FileJSON))
+	})
 	t.Run("re-rendering one run keeps its gateway and duration", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "run")
 		require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -139,4 +160,29 @@ func TestMergeShards(t *testing.T) {
 		assert.Equal(t, gateway, rep.Metadata.BaseURL)
 		assert.Equal(t, 42*time.Minute, rep.Metadata.Finished.Sub(rep.Metadata.Started))
 	})
+}
+
+// A run records the model map in report.json, heads the model's matrix
+// column with both ids, and says a given name its key's list lacks in the
+// report's notes and the console's alike.
+func TestRunRecordsTheModelMap(t *testing.T) {
+	clearEnv(t)
+	srv, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "out")
+	_, stdout, stderr := gw(t, "run", "--out", out, "--base-url", srv.BaseURL, "--text-key", srv.Keys.Text,
+		"--feature", "chat.basic", "--model", "gen-5.5", "--model-map", "gen-5.5=company-chat")
+	const note = "company-chat (given for gen-5.5 with --model-map) is not in the text key's list: sent anyway (spec 1: a list does not prove what is served)"
+
+	rep := readJSONReport(t, out)
+	assert.Contains(t, rep.Metadata.ModelMap, reportv1.ModelName{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven, Unlisted: true})
+	assert.Contains(t, rep.Notes, note)
+	assert.Contains(t, stdout, "  - "+note+"\n", "the console's notes, stderr:\n%s", stderr)
+	md, err := os.ReadFile(filepath.Join(out, report.FileMarkdown))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| feature | gen-5.5 → company-chat |")
+	for _, r := range readResultsFile(t, out) {
+		assert.Equal(t, "gen-5.5", r.Model, "results stay keyed by the spec id")
+	}
 }

@@ -78,7 +78,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	s := &settings{out: out, strict: *strict}
-	s.target.BaseURL, s.target.KindBaseURLs, s.target.Offers = whole.baseURL, whole.kindBases, whole.offers
+	s.target.BaseURL, s.target.KindBaseURLs, s.target.Offers, s.target.Names = whole.baseURL, whole.kindBases, whole.offers, whole.names
 	extra := mergeExtra(reps, &s.selection)
 	extra.completion, extra.started, extra.finished = whole.completion, whole.started, whole.finished
 	if err := writeReports(s, whole.baseURL == "", suite.Catalog, merged, extra); err != nil {
@@ -92,11 +92,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 
 // mergedRun is what the inputs' reports say of the whole they make: one
 // gateway (the base of each key kind whose cases ran), the offer they
-// share, the real span, and what of the plan has no result.
+// share, the names the models were sent as, the real span, and what of
+// the plan has no result.
 type mergedRun struct {
 	baseURL           string
 	kindBases         map[catalog.KeyKind]string
 	offers            []string
+	names             plan.ModelNames
 	started, finished time.Time
 	completion        results.Completion
 }
@@ -104,18 +106,21 @@ type mergedRun struct {
 // joinRuns checks that the inputs are parts of one run (--shard i/n) or
 // runs of one gateway (the same hosts: a gateway routed under prefixes,
 // tested a key kind at a time) and says what the whole is: it refuses
-// inputs of different gateways or catalogs, or of splits of different
-// sizes, and names the shards none of them is. Runs are not shards: no
-// shard is missing of a whole run. An input without its report.json (a
-// bare results.jsonl) says nothing of these and is taken as it is.
+// inputs of different gateways or catalogs, of splits of different sizes,
+// or that sent a model under different names, and names the shards none
+// of them is. Runs are not shards: no shard is missing of a whole run. An
+// input without its report.json (a bare results.jsonl) says nothing of
+// these and is taken as it is.
 func joinRuns(ins []string, reps []*reportv1.Report, rss [][]results.Result) (mergedRun, error) {
 	var w mergedRun
 	var split shardSplit
+	var named []runs.NamedReport
 	first := -1
 	for i, r := range reps {
 		if r == nil {
 			continue
 		}
+		named = append(named, runs.NamedReport{Name: ins[i], Report: r})
 		if first < 0 {
 			first, w.baseURL = i, r.Metadata.BaseURL
 		}
@@ -132,7 +137,23 @@ func joinRuns(ins []string, reps []*reportv1.Report, rss [][]results.Result) (me
 		return w, nil
 	}
 	w.offers = commonOffers(reps)
+	modelMap, err := runs.MergeModelMaps(named)
+	if err != nil {
+		return w, err
+	}
+	w.names = modelNames(modelMap)
 	return w, w.kindBasesFrom(ins, reps, rss)
+}
+
+// modelNames is a report's model map as a run's settings hold it, so the
+// merged report records it as the runs did (writeReports).
+func modelNames(modelMap []reportv1.ModelName) plan.ModelNames {
+	n := plan.ModelNames{Entries: map[string]plan.ModelName{}}
+	for _, m := range modelMap {
+		n.Entries[m.Spec] = plan.ModelName{Spec: m.Spec, Gateway: m.Gateway, Key: catalog.KeyKind(m.Key), Source: plan.NameSource(m.Source),
+			Candidates: m.Candidates, Unlisted: m.Unlisted, Why: m.Why}
+	}
+	return n
 }
 
 // oneGateway refuses two inputs of different gateways or catalogs.

@@ -5,10 +5,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 )
 
 // Merge joins the results of shards, or of runs of one gateway, into one
@@ -57,5 +59,34 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 	slices.SortFunc(out, func(a, b results.Result) int {
 		return cmp.Or(cmp.Compare(a.Feature, b.Feature), cmp.Compare(a.Case, b.Case), cmp.Compare(a.Model, b.Model))
 	})
+	return out, nil
+}
+
+// MergeModelMaps joins the model maps of the inputs' reports, in spec id
+// order: shards share one, runs of one gateway made with different keys
+// each hold their keys' models. Two inputs that sent a spec model under
+// different ids are refused, naming both: their results would sit in one
+// cell while the gateway served two models. A record that names no id
+// (unlisted, ambiguous: nothing sent) yields to one that does, as a skip
+// yields to a result that ran; else the first input's record is kept.
+func MergeModelMaps(reps []NamedReport) ([]reportv1.ModelName, error) {
+	byspec, from := map[string]reportv1.ModelName{}, map[string]string{}
+	for _, r := range reps {
+		for _, n := range r.Report.Metadata.ModelMap {
+			prev, ok := byspec[n.Spec]
+			switch {
+			case ok && prev.Gateway != "" && n.Gateway != "" && prev.Gateway != n.Gateway:
+				return nil, fmt.Errorf("%s sent %s as %s, %s sent it as %s: runs merged name each model alike (--model-map %s=ID on both)",
+					from[n.Spec], n.Spec, prev.Gateway, r.Name, n.Gateway, n.Spec)
+			case ok && (prev.Gateway != "" || n.Gateway == ""):
+				continue
+			}
+			byspec[n.Spec], from[n.Spec] = n, r.Name
+		}
+	}
+	out := make([]reportv1.ModelName, 0, len(byspec))
+	for _, spec := range slices.Sorted(maps.Keys(byspec)) {
+		out = append(out, byspec[spec])
+	}
 	return out, nil
 }

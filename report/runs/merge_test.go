@@ -10,6 +10,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	. "github.com/gwconform/gwconform/report/internal/reporttest"
 )
 
@@ -95,6 +96,47 @@ func TestMerge(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, got, tt.wantLen)
 			assert.NotNil(t, got)
+		})
+	}
+}
+
+// MergeModelMaps joins the inputs' maps: the union, each spec model once;
+// a record that sent nothing yields to one that did; two ids for one spec
+// model are refused, naming both inputs.
+func TestMergeModelMaps(t *testing.T) {
+	input := func(name string, names ...reportv1.ModelName) NamedReport {
+		return NamedReport{Name: name, Report: &reportv1.Report{Metadata: reportv1.Metadata{ModelMap: names}}}
+	}
+	resolved := reportv1.ModelName{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameResolved}
+	givenAlike := reportv1.ModelName{Spec: "gen-5.5", Gateway: "gpt-5.5", Key: "text", Source: reportv1.NameGiven}
+	givenOther := reportv1.ModelName{Spec: "gen-5.5", Gateway: "company-chat", Key: "text", Source: reportv1.NameGiven}
+	unlisted := reportv1.ModelName{Spec: "gen-5.5", Key: "text", Source: reportv1.NameUnlisted}
+	image := reportv1.ModelName{Spec: "gen-image-2", Gateway: "gen-image-2", Key: "image", Source: reportv1.NameListed}
+	tests := []struct {
+		name    string
+		inputs  []NamedReport
+		want    []reportv1.ModelName
+		wantErr string
+	}{
+		{"no maps", []NamedReport{input("a"), input("b")}, []reportv1.ModelName{}, ""},
+		{"shards of one run: one map", []NamedReport{input("a", resolved, image), input("b", resolved, image)}, []reportv1.ModelName{resolved, image}, ""},
+		{"runs of one key kind each: the union, in spec id order", []NamedReport{input("a", image), input("b", resolved)}, []reportv1.ModelName{resolved, image}, ""},
+		{"an input without a map takes nothing away", []NamedReport{input("a"), input("b", resolved)}, []reportv1.ModelName{resolved}, ""},
+		{"the same id found another way: the first is kept", []NamedReport{input("a", resolved), input("b", givenAlike)}, []reportv1.ModelName{resolved}, ""},
+		{"a record that sent nothing yields", []NamedReport{input("a", unlisted), input("b", givenOther)}, []reportv1.ModelName{givenOther}, ""},
+		{"in either order", []NamedReport{input("a", givenOther), input("b", unlisted)}, []reportv1.ModelName{givenOther}, ""},
+		{"two ids for one model are refused", []NamedReport{input("shard-1/report.json", resolved), input("shard-2/report.json", givenOther)}, nil,
+			"shard-1/report.json sent gen-5.5 as gpt-5.5, shard-2/report.json sent it as company-chat: runs merged name each model alike (--model-map gen-5.5=ID on both)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := MergeModelMaps(tt.inputs)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
