@@ -39,11 +39,13 @@ var kindOfPath = map[string]string{
 	"/v1/images/edits":       kindImageResult,
 }
 
-// runesPerToken bounds the text a token may stand for when a chat
-// completion shows no usage (2.3 shows none): no tokenizer of a text model
-// makes a token of more than 16 characters of ordinary text, so a longer
-// answer ran past max_tokens.
-const runesPerToken = 16
+// runesPerToken bounds the characters a token of English prose stands for
+// on average, when the text itself must show the bound (2.3 shows no
+// usage): every text model's tokenizer averages about 4 characters a
+// token on English, and no legal English answer reaches twice that over
+// hundreds of tokens; a gateway that applied three times the bound
+// (about 12 characters a token of the asked budget) is caught.
+const runesPerToken = 8
 
 // checkKind applies the rules of the answer's kind that read the request or
 // the whole body: the model used (2.3, 2.4), the generated text (2.3, 2.4)
@@ -57,28 +59,60 @@ func (c *checker) checkKind(kind string, body []byte) {
 		c.fail("json", "model", c.model+" ("+modelid.Spellings+")", got.Raw,
 			"the model used is not the model requested (spec 2.3, 2.4: model used)")
 	}
-	if text := generatedText(body); text.Exists() && text.Str == "" {
-		where, message := "content", "the message has no text: its text blocks joined are empty (spec 2.4: read text from blocks whose type is text and join their text)"
-		if kind == kindChatCompletion {
-			where, message = "choices.0.message.content", "the chat completion has no text (spec 2.3: generated text)"
-		}
-		c.fail("json", where, "generated text", text.Raw, "%s", message)
-	}
+	c.checkGeneratedText(kind, body)
 	maxTokens, ok := c.maxTokens()
 	switch {
 	case !ok:
 	case kind == kindMessage:
-		c.checkOutputTokens(body, maxTokens)
+		c.checkOutputTokens(body, maxTokens, "usage.output_tokens")
 	default:
+		c.checkOutputTokens(body, maxTokens, "usage.completion_tokens")
 		c.checkTextLength(body, maxTokens)
 	}
 }
 
-// checkOutputTokens bounds a message's usage.output_tokens, which 2.4
-// shows, by max_tokens.
-func (c *checker) checkOutputTokens(body []byte, maxTokens int) {
-	if out := gjson.GetBytes(body, "usage.output_tokens"); out.Type == gjson.Number && out.Num > float64(maxTokens) {
-		c.fail("json", "usage.output_tokens", fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
+// checkGeneratedText: an answer carries generated text (2.3, 2.4), except
+// an empty one cut by the max_tokens the request sent (a reasoning model
+// may spend the whole budget before it writes): the spec demands a
+// string, and the limit was reached. A chat completion without a choice
+// has none.
+func (c *checker) checkGeneratedText(kind string, body []byte) {
+	if kind == kindChatCompletion && gjson.GetBytes(body, "choices.#").Int() == 0 && gjson.GetBytes(body, "choices").IsArray() {
+		c.fail("json", "choices", "a choice with generated text", "[]", "the chat completion has no choice (spec 2.3: choices[].message.content, generated text)")
+		return
+	}
+	text := generatedText(body)
+	if !text.Exists() || text.Str != "" || c.stoppedAtLimit(kind, body) {
+		return
+	}
+	where, message := "content", "the message has no text: its text blocks joined are empty (spec 2.4: read text from blocks whose type is text and join their text)"
+	if kind == kindChatCompletion {
+		where, message = "choices.0.message.content", "the chat completion has no text (spec 2.3: generated text)"
+	}
+	c.fail("json", where, "generated text", text.Raw, "%s", message)
+}
+
+// stoppedAtLimit reports whether the answer says the max_tokens the
+// request sent ended it: a chat choice's finish_reason "length", a
+// message's stop_reason "max_tokens" (2.4, 8).
+func (c *checker) stoppedAtLimit(kind string, body []byte) bool {
+	if _, sent := c.maxTokens(); !sent {
+		return false
+	}
+	if kind == kindChatCompletion {
+		return gjson.GetBytes(body, "choices.0.finish_reason").Str == "length"
+	}
+	return gjson.GetBytes(body, "stop_reason").Str == "max_tokens"
+}
+
+// checkOutputTokens bounds the output tokens an answer reports by
+// max_tokens (4.2: "upper bound on output length"): a message's
+// usage.output_tokens, which 2.4 shows, and a chat completion's
+// usage.completion_tokens, which 2.3 does not demand, but which must not
+// contradict the bound when it is given.
+func (c *checker) checkOutputTokens(body []byte, maxTokens int, path string) {
+	if out := gjson.GetBytes(body, path); out.Type == gjson.Number && out.Num > float64(maxTokens) {
+		c.fail("json", path, fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
 			"more output tokens than max_tokens (spec 4.2, 4.3, 8: max_tokens is an upper bound on output length)")
 	}
 }

@@ -46,6 +46,9 @@ func TestCheckKind(t *testing.T) {
 	chat := func(model, text string) string {
 		return `{"object":"chat.completion","model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"}}]}`
 	}
+	chatWith := func(extra, text, finish string) string {
+		return `{"object":"chat.completion","model":"gen-5.5",` + extra + `,"choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"},"finish_reason":"` + finish + `"}]}`
+	}
 	withMax := &catalog.Request{JSON: map[string]any{"max_tokens": uint64(256)}}
 	for _, tc := range []struct {
 		name    string
@@ -65,11 +68,23 @@ func TestCheckKind(t *testing.T) {
 		{"message without max_tokens", kindMessage, "msg-opus-5", &catalog.Request{JSON: map[string]any{}}, message("msg-opus-5", "The sea.", 5000), nil},
 		{"chat with a snapshot", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5-0613", "The sea."), nil},
 		{"chat without text", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", ""), []string{"chat completion has no text"}},
-		{"chat text at 16 characters a token", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 16*256)), nil},
-		{"chat text in runes, not bytes", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("é", 16*256)), nil},
-		{"chat text past the bound", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 16*256+1)), []string{"longer than max_tokens allows (spec 4.2"}},
+		{"chat text at 8 characters a token", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 8*256)), nil},
+		{"chat text in runes, not bytes", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("é", 8*256)), nil},
+		{"chat text past the bound", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("a", 8*256+1)), []string{"longer than max_tokens allows (spec 4.2"}},
+		// 3,075 characters: about 768 tokens of English at 4 a token.
+		{"chat text of three times the bound in English", kindChatCompletion, "gen-5.5", withMax, chat("gen-5.5", strings.Repeat("The sea is calm tonight. ", 123)), []string{"longer than max_tokens allows"}},
 		{"max_tokens as a text value", kindChatCompletion, "gen-5.5", &catalog.Request{Multipart: []catalog.FormField{{Name: "max_tokens", Value: "1"}}},
-			chat("gen-5.5", strings.Repeat("a", 17)), []string{"longer than max_tokens allows"}},
+			chat("gen-5.5", strings.Repeat("a", 9)), []string{"longer than max_tokens allows"}},
+		// Usage, which 2.3 does not demand, must not contradict the bound.
+		{"chat usage within the bound", kindChatCompletion, "gen-5.5", withMax, chatWith(`"usage":{"completion_tokens":256}`, "The sea.", "stop"), nil},
+		{"chat usage past the bound", kindChatCompletion, "gen-5.5", withMax, chatWith(`"usage":{"completion_tokens":800}`, "The sea.", "stop"), []string{"more output tokens than max_tokens"}},
+		// An empty text cut by the max_tokens sent: the limit was reached.
+		{"chat empty at the limit", kindChatCompletion, "gen-5.5", withMax, chatWith(`"x":1`, "", "length"), nil},
+		{"chat empty at the limit without max_tokens sent", kindChatCompletion, "gen-5.5", &catalog.Request{JSON: map[string]any{}}, chatWith(`"x":1`, "", "length"), []string{"chat completion has no text"}},
+		{"chat empty, stopped", kindChatCompletion, "gen-5.5", withMax, chatWith(`"x":1`, "", "stop"), []string{"chat completion has no text"}},
+		{"message empty at the limit", kindMessage, "msg-opus-5", withMax, `{"type":"message","model":"msg-opus-5","content":[],"stop_reason":"max_tokens","usage":{"output_tokens":256}}`, nil},
+		{"message empty, ended its turn", kindMessage, "msg-opus-5", withMax, `{"type":"message","model":"msg-opus-5","content":[],"stop_reason":"end_turn","usage":{"output_tokens":0}}`, []string{"text blocks joined are empty"}},
+		{"chat without a choice", kindChatCompletion, "gen-5.5", withMax, `{"object":"chat.completion","model":"gen-5.5","choices":[]}`, []string{"chat completion has no choice"}},
 		{"model list: no model, no text", kindModelList, "gen-5.5", withMax, `{"object":"list","data":[]}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
