@@ -37,7 +37,7 @@ func getModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) (*http.
 	if err != nil {
 		return nil, fmt.Errorf("base URL %q: %w", base, err)
 	}
-	t.SetHeaders(req.Header, kind)
+	t.SetHeaders(req.Header, kind, "/v1/models")
 	if kind != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
 	}

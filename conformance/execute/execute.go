@@ -339,7 +339,7 @@ func sendOnce(ctx context.Context, client *http.Client, o Options, t plan.Target
 		watch.stop()
 		return nil, 0, time.Now(), nil, err
 	}
-	t.SetHeaders(req.Header, cs.Key)
+	t.SetHeaders(req.Header, cs.Key, r.Path)
 	for k, vs := range r.Header {
 		req.Header[k] = append([]string(nil), vs...)
 	}

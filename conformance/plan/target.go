@@ -91,12 +91,18 @@ func (t Target) BaseFor(kind catalog.KeyKind) string {
 // it. A gateway routed under prefixes serves an endpoint under one prefix,
 // whatever key is sent there.
 func (t Target) BaseForPath(kind catalog.KeyKind, path string) string {
+	return t.BaseFor(endpointKind(kind, path))
+}
+
+// endpointKind is the key kind whose endpoint a request of kind to path
+// calls: kind's own, unless the path is an endpoint of other kinds only.
+func endpointKind(kind catalog.KeyKind, path string) catalog.KeyKind {
 	for _, e := range endpointKinds {
 		if strings.HasPrefix(path, e.prefix) && !slices.Contains(e.kinds, kind) {
-			return t.BaseFor(e.kinds[0])
+			return e.kinds[0]
 		}
 	}
-	return t.BaseFor(kind)
+	return kind
 }
 
 // endpointKinds are the key kinds whose endpoints each path family is
@@ -121,14 +127,17 @@ func (t Target) Usable(kind catalog.KeyKind) bool {
 // Offered reports whether the gateway declares it serves a feature.
 func (t Target) Offered(feature string) bool { return matchAny(t.Offers, feature) }
 
-// SetHeaders adds the target's headers for a request of that key kind
-// ("" for a request made with no key kind, such as the preflight without
-// keys).
-func (t Target) SetHeaders(h http.Header, kind catalog.KeyKind) {
+// SetHeaders adds the target's headers for a request of that key kind to
+// path ("" for a request made with no key kind, such as the preflight
+// without keys): every request's, and those of the kind whose endpoint it
+// calls, as its base is (BaseForPath). A relay that routes by a header
+// (a provider name) routes the messages key sent to an image endpoint as
+// an image request; the key alone makes it a refusal.
+func (t Target) SetHeaders(h http.Header, kind catalog.KeyKind, path string) {
 	for name, vs := range t.Headers {
 		h[name] = append([]string(nil), vs...)
 	}
-	for name, vs := range t.KeyHeaders[kind] {
+	for name, vs := range t.KeyHeaders[endpointKind(kind, path)] {
 		h[name] = append([]string(nil), vs...)
 	}
 }
