@@ -143,6 +143,9 @@ func variations() []variation {
 		// 200-class answer with an error member or an empty data list failed.
 		{name: "key-permission refusal as a 200 with an error member", cases: refusals, tiers: []string{"negative"}, status: refusedAs200},
 		{name: "key-permission refusal as a 200 with an empty data list", cases: refusals, tiers: []string{"negative"}, status: refusedAs200, json: errorAsEmptyData},
+		// A refusal is whatever serves no image: a 500 "not supported by
+		// this provider" too, once the official clients' retries are spent.
+		{name: "key-permission refusal as a 500", cases: refusals, tiers: []string{"negative"}, status: refusedAs(http.StatusInternalServerError)},
 		// 4.3: "the exact shape of a content array for image input: not shown".
 		{name: "image input only as an input_image part", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("input_image"),
 			variant: "input_image part with a data URL"},
@@ -547,11 +550,16 @@ func prependBlock(block map[string]any) func(any) any {
 // refusedAs200 answers a refusal of an image request (the reference
 // gateway's 403) with 200, the body unchanged: its error member says it
 // failed.
-func refusedAs200(path string, code int) int {
-	if strings.HasPrefix(path, "/v1/images/") && code == http.StatusForbidden {
-		return http.StatusOK
+var refusedAs200 = refusedAs(http.StatusOK)
+
+// refusedAs answers an image endpoint's key-permission refusal with status.
+func refusedAs(status int) func(path string, code int) int {
+	return func(path string, code int) int {
+		if strings.HasPrefix(path, "/v1/images/") && code == http.StatusForbidden {
+			return status
+		}
+		return code
 	}
-	return code
 }
 
 // errorAsEmptyData replaces an error body with an image result of no image.

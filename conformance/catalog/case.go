@@ -6,6 +6,7 @@
 package catalog
 
 import (
+	"strings"
 	"errors"
 	"fmt"
 	"reflect"
@@ -152,24 +153,27 @@ type Expect struct {
 	Listed bool `yaml:"listed"`
 }
 
-// StatusSet is a class of statuses less some, e.g. any 4xx except 408 and
-// 429: "refused" where the spec states a refusal but shows no status (5.2),
-// and a timeout or a throttle is no refusal.
+// StatusSet is classes of statuses less some, e.g. any 4xx or 5xx except
+// 408 and 429: "refused" where the spec states a refusal but shows no
+// status (5.2: whatever serves no image), and a timeout or a throttle is no
+// refusal.
 type StatusSet struct {
-	Class  string `yaml:"class"` // 1xx .. 5xx
-	Except []int  `yaml:"except"`
+	Classes []string `yaml:"class"` // 1xx .. 5xx
+	Except  []int    `yaml:"except"`
 }
 
 // Has reports whether code is in the set.
 func (s StatusSet) Has(code int) bool {
-	return len(s.Class) == 3 && code/100 == int(s.Class[0]-'0') && !slices.Contains(s.Except, code)
+	in := slices.ContainsFunc(s.Classes, func(c string) bool { return len(c) == 3 && code/100 == int(c[0]-'0') })
+	return in && !slices.Contains(s.Except, code)
 }
 
 func (s StatusSet) String() string {
+	classes := strings.Join(s.Classes, " or ")
 	if len(s.Except) == 0 {
-		return "any " + s.Class
+		return "any " + classes
 	}
-	return fmt.Sprintf("any %s except %v", s.Class, s.Except)
+	return fmt.Sprintf("any %s except %v", classes, s.Except)
 }
 
 // Accepts reports whether an answer's status is the expected one, exactly.

@@ -10,7 +10,8 @@ import (
 // The spec shows success, not its code: outside the strict tier any 2xx
 // is the success a case expects; strict wants the status exactly.
 func TestCaseAccepts(t *testing.T) {
-	refused := &StatusSet{Class: "4xx", Except: []int{408, 429}}
+	refused := &StatusSet{Classes: []string{"4xx"}, Except: []int{408, 429}}
+	servesNoImage := &StatusSet{Classes: []string{"4xx", "5xx"}, Except: []int{408, 429}}
 	for _, tc := range []struct {
 		name     string
 		tier     vocab.Tier
@@ -25,6 +26,7 @@ func TestCaseAccepts(t *testing.T) {
 		{"negative exact", vocab.TierNegative, Expect{Status: 400}, []int{400}, []int{200, 401, 404}, "400"},
 		{"strict refusal", vocab.TierStrict, Expect{Status: 404}, []int{404}, []int{200, 400}, "404"},
 		{"refusal class", vocab.TierNegative, Expect{StatusIn: refused}, []int{400, 403, 404}, []int{200, 408, 429, 500}, "any 4xx except [408 429]"},
+		{"refusal classes", vocab.TierNegative, Expect{StatusIn: servesNoImage}, []int{400, 403, 404, 500, 501, 529}, []int{200, 302, 408, 429}, "any 4xx or 5xx except [408 429]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Case{Tier: tc.tier, Expect: tc.expect}

@@ -622,9 +622,11 @@ func validateStatus(d *decoder, e *Expect) {
 	case d.present["expect.status"] && d.present["expect.status_in"]:
 		d.errAt(d.at("expect.status_in"), "expect: give status or status_in, not both")
 	case d.present["expect.status_in"]:
-		if s := e.StatusIn; s == nil || !statusClass.MatchString(s.Class) {
-			d.errAt(d.at("expect.status_in"), "expect.status_in.class must be one of 1xx, 2xx, 3xx, 4xx, 5xx")
-		} else if s.Class == "2xx" {
+		s := e.StatusIn
+		switch {
+		case s == nil || len(s.Classes) == 0 || slices.ContainsFunc(s.Classes, func(c string) bool { return !statusClass.MatchString(c) }):
+			d.errAt(d.at("expect.status_in"), "expect.status_in.class must be a list of 1xx, 3xx, 4xx, 5xx")
+		case slices.Contains(s.Classes, "2xx"):
 			d.errAt(d.at("expect.status_in"), "expect.status_in is for refusals; a success expects an exact status")
 		}
 	case !d.present["expect.status"]:

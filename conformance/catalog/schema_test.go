@@ -88,7 +88,7 @@ func TestSchemaViolations(t *testing.T) {
 			strings.Replace(head, "json: {model: m}", "json: {model: m}, raw: x", 1) + "    expect: {status: 200}\n",
 			[]string{f + `8:80: schema: cases[0].request.raw: not allowed here (cases.schema.json#/$defs/request/dependentSchemas/json/properties/raw)`}},
 		{"status and status_in",
-			head + "    expect: {status: 400, status_in: {class: 4xx}}\n",
+			head + "    expect: {status: 400, status_in: {class: [4xx]}}\n",
 			[]string{f + `9:5: schema: cases[0].expect: matches more than one of the alternatives; give exactly one (cases.schema.json#/$defs/expect)`}},
 		{"a field of another stream protocol",
 			head + "    expect: {status: 200, sse: {protocol: chat, max_previews: 1}}\n",

@@ -128,7 +128,7 @@ func TestImageExpect(t *testing.T) {
 // client must treat as failure (2.2, 7).
 func TestRefusedInBody(t *testing.T) {
 	refusal := func(path string) *catalog.Case {
-		return &catalog.Case{Request: catalog.Request{Path: path}, Expect: catalog.Expect{StatusIn: &catalog.StatusSet{Class: "4xx"}}}
+		return &catalog.Case{Request: catalog.Request{Path: path}, Expect: catalog.Expect{StatusIn: &catalog.StatusSet{Classes: []string{"4xx"}}}}
 	}
 	exact := &catalog.Case{Request: catalog.Request{Path: "/v1/images/generations"}, Expect: catalog.Expect{Status: 400}}
 	for _, tc := range []struct {
