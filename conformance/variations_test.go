@@ -107,6 +107,8 @@ func variations() []variation {
 		{name: "usage-only chat chunk without choices", cases: []string{"chat-stream"}, events: usageChunk(false)},
 		{name: "stop_reason on the message_delta event", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnEvent},
 		{name: "an image event of a type 6.1 does not name", cases: []string{"gen-stream-partials-2", "edit-stream-partials-3"}, events: unknownImageEvent},
+		{name: "an in_progress event of the other family", cases: []string{"gen-stream-partials-2", "edit-stream-partials-3"}, events: imageEventOf(true)},
+		{name: "an untyped heartbeat event in a messages stream", cases: []string{"messages-stream", "messages-alt-stream"}, events: untypedHeartbeat},
 		{name: "model named with a release date", cases: []string{"chat-json", "messages-json", "messages-alt-json"}, json: datedModel},
 		{name: "image input only as an image_url part", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("image_url"),
 			variant: "image_url part with a data URL"},
@@ -161,7 +163,8 @@ func variations() []variation {
 		{name: "no line end after the last event's data", cases: streamCases, wire: wireStyle{unended: true, bare: true}},
 		{name: "image events naming another size and output_format", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: otherImageEventFields},
 		{name: "events of other kinds before message_start and after message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: eventsOutsideMessage},
-		{name: "stop_reason on message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnMessageStop},
+		{name: "stop_reason on message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnMessageStop(false)},
+		{name: "stop_reason in message_stop's message", cases: []string{"messages-stream", "messages-alt-stream"}, events: stopReasonOnMessageStop(true)},
 		// Fragments of one character each are fragments (6.2), never
 		// cumulative deltas, whatever the text.
 		{name: "text deltas of one character", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: oneCharDeltas},
@@ -499,16 +502,37 @@ func stopReasonOnEvent(evs []wireEvent) []wireEvent {
 // unknownImageEvent adds, after the first event of an image stream, an
 // event of its family whose type 6.1 does not name.
 func unknownImageEvent(evs []wireEvent) []wireEvent {
+	return imageEventOf(false)(evs)
+}
+
+// imageEventOf inserts, after the first event, an in_progress event of the
+// stream's own family, or of the other one (image_generation.in_progress
+// in an edit stream): a type 6.1 does not name, whatever its prefix.
+func imageEventOf(otherFamily bool) func(evs []wireEvent) []wireEvent {
+	return func(evs []wireEvent) []wireEvent {
+		if len(evs) == 0 {
+			return evs
+		}
+		family, _, ok := strings.Cut(jsonType(evs[0].data), ".")
+		if !ok {
+			return evs
+		}
+		if otherFamily {
+			family = map[string]string{"image_edit": "image_generation", "image_generation": "image_edit"}[family]
+		}
+		typ := family + ".in_progress"
+		extra := wireEvent{name: typ, data: encode(map[string]any{"type": typ, "sequence_number": 0})}
+		return append([]wireEvent{evs[0], extra}, evs[1:]...)
+	}
+}
+
+// untypedHeartbeat inserts, after the first event, an event with neither a
+// type nor an event: line, as a relay's keep-alive: an unknown kind.
+func untypedHeartbeat(evs []wireEvent) []wireEvent {
 	if len(evs) == 0 {
 		return evs
 	}
-	family, _, ok := strings.Cut(jsonType(evs[0].data), ".")
-	if !ok {
-		return evs
-	}
-	typ := family + ".in_progress"
-	extra := wireEvent{name: typ, data: encode(map[string]any{"type": typ, "sequence_number": 0})}
-	return append([]wireEvent{evs[0], extra}, evs[1:]...)
+	return append([]wireEvent{evs[0], {data: `{"heartbeat":1}`}}, evs[1:]...)
 }
 
 // datedModel names the model of a chat completion or a message with a
@@ -722,25 +746,31 @@ func eventsOutsideMessage(evs []wireEvent) []wireEvent {
 }
 
 // stopReasonOnMessageStop moves message_delta's stop_reason out of its
-// delta onto message_stop.
-func stopReasonOnMessageStop(evs []wireEvent) []wireEvent {
-	var reason any
-	for i, ev := range evs {
-		m := decode(ev.data)
-		switch m["type"] {
-		case "message_delta":
-			if d, ok := m["delta"].(map[string]any); ok {
-				reason = d["stop_reason"]
-				delete(d, "stop_reason")
+// delta onto message_stop, or into the message message_stop carries.
+func stopReasonOnMessageStop(inMessage bool) func(evs []wireEvent) []wireEvent {
+	return func(evs []wireEvent) []wireEvent {
+		var reason any
+		for i, ev := range evs {
+			m := decode(ev.data)
+			switch m["type"] {
+			case "message_delta":
+				if d, ok := m["delta"].(map[string]any); ok {
+					reason = d["stop_reason"]
+					delete(d, "stop_reason")
+				}
+			case "message_stop":
+				if inMessage {
+					m["message"] = map[string]any{"stop_reason": reason}
+				} else {
+					m["stop_reason"] = reason
+				}
+			default:
+				continue
 			}
-		case "message_stop":
-			m["stop_reason"] = reason
-		default:
-			continue
+			evs[i].data = encode(m)
 		}
-		evs[i].data = encode(m)
+		return evs
 	}
-	return evs
 }
 
 // oneCharDeltas splits every text delta (chat delta.content, messages

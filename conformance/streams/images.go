@@ -70,7 +70,10 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 	case g.family + ".completed":
 		return append(vs, g.complete(n, doc)...)
 	}
-	if strings.HasPrefix(typ, g.other+".") {
+	// Only the other family's preview and final events are the wrong
+	// family's (6.1 names those); any other type is unknown, whatever its
+	// prefix (image_generation.in_progress in an edit stream).
+	if typ == g.other+".partial_image" || typ == g.other+".completed" {
 		return append(vs, Violation{Event: n, Rule: RuleImgWrongFamily,
 			Message:  "event of the other request family",
 			Expected: g.family + ".* events", Actual: typ})

@@ -158,15 +158,28 @@ func (g *Messages) messageDelta(n int, doc gjson.Result) []Violation {
 	// elsewhere is a strict-tier violation.
 	if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
 		g.stopReason = r.Str
-	} else if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
-		g.stopReason = r.Str
+	} else if where, r, ok := carriedStopReason(doc); ok {
+		g.stopReason = r
 		if g.once.first(RuleMsgStopReasonPlace) {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
-				Message:  "stop_reason is on the message_delta event, not in its delta (the official SDKs read delta.stop_reason)",
-				Expected: "delta.stop_reason", Actual: "stop_reason " + r.Str})
+				Message:  "stop_reason is in message_delta's " + where + ", not in its delta (the official SDKs read delta.stop_reason)",
+				Expected: "delta.stop_reason", Actual: where + " " + r})
 		}
 	}
 	return vs
+}
+
+// carriedStopReason finds a stop_reason an event carries outside a delta:
+// on the event, or in the message it carries. 6.3 confirms completion by
+// "the final message's stop_reason" without saying where it sits, so
+// either place counts; where names the place.
+func carriedStopReason(doc gjson.Result) (where, reason string, ok bool) {
+	for _, path := range []string{"stop_reason", "message.stop_reason"} {
+		if r := doc.Get(path); r.Type == gjson.String && r.Str != "" {
+			return path, r.Str, true
+		}
+	}
+	return "", "", false
 }
 
 // messageStop ends the stream. Completion is confirmed by "the final
@@ -177,12 +190,12 @@ func (g *Messages) messageStop(n int, doc gjson.Result) []Violation {
 	if g.stopReason != "" {
 		return nil
 	}
-	if r := doc.Get("stop_reason"); r.Type == gjson.String && r.Str != "" {
-		g.stopReason = r.Str
+	if where, r, ok := carriedStopReason(doc); ok {
+		g.stopReason = r
 		if g.once.first(RuleMsgStopReasonPlace) {
 			return []Violation{{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
-				Message:  "stop_reason is on message_stop, not in message_delta's delta (the official SDKs read delta.stop_reason)",
-				Expected: "message_delta with delta.stop_reason", Actual: "message_stop stop_reason " + r.Str}}
+				Message:  "stop_reason is in message_stop's " + where + ", not in message_delta's delta (the official SDKs read delta.stop_reason)",
+				Expected: "message_delta with delta.stop_reason", Actual: "message_stop " + where + " " + r}}
 		}
 		return nil
 	}

@@ -91,7 +91,8 @@ const (
 	RuleChatErrorMember   = "chat.error-member"          // strict
 
 	RuleMsgNotJSON           = "messages.not-json"
-	RuleMsgTypeMissing       = "messages.type-missing"        // neither a payload type nor an event: name
+	RuleMsgTypeMissing       = "messages.type-missing"        // a payload type that is no string
+	RuleMsgUntyped           = "messages.untyped-event"       // strict: neither a payload type nor an event: name
 	RuleMsgNameMismatch      = "messages.event-name-mismatch" // strict
 	RuleMsgStartFirst        = "messages.start-first"
 	RuleMsgOrder             = "messages.order"
@@ -371,6 +372,18 @@ func typedEvent(prefix string, n int, ev sse.Event, nameTyped bool, o once) (gjs
 				Expected: `"type":"` + ev.Name + `"`, Actual: snippet(ev.Data)})
 		}
 		return doc, ev.Name, vs
+	}
+	if nameTyped && !t.Exists() {
+		// Neither a type nor an event: line: an event of no kind 6.3
+		// names, ignored as the other unknown kinds are (a relay's
+		// heartbeat). Reported under strict: the official SDKs drop it.
+		var vs []Violation
+		if rule := prefix + ".untyped-event"; o.first(rule) {
+			vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
+				Message:  "event has neither a type field nor an event: line: ignored, as an event of a kind 6.3 does not name",
+				Expected: `a "type" string or an event: line`, Actual: snippet(ev.Data)})
+		}
+		return doc, "", vs
 	}
 	if t.Type != gjson.String {
 		expected := `a "type" string`

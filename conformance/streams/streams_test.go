@@ -32,6 +32,7 @@ var strictRules = map[string]bool{
 	RuleMsgNameMismatch:      true,
 	RuleImgNameMismatch:      true,
 	RuleMsgTypeFromName:      true,
+	RuleMsgUntyped:           true,
 	RuleMsgOutside:           true,
 	RuleMsgCumulative:        true,
 	RuleMsgStartMessage:      true,
@@ -294,7 +295,10 @@ func TestMessages(t *testing.T) {
 		{name: "event line disagrees with type (strict)", text: stream(append([]string{named("message_start", msgStart), named("content_block_delta", blockStart(0))}, msgEvents(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMismatch}, event: []int{2}},
 		{name: "every event named message: the types decide (strict)", text: stream(namedAll("message", canonical...)...), rules: []string{RuleMsgNameMismatch}, event: []int{1}},
 		{name: "events typed by their event: lines alone (strict)", text: stream(msgEvents(untyped(canonical...)...)...), rules: []string{RuleMsgTypeFromName}, event: []int{1}},
-		{name: "no type and no event: line", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), data(`{"kind":"ping"}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgTypeMissing}, event: []int{5}},
+		// Neither a type nor an event: line: an unknown kind, ignored
+		// (strict says so); a type that is no string is no kind at all.
+		{name: "no type and no event: line (strict)", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), data(`{"heartbeat":1}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgUntyped}, event: []int{5}},
+		{name: "a type that is no string", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), data(`{"type":5}`), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgTypeMissing}, event: []int{5}},
 		{name: "type of another JSON type under a name", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta), named("message_stop", `{"type":7}`))...), rules: []string{RuleMsgTypeMissing, RuleMsgStopMissing}, event: []int{6, 0}},
 		// 6.3 orders only the kinds it names.
 		{name: "other kinds before message_start and after message_stop (strict)", text: stream(msgEvents(`{"type":"gateway_hello"}`, msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv, `{"type":"gateway_usage","cost":1}`)...),
@@ -308,6 +312,10 @@ func TestMessages(t *testing.T) {
 		{name: "stop_reason on message_stop (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, `{"type":"message_stop","stop_reason":"end_turn"}`)...),
 			rules: []string{RuleMsgStopReasonPlace}, event: []int{6}},
 		{name: "stop_reason on message_stop without message_delta (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_stop","stop_reason":"end_turn"}`)...),
+			rules: []string{RuleMsgStopReasonPlace}, event: []int{5}},
+		{name: "stop_reason in message_stop's message (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, `{"type":"message_stop","message":{"stop_reason":"end_turn"}}`)...),
+			rules: []string{RuleMsgStopReasonPlace}, event: []int{6}},
+		{name: "stop_reason in message_delta's message (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_delta","message":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}`, msgStopEv)...),
 			rules: []string{RuleMsgStopReasonPlace}, event: []int{5}},
 		{name: "stop_reason in the delta and on message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, `{"type":"message_stop","stop_reason":"end_turn"}`)...)},
 		// Deltas that repeat the text: the official accumulators join them.
@@ -486,6 +494,8 @@ func TestImages(t *testing.T) {
 		{streamCase{name: "one completed for n 2", text: stream(completed(e)), rules: []string{RuleImgCompletedCount}, event: []int{0}}, e, 0, 2},
 		{streamCase{name: "other family", text: stream(preview(gen, 0), completed(e)), rules: []string{RuleImgWrongFamily}, event: []int{1}}, e, 1, 1},
 		{streamCase{name: "other family completed only", text: stream(completed(e)), rules: []string{RuleImgWrongFamily, RuleImgCompletedMissing}}, gen, 1, 1},
+		// Another type of the other family's prefix is unknown, not wrong.
+		{streamCase{name: "the other family's in_progress (strict)", text: stream(named(gen+".in_progress", `{"type":"image_generation.in_progress"}`), preview(e, 0), completed(e)), rules: []string{RuleImgUnknownEvent}, event: []int{1}}, e, 1, 1},
 		{streamCase{name: "preview after completed", text: stream(completed(e), preview(e, 0)), rules: []string{RuleImgPreviewAfterDone}, event: []int{2}}, e, 1, 1},
 		{streamCase{name: "too many previews", text: stream(preview(e, 0), preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgTooManyPreviews}, event: []int{3}}, e, 2, 1},
 		{streamCase{name: "previews with partial_images 0", text: stream(preview(e, 0), completed(e)), rules: []string{RuleImgTooManyPreviews}}, e, 0, 1},
