@@ -28,9 +28,9 @@ type chatRequest struct {
 
 var chatRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
-// chatModel serves a chat request let through without a model: the model
+// modelChat serves a chat request let through without a model: the model
 // with a completed chat call (1).
-var chatModel = model{ID: "gen-5.5", Family: KindText}
+const modelChat = "gen-5.5"
 
 // chat answers POST /v1/chat/completions (4.2): the chat completion of 2.3,
 // or with stream true the chat stream of 6.2.
@@ -137,11 +137,11 @@ func chatMaxTokens(maxTokens, maxCompletionTokens *int) (int, error) {
 }
 
 // chatModelFor is the model serving a chat request for model id: a text
-// model of the key's list, or chatModel for a request let through without a
+// model of the key's list, or modelChat for a request let through without a
 // model or with an unknown one.
 func (c *call) chatModelFor(id string) (model, error) {
 	if id == "" {
-		return chatModel, nil
+		return c.g.specModel(KindText, modelChat), nil
 	}
 	if found, ok := c.lookupModel(id); ok && found.Family == KindText {
 		return found, nil
@@ -149,7 +149,7 @@ func (c *call) chatModelFor(id string) (model, error) {
 	if err := c.unknownModel(id); err != nil {
 		return model{}, err
 	}
-	return chatModel, nil
+	return c.g.specModel(KindText, modelChat), nil
 }
 
 // chatReply is the answer to a valid chat request: the chat completion of

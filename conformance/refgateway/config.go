@@ -168,4 +168,14 @@ type Config struct {
 	// class (see RateLimit, ParseRateLimit), over which a request gets 429
 	// with Retry-After. The zero value means no limit.
 	RateLimit RateLimit
+	// ModelNames serves models under other names, as a real gateway names
+	// them: spec id (or extra model id) → the name it is listed, requested
+	// and answered under instead; the id itself is then unknown. See
+	// ParseModelNames. It wins over VendorWords for its models.
+	ModelNames map[string]string
+	// VendorWords serves every model whose id starts with a neutral word
+	// (gen, msg, alt) and a dash under another word or path: gen → gpt
+	// serves gen-5.5 as gpt-5.5, gen → openai/gpt as openai/gpt-5.5. See
+	// ParseVendorWords.
+	VendorWords map[string]string
 }

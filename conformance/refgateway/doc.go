@@ -21,6 +21,17 @@
 // outside the caller's list (or of another family than the endpoint serves)
 // gets 404. Image requests with the model omitted use gen-image-2.5-flare.
 //
+// # Model names
+//
+// The gateway names its models as the spec does (gen-5.5, msg-sonnet-5,
+// alt-flash), unless Config.ModelNames or Config.VendorWords (gwconform
+// serve --model-name, --vendor-words) rename them, as a real gateway does:
+// gen → gpt serves gen-5.5 as gpt-5.5. A renamed model is listed, requested
+// and answered (the model of a chat completion, a message, a response and
+// their streams) under its new name only, and behaves as its spec id does:
+// the same rules, the same text and pictures. The spec id is then unknown
+// (404), as is a retired id in either form.
+//
 // # Error bodies
 //
 // The spec leaves error bodies unshown (section 7). The gateway uses the shape

@@ -207,7 +207,7 @@ type editInputs struct {
 // readEditInputs decodes the reference images and the mask of an edit:
 // at least one reference (rule 1), no file_id (rule 2), and several
 // references or a mask for the 2.5 models only (rule 5).
-func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles, img2 bool) error {
+func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles) error {
 	in, err := c.gatherEditInputs(req, files)
 	if err != nil {
 		return err
@@ -220,11 +220,12 @@ func (c *call) readEditInputs(job *imageJob, req *imageRequest, files *formFiles
 		}
 		in.hasMask = false // let through: nothing to mask, served like a generation
 	}
+	img2 := job.model.Spec == modelImage2
 	if img2 && len(in.refs) > 1 {
-		return bad("image", "%s takes one reference image", modelImage2)
+		return bad("image", "%s takes one reference image", job.model.ID)
 	}
 	if img2 && in.hasMask {
-		return bad("mask", "%s takes no mask", modelImage2)
+		return bad("mask", "%s takes no mask", job.model.ID)
 	}
 	return job.decodeInputs(in)
 }

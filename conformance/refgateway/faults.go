@@ -235,8 +235,8 @@ var faultTable = []fault{
 	{Fault{fWrong404, "A retired or unknown model id returns 404: it returns 400.", "7, 9"},
 		hooks{overrides: map[rule]int{ruleKnownModel: http.StatusBadRequest, ruleKnownOtherModel: http.StatusBadRequest}}},
 	{Fault{fModelMissing, "The model list names the verified models for the key: the first verified model of the key (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash) is left out.", "1, 2.1"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epModels {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epModels {
 				b["data"] = b["data"].([]any)[1:]
 			}
 		}}},
@@ -260,9 +260,9 @@ var faultTable = []fault{
 	{Fault{fMaxTokensIgnored, "`max_tokens` is an upper bound on output length: the output runs past it and ends with finish_reason stop / stop_reason end_turn.", "4.2, 4.3, 8"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.limit = overrunWords }}},
 	{Fault{fListsIdentical, "The model list differs per key: every key lists the models of all four key kinds.", "2.1, 5.2"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epModels {
-				b["data"] = everyModel()
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epModels {
+				b["data"] = c.g.everyModel()
 			}
 		}}},
 	{Fault{fImageAnyKey, "Image endpoints require a key with image permission: text and messages keys are served image generation and edits as an image key is.", "5.2"},
@@ -281,14 +281,14 @@ var faultTable = []fault{
 			}
 		}}},
 	{Fault{fModelOther, "`model` of a chat completion and of a message is the model used, the one requested: it names another model of the same family.", "2.3, 2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epChat || ep == epMessages {
-				b["model"] = otherModel(b["model"].(string))
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat || c.ep == epMessages {
+				b["model"] = c.g.otherModel(b["model"].(string))
 			}
 		}}},
 	{Fault{fStopReasonOther, "`stop_reason` is end_turn or max_tokens for the verified prompts: messages (JSON, and the stream's message_delta) carry the chat interface's stop or length instead.", "2.4, 6.3"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epMessages {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epMessages {
 				b["stop_reason"] = chatReasons[b["stop_reason"].(string)]
 			}
 		}, event: func(s *stream, ev event) []event {
@@ -299,10 +299,10 @@ var faultTable = []fault{
 			return []event{ev}
 		}}},
 	{Fault{fFinishReasonOther, "`finish_reason` is stop for the verified prompt: chat completions and chat stream chunks carry the messages interface's end_turn or max_tokens instead (in a stream a strict rule: 6.2 shows no finish_reason).", "2.3, 6.2"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epChat {
-				c := firstChoice(b)
-				c["finish_reason"] = messagesReasons[c["finish_reason"].(string)]
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat {
+				choice := firstChoice(b)
+				choice["finish_reason"] = messagesReasons[choice["finish_reason"].(string)]
 			}
 		}, event: func(s *stream, ev event) []event {
 			if d, ok := ev.data.(map[string]any); ok && s.c.ep == epChat {
@@ -319,8 +319,8 @@ var faultTable = []fault{
 	{Fault{fMaxTokensHalved, "A stop at max_tokens comes at the bound: the output stops at half of max_tokens, yet says it stopped at the bound (stop_reason max_tokens, finish_reason length), with usage counting the shorter output.", "8"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.limit = halvedWords }}},
 	{Fault{fEmptyTextAtBound, "A message that stops at max_tokens carries the text generated: its text block is empty (JSON messages).", "8, 2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epMessages && b["stop_reason"] == "max_tokens" {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epMessages && b["stop_reason"] == "max_tokens" {
 				for _, blk := range b["content"].([]any) {
 					blk.(map[string]any)["text"] = ""
 				}
@@ -343,9 +343,9 @@ var faultTable = []fault{
 			return 0, ""
 		}}},
 	{Fault{fModelFixed, "`model` of a message is the model used, the one requested: every message names one fixed model (msg-sonnet-5), as a gateway serving every messages request with one backend model does.", "2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epMessages {
-				b["model"] = "msg-sonnet-5"
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epMessages {
+				b["model"] = c.g.specModel(KindMessages, "msg-sonnet-5").ID
 			}
 		}}},
 	{Fault{fMessagesUsageOver, "`max_tokens` is an upper bound on output length: a message's usage.output_tokens adds as many hidden tokens as max_tokens to the text's.", "4.3, 8, 2.4"},
@@ -365,8 +365,8 @@ var faultTable = []fault{
 	{Fault{fCreatedHoursOff, "Strict: `created` is the time of the exchange in Unix seconds: image results are dated three hours early, as by a gateway whose clock or time zone is off.", "2.2"},
 		hooks{body: onImages(func(b map[string]any) { b["created"] = time.Now().Add(-3 * time.Hour).Unix() })}},
 	{Fault{fModelDated, "Strict: `model` is the requested id exactly: chat completions and messages name it with a release date appended (-20260501), which the verified tier accepts.", "2.3, 2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epChat || ep == epMessages {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat || c.ep == epMessages {
 				b["model"] = b["model"].(string) + "-20260501"
 			}
 		}}},
@@ -423,14 +423,14 @@ var faultTable = []fault{
 		hooks{event: streamModelOther}},
 	// Issue 17, point 3: sections intro to 4.4.
 	{Fault{fVerifiedModel404, "Models with a completed call (1) are served: one listed model of each interface answers 404 as unknown: gen-5.5 on chat completions, msg-haiku-4-5-20251001 (known only by its undated alias, so its full identifier, 4.3) and alt-flash on messages, gen-image-2 on the image endpoints.", "1, 4.2, 4.3, 4.4"},
-		hooks{unserved: func(ep endpoint, id string) bool {
+		hooks{unserved: func(ep endpoint, m model) bool {
 			switch ep {
 			case epChat:
-				return id == "gen-5.5"
+				return m.Spec == "gen-5.5"
 			case epMessages:
-				return id == "msg-haiku-4-5-20251001" || id == "alt-flash"
+				return m.Spec == "msg-haiku-4-5-20251001" || m.Spec == "alt-flash"
 			case epGenerations, epEdits:
-				return id == modelImage2
+				return m.Spec == modelImage2
 			}
 			return false
 		}}},
@@ -448,8 +448,8 @@ var faultTable = []fault{
 	{Fault{fSuccess300, "Success is the 200-class status: success JSON bodies come with 300 Multiple Choices.", "2.2"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.status = http.StatusMultipleChoices }}},
 	{Fault{fListDataObject, "The model list's `data` is an array of model records: it is an object keyed by model id.", "2.1"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epModels {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epModels {
 				byID := map[string]any{}
 				for _, m := range b["data"].([]any) {
 					byID[m.(map[string]any)["id"].(string)] = m
@@ -462,20 +462,20 @@ var faultTable = []fault{
 	{Fault{fModelIDRenamed, "`data[].id` is the model identifier: each record names it under `name`, and has no `id`.", "2.1"},
 		hooks{body: onModelRecords(func(m map[string]any) { m["name"] = m["id"]; delete(m, "id") })}},
 	{Fault{fChatObjectOther, "`object` of a chat completion is `chat.completion`: it is `text_completion`.", "2.3"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epChat {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat {
 				b["object"] = "text_completion"
 			}
 		}}},
 	{Fault{fChoicesObject, "`choices` of a chat completion is an array: it is the one choice itself, unwrapped.", "2.3"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epChat {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat {
 				b["choices"] = firstChoice(b)
 			}
 		}}},
 	{Fault{fRoleOther, "The role of a chat completion's message (`choices[].message.role`) and of a message (`role`) is `assistant`: both say `model`.", "2.3, 2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			switch ep {
+		hooks{body: func(c *call, b map[string]any) {
+			switch c.ep {
 			case epChat:
 				firstChoice(b)["message"].(map[string]any)["role"] = "model"
 			case epMessages:
@@ -507,8 +507,8 @@ var faultTable = []fault{
 			}
 		})}},
 	{Fault{fCacheTokensNull, "A message's `usage.cache_creation_input_tokens` and `usage.cache_read_input_tokens` are integers, which may be 0: both are null when no cache was used.", "2.4"},
-		hooks{body: func(ep endpoint, b map[string]any) {
-			if ep == epMessages {
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epMessages {
 				u := b["usage"].(map[string]any)
 				u["cache_creation_input_tokens"], u["cache_read_input_tokens"] = nil, nil
 			}
@@ -530,15 +530,15 @@ var faultTable = []fault{
 		})}},
 	{Fault{fQualityMaxRefused, "`quality` `max` is verified for the 2.5 models: their edits refuse it with 400.", "4.5"},
 		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
-			if in.Quality != nil && *in.Quality == "max" && j.model.ID != modelImage2 {
+			if in.Quality != nil && *in.Quality == "max" && j.model.Spec != modelImage2 {
 				return bad("quality", "quality must be one of low, medium, high, xhigh, auto for %s; got %q", j.model.ID, *in.Quality)
 			}
 			return nil
 		})}},
 	{Fault{fImage2QualityRefused, "`quality` `low`, `medium`, `high`, `auto` are verified for `gen-image-2`: its edits refuse any `quality` with 400.", "4.5"},
 		hooks{imageJob: onEdits(func(in *imageRequest, _ *formFiles, j *imageJob) error {
-			if in.Quality != nil && j.model.ID == modelImage2 {
-				return bad("quality", "%s takes no quality parameter", modelImage2)
+			if in.Quality != nil && j.model.Spec == modelImage2 {
+				return bad("quality", "%s takes no quality parameter", j.model.ID)
 			}
 			return nil
 		})}},
@@ -673,8 +673,8 @@ var faultTable = []fault{
 		})}},
 	{Fault{fGenQualityAutoRefused, "`quality` `auto` is verified for gen-image-2 generations: they refuse it with 400, as a gateway taking low, medium and high only does.", "4.4"},
 		hooks{imageJob: onGenerations(func(in *imageRequest, j *imageJob) error {
-			if in.Quality != nil && *in.Quality == "auto" && j.model.ID == modelImage2 {
-				return bad("quality", "quality must be one of low, medium, high for %s; got %q", modelImage2, *in.Quality)
+			if in.Quality != nil && *in.Quality == "auto" && j.model.Spec == modelImage2 {
+				return bad("quality", "quality must be one of low, medium, high for %s; got %q", j.model.ID, *in.Quality)
 			}
 			return nil
 		})}},
@@ -871,9 +871,9 @@ func onGenerations(vet func(in *imageRequest, j *imageJob) error) func(endpoint,
 }
 
 // onModelRecords makes a body hook that changes each record of a model list.
-func onModelRecords(change func(record map[string]any)) func(endpoint, map[string]any) {
-	return func(ep endpoint, b map[string]any) {
-		if ep == epModels {
+func onModelRecords(change func(record map[string]any)) func(*call, map[string]any) {
+	return func(c *call, b map[string]any) {
+		if c.ep == epModels {
 			for _, m := range b["data"].([]any) {
 				change(m.(map[string]any))
 			}
@@ -883,9 +883,9 @@ func onModelRecords(change func(record map[string]any)) func(endpoint, map[strin
 
 // onMessageBlocks makes a body hook that changes a message (JSON) and its
 // content blocks.
-func onMessageBlocks(change func(body map[string]any, blocks []any)) func(endpoint, map[string]any) {
-	return func(ep endpoint, b map[string]any) {
-		if ep == epMessages {
+func onMessageBlocks(change func(body map[string]any, blocks []any)) func(*call, map[string]any) {
+	return func(c *call, b map[string]any) {
+		if c.ep == epMessages {
 			change(b, b["content"].([]any))
 		}
 	}
@@ -934,9 +934,9 @@ func activeFaults(set map[string]bool) []*fault {
 // ---- what the faults of the table do ----
 
 // onImages makes a body hook that changes image results only.
-func onImages(change func(body map[string]any)) func(endpoint, map[string]any) {
-	return func(ep endpoint, body map[string]any) {
-		if ep.images() {
+func onImages(change func(body map[string]any)) func(*call, map[string]any) {
+	return func(c *call, body map[string]any) {
+		if c.ep.images() {
 			change(body)
 		}
 	}
@@ -958,8 +958,8 @@ func firstChoice(body map[string]any) map[string]any {
 }
 
 // missingField removes one required field of each JSON answer (2.1–2.4).
-func missingField(ep endpoint, body map[string]any) {
-	switch ep {
+func missingField(c *call, body map[string]any) {
+	switch c.ep {
 	case epModels:
 		delete(body, "object")
 	case epChat:
@@ -990,8 +990,8 @@ func missingEventField(s *stream, ev event) []event {
 }
 
 // wrongType gives one field of each JSON answer another type (2.1–2.4).
-func wrongType(ep endpoint, body map[string]any) {
-	switch ep {
+func wrongType(c *call, body map[string]any) {
+	switch c.ep {
 	case epModels:
 		for _, m := range body["data"].([]any) {
 			m.(map[string]any)["owned_by"] = 7
@@ -1128,26 +1128,29 @@ func overrunRunes(text string, maxTokens int) string {
 	return b.String()
 }
 
-// everyModel is the list of every built-in model, as if one key saw them all.
-func everyModel() []any {
+// everyModel is the records of every model of every key's list, as if one
+// key saw them all.
+func (g *Gateway) everyModel() []any {
 	var out []any
-	for _, kind := range []string{KindText, KindMessages, KindImage, KindAlt} {
-		for _, id := range builtinModels[kind] {
-			out = append(out, map[string]any{"id": id, "object": "model", "owned_by": ownerOf[kind], "created": modelsCreated})
+	for _, kind := range keyKinds {
+		for _, m := range g.lists[kind] {
+			out = append(out, m.record())
 		}
 	}
 	return out
 }
 
-// otherModel is the model after id in its family's list (the first after
-// the last): another model a key of that family sees.
-func otherModel(id string) string {
-	for _, ids := range builtinModels {
-		if i := slices.Index(ids, id); i >= 0 {
-			return ids[(i+1)%len(ids)]
+// otherModel is the name of the model after the one named name in its
+// family's list (the first after the last): another model a key of that
+// family sees.
+func (g *Gateway) otherModel(name string) string {
+	for _, kind := range keyKinds {
+		list := g.lists[kind]
+		if i := slices.IndexFunc(list, func(m model) bool { return m.ID == name }); i >= 0 {
+			return list[(i+1)%len(list)].ID
 		}
 	}
-	return id + "-other"
+	return name + "-other"
 }
 
 // chatReasons and messagesReasons translate a stop reason into the other
@@ -1266,10 +1269,10 @@ func streamModelOther(s *stream, ev event) []event {
 	switch {
 	case !ok:
 	case s.c.ep == epChat:
-		d["model"] = otherModel(d["model"].(string))
+		d["model"] = s.c.g.otherModel(d["model"].(string))
 	case s.c.ep == epMessages && ev.kind == "message_start":
 		m := d["message"].(map[string]any)
-		m["model"] = otherModel(m["model"].(string))
+		m["model"] = s.c.g.otherModel(m["model"].(string))
 	}
 	return []event{ev}
 }

@@ -43,12 +43,14 @@ func refs(t testing.TB) ([]byte, []byte, []byte) {
 	return refA, refB, maskA
 }
 
-func section7Rows() []section7Row {
+// section7Rows are the rows for gateway s, their models named as s names
+// them.
+func section7Rows(s *testServer) []section7Row {
 	chat := func(m map[string]any) func(*testing.T) any { return func(*testing.T) any { return m } }
 	editJSON := func(extra map[string]any) func(*testing.T) any {
 		return func(t *testing.T) any {
 			a, _, _ := refs(t)
-			m := map[string]any{"model": "gen-image-2.5-flare", "prompt": "make it blue", "size": "1024x1024",
+			m := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "make it blue", "size": "1024x1024",
 				"images": []any{map[string]any{"image_url": dataURL(a)}}}
 			for k, v := range extra {
 				if v == nil {
@@ -63,7 +65,7 @@ func section7Rows() []section7Row {
 	editMultipart := func(fields map[string]string, withImage bool) func(*testing.T) any {
 		return func(t *testing.T) any {
 			a, _, _ := refs(t)
-			f := map[string]string{"model": "gen-image-2.5-flare", "size": "1024x1024"}
+			f := map[string]string{"model": s.model("gen-image-2.5-flare"), "size": "1024x1024"}
 			for k, v := range fields {
 				f[k] = v
 			}
@@ -83,17 +85,17 @@ func section7Rows() []section7Row {
 	anyKey := []string{fImageAnyKey}
 	return []section7Row{
 		{"chat without model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"messages": msgs}), 400, invalid},
-		{"chat without messages", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-5.5"}), 400, invalid},
+		{"chat without messages", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": s.model("gen-5.5")}), 400, invalid},
 		{"messages without model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"max_tokens": 16, "messages": msgs}), 400, invalid},
-		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-sonnet-4-6", "max_tokens": 16, "messages": msgs}), 404, nil},
-		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": "msg-nope-1", "max_tokens": 16, "messages": msgs}), 404, nil},
-		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "msg-sonnet-5", "max_tokens": 16, "messages": msgs}), 404, nil},
-		{"alt without max_tokens", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": "alt-flash", "messages": msgs}), 400, []string{fAltMaxTokensOptional}},
-		{"chat unknown model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": "gen-nope-1", "messages": msgs}), 404, unknown},
-		{"responses unknown model", "POST", "/v1/responses", keys.Text, chat(map[string]any{"model": "gen-nope-1", "input": "hello"}), 404, unknown},
-		{"generation unknown model", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"model": "gen-image-0", "prompt": "x", "size": "1024x1024"}), 404, unknown},
-		{"edit unknown model", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"model": "gen-image-0"}), 404, unknown},
-		{"generation with the text key", "POST", "/v1/images/generations", keys.Text, chat(map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}), 403, anyKey},
+		{"messages retired model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": s.model("msg-sonnet-4-6"), "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"messages unknown model", "POST", "/v1/messages", keys.Messages, chat(map[string]any{"model": s.model("msg-nope-1"), "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"alt unknown model", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": s.model("msg-sonnet-5"), "max_tokens": 16, "messages": msgs}), 404, nil},
+		{"alt without max_tokens", "POST", "/v1/messages", keys.Alt, chat(map[string]any{"model": s.model("alt-flash"), "messages": msgs}), 400, []string{fAltMaxTokensOptional}},
+		{"chat unknown model", "POST", "/v1/chat/completions", keys.Text, chat(map[string]any{"model": s.model("gen-nope-1"), "messages": msgs}), 404, unknown},
+		{"responses unknown model", "POST", "/v1/responses", keys.Text, chat(map[string]any{"model": s.model("gen-nope-1"), "input": "hello"}), 404, unknown},
+		{"generation unknown model", "POST", "/v1/images/generations", keys.Image, chat(map[string]any{"model": s.model("gen-image-0"), "prompt": "x", "size": "1024x1024"}), 404, unknown},
+		{"edit unknown model", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"model": s.model("gen-image-0")}), 404, unknown},
+		{"generation with the text key", "POST", "/v1/images/generations", keys.Text, chat(map[string]any{"model": s.model("gen-image-2"), "prompt": "x", "size": "1024x1024"}), 403, anyKey},
 		{"edit with the messages key", "POST", "/v1/images/edits", keys.Messages, editJSON(nil), 403, anyKey},
 		{"edit json without prompt", "POST", "/v1/images/edits", keys.Image, editJSON(map[string]any{"prompt": nil}), 400, invalid},
 		{"edit multipart without prompt", "POST", "/v1/images/edits", keys.Image, editMultipart(nil, true), 400, invalid},
@@ -120,14 +122,15 @@ func section7Rows() []section7Row {
 }
 
 func TestSection7(t *testing.T) {
-	s := shared(t)
-	for _, row := range section7Rows() {
-		t.Run(row.name, func(t *testing.T) {
-			r := s.do(t, row.method, row.path, row.key, row.body(t))
-			assert.Equal(t, row.want, r.status, "%s", r.body)
-			checkErrorBody(t, r, row.path)
-		})
-	}
+	eachNaming(t, func(t *testing.T, s *testServer) {
+		for _, row := range section7Rows(s) {
+			t.Run(row.name, func(t *testing.T) {
+				r := s.do(t, row.method, row.path, row.key, row.body(t))
+				assert.Equal(t, row.want, r.status, "%s", r.body)
+				checkErrorBody(t, r, row.path)
+			})
+		}
+	})
 }
 
 // checkErrorBody asserts the documented error shape of the path.
@@ -170,7 +173,7 @@ func scenarios() []scenario {
 			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				r := s.do(t, "GET", "/v1/models", keys.Image, nil, o...)
-				v := validateModels(r, "gen-image-2")
+				v := validateModels(r, s.model("gen-image-2"))
 				// 2.1: the list differs per key.
 				if ids := listedIDs(r); len(ids) > 0 && slices.Equal(ids, listedIDs(s.do(t, "GET", "/v1/models", keys.Text, nil, o...))) {
 					v.add(fListsIdentical)
@@ -181,16 +184,16 @@ func scenarios() []scenario {
 			fSuccess201, fChatTextOver, fChatRefusesAll,
 			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther, fStringContentRefused, fTemperatureRefused, fChatUnversioned},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-5.5", "max_tokens": 6, "temperature": 0.2, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
+				body := map[string]any{"model": s.model("gen-5.5"), "max_tokens": 6, "temperature": 0.2, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateChatJSON(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), s.model("gen-5.5"), 6)
 			}},
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
 			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
 			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON,
 			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull, fNoBlankLines, fChatUnversioned},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-5.5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), "gen-5.5", 6)
+				body := map[string]any{"model": s.model("gen-5.5"), "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), s.model("gen-5.5"), 6)
 			}},
 		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
 			fSuccess201, fMessagesUsageOver, fModelFixed,
@@ -201,7 +204,7 @@ func scenarios() []scenario {
 				// names the same wrong one for both, another model differs.
 				v := violations{}
 				var named []any
-				for _, c := range []struct{ model, key string }{{"msg-haiku-4-5-20251001", keys.Messages}, {"alt-flash", keys.Alt}} {
+				for _, c := range []struct{ model, key string }{{s.model("msg-haiku-4-5-20251001"), keys.Messages}, {s.model("alt-flash"), keys.Alt}} {
 					body := map[string]any{"model": c.model, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 					r := s.do(t, "POST", "/v1/messages", c.key, body, o...)
 					maps.Copy(v, validateMessagesJSON(r, c.model, 6))
@@ -211,11 +214,11 @@ func scenarios() []scenario {
 				}
 				// 4.3: the alternative text model takes one base64 PNG image.
 				a, _, _ := refs(t)
-				body := map[string]any{"model": "alt-flash", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": []any{
+				body := map[string]any{"model": s.model("alt-flash"), "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": []any{
 					map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(a)}},
 					map[string]any{"type": "text", "text": chatPrompt},
 				}}}}
-				maps.Copy(v, validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Alt, body, o...), "alt-flash", 6))
+				maps.Copy(v, validateMessagesJSON(s.do(t, "POST", "/v1/messages", keys.Alt, body, o...), s.model("alt-flash"), 6))
 				if v[fModelOther] && named[0] == named[1] {
 					delete(v, fModelOther)
 					v.add(fModelFixed)
@@ -227,19 +230,19 @@ func scenarios() []scenario {
 			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,
 			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing, fMaxTokensRefused, fNoBlankLines, fMessagesPrefixed},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "msg-sonnet-5", "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
-				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), "msg-sonnet-5", 6)
+				body := map[string]any{"model": s.model("msg-sonnet-5"), "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), s.model("msg-sonnet-5"), 6)
 			}},
 		{"images-json", append(slices.Clone(jsonImageFaults), fAlphaDropped, fAlphaSpeck, fFewerImages, fQualityOther, fGenSizeIgnored),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png", "quality": "high"}
+				body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png", "quality": "high"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
 					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true, quality: "high"})
 				return v
 			}},
 		{"images-json-background-auto", append(slices.Clone(jsonImageFaults), fBackgroundEcho, fGenNDefault2, fGenSizeIgnored),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "a lighthouse", "size": "1024x1024", "background": "auto", "output_format": "webp"}
+				body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "a lighthouse", "size": "1024x1024", "background": "auto", "output_format": "webp"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
 					imageExpect{n: 1, format: "webp", w: 1024, h: 1024})
 				return v
@@ -262,7 +265,7 @@ func scenarios() []scenario {
 			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull, fEditMultipartRefused, fPNGCompressionNeeded, fNoBlankLines},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
-				body := makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
+				body := makeMultipart(t, map[string]string{"model": s.model("gen-image-2.5-sunburst"), "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})
 				return validateImageStream(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...),
 					imageExpect{n: 1, format: "png", w: 1024, h: 1024, family: "image_edit", partial: 1})
 			}},
@@ -271,7 +274,7 @@ func scenarios() []scenario {
 				a, b, _ := refs(t)
 				exp := imageExpect{n: 1, format: "png", w: 1024, h: 1024}
 				edit := func(ref []byte) (violations, []*decoded) {
-					body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "paint it", "size": "1024x1024",
+					body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "paint it", "size": "1024x1024",
 						"images": []any{map[string]any{"image_url": dataURL(ref)}}}
 					return validateImageJSON(s.do(t, "POST", "/v1/images/edits", keys.Image, body, o...), exp)
 				}
@@ -309,10 +312,10 @@ func scenarios() []scenario {
 					key  string
 					body any
 				}{
-					"/v1/chat/completions":   {keys.Text, map[string]any{"model": "gen-5.5", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
-					"/v1/messages":           {keys.Alt, map[string]any{"model": "alt-flash", "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
-					"/v1/images/generations": {keys.Image, map[string]any{"model": "gen-image-2", "prompt": "x", "size": "1024x1024"}},
-					"/v1/images/edits": {keys.Image, map[string]any{"model": "gen-image-2.5-flare", "prompt": "x", "size": "1024x1024",
+					"/v1/chat/completions":   {keys.Text, map[string]any{"model": s.model("gen-5.5"), "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
+					"/v1/messages":           {keys.Alt, map[string]any{"model": s.model("alt-flash"), "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}},
+					"/v1/images/generations": {keys.Image, map[string]any{"model": s.model("gen-image-2"), "prompt": "x", "size": "1024x1024"}},
+					"/v1/images/edits": {keys.Image, map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "x", "size": "1024x1024",
 						"images": []any{map[string]any{"image_url": dataURL(a)}}}},
 				} {
 					if r := s.do(t, "POST", path, c.key, c.body, o...); r.status/100 != 2 {
@@ -320,7 +323,7 @@ func scenarios() []scenario {
 						unserved[path] = true
 					}
 				}
-				rows := section7Rows()
+				rows := section7Rows(s)
 				served := map[string]bool{} // rows answered 200
 				for _, row := range rows {
 					if unserved[row.path] {
@@ -365,29 +368,30 @@ func scenarios() []scenario {
 // applies the validator must find exactly that fault, elsewhere nothing.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	s := shared(t)
 	scs := scenarios()
-	t.Run("baseline", func(t *testing.T) {
-		for _, sc := range scs {
-			assert.Empty(t, sc.run(t, s).names(), sc.name)
+	eachNaming(t, func(t *testing.T, s *testServer) {
+		t.Run("baseline", func(t *testing.T) {
+			for _, sc := range scs {
+				assert.Empty(t, sc.run(t, s).names(), sc.name)
+			}
+		})
+		for _, f := range Faults() {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Parallel()
+				shown := 0
+				for _, sc := range scs {
+					got := sc.run(t, s, withFault(f.Name)).names()
+					if slices.Contains(sc.shows, f.Name) {
+						shown++
+						assert.Equal(t, []string{f.Name}, got, "scenario %s", sc.name)
+					} else {
+						assert.Empty(t, got, "scenario %s", sc.name)
+					}
+				}
+				assert.Positive(t, shown, "no scenario shows fault %s", f.Name)
+			})
 		}
 	})
-	for _, f := range Faults() {
-		t.Run(f.Name, func(t *testing.T) {
-			t.Parallel()
-			shown := 0
-			for _, sc := range scs {
-				got := sc.run(t, s, withFault(f.Name)).names()
-				if slices.Contains(sc.shows, f.Name) {
-					shown++
-					assert.Equal(t, []string{f.Name}, got, "scenario %s", sc.name)
-				} else {
-					assert.Empty(t, got, "scenario %s", sc.name)
-				}
-			}
-			assert.Positive(t, shown, "no scenario shows fault %s", f.Name)
-		})
-	}
 }
 
 func TestFaultConfigAndHeader(t *testing.T) {
@@ -430,7 +434,7 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 	ref1024Once.Do(func() { ref1024 = gradientPNG(t, 1024, 1024, false) })
 	v := violations{}
 	edit := func(extra map[string]any) map[string]any {
-		body := map[string]any{"model": "gen-image-2.5-flare", "prompt": "paint it", "size": "1024x1024",
+		body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "paint it", "size": "1024x1024",
 			"images": []any{map[string]any{"image_url": dataURL(a)}}}
 		for k, x := range extra {
 			if x == nil {
@@ -442,14 +446,14 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 		return body
 	}
 	form := func(files ...formFile) multipartBody {
-		return makeMultipart(t, map[string]string{"model": "gen-image-2.5-sunburst", "prompt": "paint it", "size": "1024x1024"}, files...)
+		return makeMultipart(t, map[string]string{"model": s.model("gen-image-2.5-sunburst"), "prompt": "paint it", "size": "1024x1024"}, files...)
 	}
 	for _, c := range []struct {
 		fault string
 		body  any
 	}{
 		{fQualityMaxRefused, edit(map[string]any{"quality": "max"})},
-		{fImage2QualityRefused, edit(map[string]any{"model": modelImage2, "quality": "low"})},
+		{fImage2QualityRefused, edit(map[string]any{"model": s.model(modelImage2), "quality": "low"})},
 		{fOpaqueRefused, edit(map[string]any{"background": "opaque", "output_format": "jpeg"})},
 		{fBackgroundAutoRefused, edit(map[string]any{"background": "auto", "output_format": "webp"})},
 		{fJPEGZeroRefused, edit(map[string]any{"output_format": "jpeg", "output_compression": 0})},
@@ -493,7 +497,7 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 	routeMissing := func(r resp) bool {
 		return r.status == http.StatusNotFound && strings.Contains(string(r.body), "Route not found")
 	}
-	r = s.do(t, "POST", "/v1/images/generations", keys.Image, map[string]any{"model": modelImage2, "prompt": "paint it", "size": "1024x1024", "quality": "auto"}, o...)
+	r = s.do(t, "POST", "/v1/images/generations", keys.Image, map[string]any{"model": s.model(modelImage2), "prompt": "paint it", "size": "1024x1024", "quality": "auto"}, o...)
 	switch {
 	case r.status == http.StatusBadRequest:
 		v.add(fGenQualityAutoRefused)
@@ -526,27 +530,27 @@ func verifiedValues(t *testing.T, s *testServer, o ...reqOpt) violations {
 // every stream follows the one before with no blank line, and the stream's
 // last event keeps its blank line, whatever the stream's last kind.
 func TestNoBlankLinesEndsEveryStream(t *testing.T) {
-	s := shared(t)
-	keys := DefaultKeys()
 	msgs := []any{map[string]any{"role": "user", "content": "Say hello"}}
-	for _, tt := range []struct {
-		name, path, key string
-		body            map[string]any
-	}{
-		{"chat", "/v1/chat/completions", keys.Text, map[string]any{"model": "gen-5.5", "messages": msgs, "stream": true}},
-		{"messages", "/v1/messages", keys.Messages, map[string]any{"model": "msg-sonnet-5", "max_tokens": 64, "messages": msgs, "stream": true}},
-		{"responses", "/v1/responses", keys.Text, map[string]any{"model": "gen-5.5", "input": "Say hello", "stream": true}},
-		{"two images", "/v1/images/generations", keys.Image, map[string]any{"model": "gen-image-2.5-flare", "prompt": "x", "size": "1024x1024",
-			"quality": "low", "n": 2, "stream": true, "partial_images": 1}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := json.Marshal(tt.body)
-			require.NoError(t, err)
-			r := s.do(t, "POST", tt.path, tt.key, b, withFault(fNoBlankLines))
-			require.Equal(t, 200, r.status, "%s", r.body)
-			body := string(r.body)
-			assert.True(t, strings.HasSuffix(body, "\n\n"), "the last event keeps its blank line")
-			assert.NotContains(t, strings.TrimSuffix(body, "\n\n"), "\n\n", "no blank line between events")
-		})
-	}
+	eachNaming(t, func(t *testing.T, s *testServer) {
+		for _, tt := range []struct {
+			name, path, key string
+			body            map[string]any
+		}{
+			{"chat", "/v1/chat/completions", keys.Text, map[string]any{"model": s.model("gen-5.5"), "messages": msgs, "stream": true}},
+			{"messages", "/v1/messages", keys.Messages, map[string]any{"model": s.model("msg-sonnet-5"), "max_tokens": 64, "messages": msgs, "stream": true}},
+			{"responses", "/v1/responses", keys.Text, map[string]any{"model": s.model("gen-5.5"), "input": "Say hello", "stream": true}},
+			{"two images", "/v1/images/generations", keys.Image, map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "x", "size": "1024x1024",
+				"quality": "low", "n": 2, "stream": true, "partial_images": 1}},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				b, err := json.Marshal(tt.body)
+				require.NoError(t, err)
+				r := s.do(t, "POST", tt.path, tt.key, b, withFault(fNoBlankLines))
+				require.Equal(t, 200, r.status, "%s", r.body)
+				body := string(r.body)
+				assert.True(t, strings.HasSuffix(body, "\n\n"), "the last event keeps its blank line")
+				assert.NotContains(t, strings.TrimSuffix(body, "\n\n"), "\n\n", "no blank line between events")
+			})
+		}
+	})
 }

@@ -35,7 +35,9 @@ type Gateway struct {
 }
 
 // New builds a Gateway. It fails on unknown fault names, duplicate or empty
-// keys, and extra models of an unknown kind.
+// keys, extra models of an unknown kind, model names for unknown models,
+// vendor words other than the neutral ones, and names that give one list
+// two models of one name.
 func New(cfg Config) (*Gateway, error) {
 	cfg.Keys = cfg.Keys.withDefaults()
 	faults := map[string]bool{}
@@ -105,21 +107,40 @@ func (g *Gateway) indexKeys() error {
 }
 
 // listModels builds each key kind's model list: the built-in models, then
-// the extra models not among them.
+// the extra models not among them, each under its served name (names.go).
+// Two models of one list served under one name is an error.
 func (g *Gateway) listModels() error {
-	for kind, ids := range builtinModels {
-		for _, id := range ids {
-			g.lists[kind] = append(g.lists[kind], model{ID: id, OwnedBy: ownerOf[kind], Created: modelsCreated, Family: kind})
+	if err := checkModelNames(g.cfg.ModelNames, g.cfg.ExtraModels); err != nil {
+		return err
+	}
+	if err := checkVendorWords(g.cfg.VendorWords); err != nil {
+		return err
+	}
+	add := func(kind, spec string) error {
+		m := model{ID: g.cfg.servedName(spec), Spec: spec, OwnedBy: ownerOf[kind], Created: modelsCreated, Family: kind}
+		if other, dup := g.lookupModel(kind, m.ID); dup {
+			return fmt.Errorf("models %s and %s are both served as %s", other.Spec, spec, m.ID)
+		}
+		g.lists[kind] = append(g.lists[kind], m)
+		return nil
+	}
+	for _, kind := range keyKinds {
+		for _, spec := range builtinModels[kind] {
+			if err := add(kind, spec); err != nil {
+				return err
+			}
 		}
 	}
 	for _, em := range g.cfg.ExtraModels {
 		if _, ok := builtinModels[em.Kind]; !ok || em.ID == "" {
 			return fmt.Errorf("extra model %q:%q: bad kind or empty id", em.Kind, em.ID)
 		}
-		if slices.ContainsFunc(g.lists[em.Kind], func(m model) bool { return m.ID == em.ID }) {
+		if slices.ContainsFunc(g.lists[em.Kind], func(m model) bool { return m.Spec == em.ID }) {
 			continue
 		}
-		g.lists[em.Kind] = append(g.lists[em.Kind], model{ID: em.ID, OwnedBy: ownerOf[em.Kind], Created: modelsCreated, Family: em.Kind})
+		if err := add(em.Kind, em.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -29,25 +29,63 @@ var keys = DefaultKeys()
 type testServer struct {
 	*httptest.Server
 	gw *Gateway
+	// neutralFree asserts that no answer names a model by a neutral id
+	// (gen-, msg-, alt-): set where every neutral word is renamed and the
+	// tests name their models through model only.
+	neutralFree bool
 }
 
-// shared is one gateway for most tests, so its image cache serves repeated
-// renders across tests (1024x1024 encodes cost about a second under -race).
-var (
-	sharedOnce sync.Once
-	sharedSrv  *testServer
-)
+// model is the name s serves the model of spec id spec under (for a
+// retired or unknown id, the name it would have): tests that run under
+// several namings name their models through it.
+func (s *testServer) model(spec string) string { return s.gw.cfg.servedName(spec) }
 
-func shared(t *testing.T) *testServer {
-	t.Helper()
-	sharedOnce.Do(func() {
-		g, err := New(Config{ExtraModels: []ExtraModel{{KindImage, "gen-image-9-extra"}, {KindText, "gen-extra"}}})
+// sharedServer is one gateway for many tests, so its image cache serves
+// repeated renders across tests (1024x1024 encodes cost about a second
+// under -race).
+type sharedServer struct {
+	cfg         Config
+	neutralFree bool // see testServer
+	once        sync.Once
+	srv         *testServer
+}
+
+// get starts the gateway on first use.
+func (sh *sharedServer) get() *testServer {
+	sh.once.Do(func() {
+		g, err := New(sh.cfg)
 		if err != nil {
 			panic(err)
 		}
-		sharedSrv = &testServer{Server: httptest.NewServer(g), gw: g}
+		sh.srv = &testServer{Server: httptest.NewServer(g), gw: g, neutralFree: sh.neutralFree}
 	})
-	return sharedSrv
+	return sh.srv
+}
+
+var (
+	sharedExtras = []ExtraModel{{KindImage, "gen-image-9-extra"}, {KindText, "gen-extra"}}
+	// testVendorWords is --vendor-words gen=gpt,msg=claude,alt=gemini, the
+	// renaming the oracle tests run under besides none.
+	testVendorWords = map[string]string{"gen": "gpt", "msg": "claude", "alt": "gemini"}
+	sharedSpecIDs   = &sharedServer{cfg: Config{ExtraModels: sharedExtras}}
+	sharedVendor    = &sharedServer{cfg: Config{ExtraModels: sharedExtras, VendorWords: testVendorWords}, neutralFree: true}
+)
+
+// shared is the gateway serving its models under their spec ids.
+func shared(*testing.T) *testServer { return sharedSpecIDs.get() }
+
+// sharedVendorWords is the gateway serving its models under testVendorWords.
+func sharedVendorWords(*testing.T) *testServer { return sharedVendor.get() }
+
+// eachNaming runs test against the shared gateway under each naming: its
+// models' spec ids, and testVendorWords.
+func eachNaming(t *testing.T, test func(t *testing.T, s *testServer)) {
+	for _, n := range []struct {
+		name   string
+		server func(*testing.T) *testServer
+	}{{"spec-ids", shared}, {"vendor-words", sharedVendorWords}} {
+		t.Run(n.name, func(t *testing.T) { test(t, n.server(t)) })
+	}
 }
 
 // newServer starts a private gateway; its cleanup asserts no panic was recovered.
@@ -123,7 +161,34 @@ func (s *testServer) do(t *testing.T, method, path, key string, body any, opts .
 	data, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	require.Less(t, res.StatusCode, 500, "5xx: %.300s", data)
+	if s.neutralFree {
+		require.Empty(t, neutralID(data), "%s %s answered a neutral id: %.300s", method, path, data)
+	}
 	return resp{status: res.StatusCode, header: res.Header, body: data, path: path}
+}
+
+// neutralID is the text from the first model id with a neutral word (gen-,
+// msg-, alt-) in body on, or "". Image data is base64, which has no dash: a
+// plain search keeps this cheap on answers of megabytes.
+func neutralID(body []byte) string {
+	for _, word := range neutralWords {
+		needle := []byte(word + "-")
+		for at := 0; ; at += len(needle) {
+			i := bytes.Index(body[at:], needle)
+			if i < 0 {
+				break
+			}
+			at += i
+			if at == 0 || !isAlphanumeric(body[at-1]) { // not the end of another word
+				return string(body[at:min(at+40, len(body))])
+			}
+		}
+	}
+	return ""
+}
+
+func isAlphanumeric(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }
 
 // multipartBody is a ready multipart/form-data body.

@@ -37,15 +37,15 @@ type hooks struct {
 	overrides map[rule]int
 	// accepted may change how a valid request to ep is answered.
 	accepted func(ep endpoint, a *answer)
-	// body changes a success JSON body of endpoint ep.
-	body func(ep endpoint, body map[string]any)
+	// body changes the success JSON body of call c.
+	body func(c *call, body map[string]any)
 	// event sees each event a handler plans and returns the events to write
 	// in its place: none drops it; several write events it held back before.
 	event func(s *stream, ev event) []event
 	// image changes output image p of job j before it is drawn.
 	image func(j *imageJob, p *picture)
-	// imageDefault names the model serving an image request to ep that
-	// names none, instead of the spec's.
+	// imageDefault gives the spec id of the model serving an image request
+	// to ep that names none, instead of the spec's.
 	imageDefault func(ep endpoint) string
 	// refuse answers every request routed to ep with an error status and
 	// message instead of its handler (status 0: the handler answers), as a
@@ -58,9 +58,9 @@ type hooks struct {
 	// keyless names the key kind a request with a missing or unknown key
 	// is served as ("": refused with 401, as 5.1 has it).
 	keyless func() string
-	// unserved reports whether model id, listed for the key, is answered on
+	// unserved reports whether model m, listed for the key, is answered on
 	// ep as an unknown model (404) instead of being served.
-	unserved func(ep endpoint, id string) bool
+	unserved func(ep endpoint, m model) bool
 	// content may refuse a valid chat or messages request to ep, served by
 	// model m, for the content of one of its messages (the error answers
 	// it); stream is the request's stream value.
@@ -201,17 +201,17 @@ func (c *call) accept() {
 func (c *call) reply(body map[string]any) {
 	for _, f := range c.faults {
 		if f.body != nil {
-			f.body(c.ep, body)
+			f.body(c, body)
 		}
 	}
 	c.writeJSON(c.ans.status, body)
 }
 
-// unserved reports whether a fault answers model id, listed for the key,
+// unserved reports whether a fault answers model m, listed for the key,
 // on this call's endpoint as unknown.
-func (c *call) unserved(id string) bool {
+func (c *call) unserved(m model) bool {
 	for _, f := range c.faults {
-		if f.unserved != nil && f.unserved(c.ep, id) {
+		if f.unserved != nil && f.unserved(c.ep, m) {
 			return true
 		}
 	}
@@ -264,8 +264,9 @@ func (c *call) keylessKind() string {
 	return ""
 }
 
-// defaultImageModel is the model serving an image request that names none:
-// gen-image-2.5-flare (4.4, 4.5), unless a fault names another.
+// defaultImageModel is the spec id of the model serving an image request
+// that names none: gen-image-2.5-flare (4.4, 4.5), unless a fault names
+// another.
 func (c *call) defaultImageModel() string {
 	id := modelImageFlare
 	for _, f := range c.faults {

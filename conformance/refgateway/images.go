@@ -167,18 +167,17 @@ func (c *call) imagePrompt(p *string) (string, error) {
 // gen-image-2). A request let through with an unknown model is served by
 // the default model.
 func (c *call) imageModel(lister string, id *string) (model, error) {
-	want := c.defaultImageModel()
+	want := c.g.specModel(lister, c.defaultImageModel()).ID
 	if id != nil && *id != "" {
 		want = *id
 	}
-	if m, found := c.g.lookupModel(lister, want); found && m.Family == KindImage && !c.unserved(want) {
+	if m, found := c.g.lookupModel(lister, want); found && m.Family == KindImage && !c.unserved(m) {
 		return m, nil
 	}
 	if err := c.unknownModel(want); err != nil {
 		return model{}, err
 	}
-	m, _ := c.g.lookupModel(KindImage, modelImageFlare)
-	return m, nil
+	return c.g.specModel(KindImage, modelImageFlare), nil
 }
 
 // readOutputParams checks the parameters shaping the output images. The
@@ -227,7 +226,7 @@ func (j *imageJob) readQuality(req *imageRequest) error {
 		return nil
 	}
 	allowed := quality25
-	if j.model.ID == modelImage2 {
+	if j.model.Spec == modelImage2 {
 		allowed = qualityImg2
 	}
 	if !slices.Contains(allowed, *req.Quality) {
@@ -309,7 +308,7 @@ func (c *call) partialImages(p *int) (int, error) {
 // generation takes none.
 func (c *call) readInputImages(job *imageJob, req *imageRequest, files *formFiles) error {
 	if job.edit {
-		return c.readEditInputs(job, req, files, job.model.ID == modelImage2)
+		return c.readEditInputs(job, req, files)
 	}
 	if len(req.Images) > 0 || req.Mask != nil {
 		return bad("images", "image generation takes no reference images; use /v1/images/edits")
@@ -356,7 +355,7 @@ func decodeInput(b []byte) (img image.Image, err error) {
 func (j *imageJob) hash() uint64 {
 	h := fnv.New64a()
 	put := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
-	put(j.model.ID)
+	put(j.model.Spec) // a renamed model draws the same pictures
 	put(j.prompt)
 	put(j.size)
 	// Quality, background and format do not enter the seed: they change how

@@ -109,16 +109,19 @@ func (c *call) messagesModel(id string) (model, error) {
 	return c.messagesFallback(), nil
 }
 
+// modelMessages is the model messagesFallback falls back to.
+const modelMessages = "msg-sonnet-5"
+
 // messagesFallback serves a messages request let through without a known
-// model: as the key's first model would be, or as msg-sonnet-5 when that is
-// not served on /v1/messages.
+// model: as the key's first model would be, or as modelMessages when that
+// is not served on /v1/messages.
 func (c *call) messagesFallback() model {
 	var m model
 	if list := c.g.lists[c.kind]; len(list) > 0 {
 		m = list[0]
 	}
 	if !servedOnMessages(m) {
-		m = model{ID: "msg-sonnet-5", Family: KindMessages}
+		m = c.g.specModel(KindMessages, modelMessages)
 	}
 	return m
 }

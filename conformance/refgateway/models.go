@@ -2,19 +2,25 @@ package refgateway
 
 // model is one entry of a key's model list.
 type model struct {
-	ID      string
+	ID string // the name it is listed, requested and answered under
+	// Spec is its id in the spec (or as --extra-model gives it): what its
+	// behaviour is chosen by. It is ID unless the model is renamed (names.go).
+	Spec    string
 	OwnedBy string
 	Created int64
 	Family  string // key kind whose behaviour it has
 }
 
+// keyKinds are the key kinds, in the order lists of every kind are given.
+var keyKinds = []string{KindText, KindMessages, KindImage, KindAlt}
+
 // Built-in model lists per key kind (spec sections 1 and 2.1). The first
 // entry of each list is the key's verified model that the model-missing
 // fault leaves out.
 var builtinModels = map[string][]string{
-	KindText:     {"gen-5.5", "gen-5.6-luna", "gen-5.6-sol", "gen-5.6-terra", "gen-6-astra"},
-	KindMessages: {"msg-sonnet-5", "msg-opus-5", "msg-haiku-4-5-20251001"},
-	KindImage:    {"gen-image-2", "gen-image-2.5-flare", "gen-image-2.5-sunburst"},
+	KindText:     {modelChat, "gen-5.6-luna", "gen-5.6-sol", "gen-5.6-terra", "gen-6-astra"},
+	KindMessages: {modelMessages, "msg-opus-5", "msg-haiku-4-5-20251001"},
+	KindImage:    {modelImage2, modelImageFlare, "gen-image-2.5-sunburst"},
 	KindAlt:      {"alt-flash", "alt-v4-pro"},
 }
 
@@ -30,21 +36,27 @@ func (c *call) models() {
 	list := c.g.lists[c.kind]
 	data := make([]any, 0, len(list))
 	for _, m := range list {
-		data = append(data, map[string]any{"id": m.ID, "object": "model", "owned_by": m.OwnedBy, "created": m.Created})
+		data = append(data, m.record())
 	}
 	c.reply(map[string]any{"object": "list", "data": data})
 }
 
-// lookupModel finds id in the caller's model list.
-// A model a fault leaves unserved is not found.
-func (c *call) lookupModel(id string) (model, bool) {
-	if c.unserved(id) {
-		return model{}, false
-	}
-	return c.g.lookupModel(c.kind, id)
+// record is m's entry in a model list (2.1).
+func (m model) record() map[string]any {
+	return map[string]any{"id": m.ID, "object": "model", "owned_by": m.OwnedBy, "created": m.Created}
 }
 
-// lookupModel finds id in the model list of key kind kind.
+// lookupModel finds the model named id in the caller's model list.
+// A model a fault leaves unserved is not found.
+func (c *call) lookupModel(id string) (model, bool) {
+	m, found := c.g.lookupModel(c.kind, id)
+	if !found || c.unserved(m) {
+		return model{}, false
+	}
+	return m, true
+}
+
+// lookupModel finds the model named id in the model list of key kind kind.
 func (g *Gateway) lookupModel(kind, id string) (model, bool) {
 	for _, m := range g.lists[kind] {
 		if m.ID == id {
@@ -52,6 +64,18 @@ func (g *Gateway) lookupModel(kind, id string) (model, bool) {
 		}
 	}
 	return model{}, false
+}
+
+// specModel is the built-in model of key kind kind whose spec id is spec,
+// under the name it is served as: the model serving a request that names
+// none, or that a fault names.
+func (g *Gateway) specModel(kind, spec string) model {
+	for _, m := range g.lists[kind] {
+		if m.Spec == spec {
+			return m
+		}
+	}
+	panic("refgateway: no built-in model " + spec + " for key kind " + kind)
 }
 
 // unknownModel is the error answering a model outside the caller's list, or

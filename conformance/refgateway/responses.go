@@ -35,7 +35,7 @@ func (c *call) responses() {
 			c.answerErr(err)
 			return
 		}
-		m = chatModel // a fault let the unknown model through: the default text model serves it, as on chat
+		m = c.g.specModel(KindText, modelChat) // a fault let the unknown model through: the default text model serves it, as on chat
 	}
 	c.accept()
 
@@ -82,7 +82,7 @@ type responsesReply struct {
 }
 
 func (c *call) newResponsesReply(m model, prompt string, maxTokens int) *responsesReply {
-	words, cut := c.ans.limit(generate(m.ID, prompt, nil), maxTokens)
+	words, cut := c.ans.limit(generate(m.Spec, prompt, nil), maxTokens)
 	inTok := countWords(prompt) + 3
 	return &responsesReply{
 		respID: "resp_" + randHex(12), itemID: "msg_" + randHex(12), created: time.Now().Unix(),

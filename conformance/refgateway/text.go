@@ -44,7 +44,7 @@ func (c *call) acceptText(t *textRequest, stream *bool, maxTokensSet, temperatur
 // generateText is the answer to t: its words, bounded by max_tokens (cut
 // reports that the bound cut them), and the output tokens usage reports.
 func (c *call) generateText(t *textRequest) (words []string, cut bool, outputTokens int) {
-	words, cut = c.ans.limit(generate(t.model.ID, t.prompt, t.prefix), t.maxTokens)
+	words, cut = c.ans.limit(generate(t.model.Spec, t.prompt, t.prefix), t.maxTokens)
 	return words, cut, c.ans.outputTokens(words, t.maxTokens)
 }
 
