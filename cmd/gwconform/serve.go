@@ -19,7 +19,8 @@ import (
 	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
-// repeatFlag is a repeatable string flag (--fault, --extra-model).
+// repeatFlag is a repeatable string flag (--fault, --extra-model,
+// --model-name, --vendor-words).
 type repeatFlag []string
 
 func (r *repeatFlag) String() string     { return strings.Join(*r, ",") }
@@ -58,6 +59,8 @@ type serveCmd struct {
 	latency        string
 	rateLimit      string
 	faults, extras repeatFlag
+	modelNames     repeatFlag // --model-name SPEC=NAME
+	vendorWords    repeatFlag // --vendor-words WORD=NAME[,...]
 	listFaults     bool
 	tlsDir         string
 	si             standIn // --upstream, --record, --replay, --replay-timing
@@ -79,6 +82,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.StringVar(&c.rateLimit, "rate-limit", "", "limit each key's requests: `SPEC` is RATE[,burst=N][,CLASS=RATE...], RATE like 2/s or 10/m (the first is every class's), CLASS one of models, chat, messages, images, responses, burst the bucket size (default 1), e.g. 2/s,burst=2,images=10/m; over it 429 with Retry-After")
 	fs.Var(&c.faults, "fault", "switch a fault on for every request (repeatable, or comma-separated; see --list-faults)")
 	fs.Var(&c.extras, "extra-model", "list and serve an extra model, KIND:ID with KIND text, messages, image or alt (repeatable)")
+	fs.Var(&c.modelNames, "model-name", "serve a model under another name, `SPEC=NAME`: the model of spec id (or --extra-model id) SPEC is listed and answered as NAME only, and SPEC is then unknown, e.g. gen-5.5=company-chat (repeatable; wins over --vendor-words)")
+	fs.Var(&c.vendorWords, "vendor-words", "serve every model under a vendor's name, `WORD=NAME[,...]`: an id starting with the neutral WORD (gen, msg or alt) is served with NAME in its place, e.g. gen=gpt,msg=claude,alt=gemini serves gen-5.5 as gpt-5.5, gen=openai/gpt as openai/gpt-5.5; the spec ids are then unknown (repeatable)")
 	fs.BoolVar(&c.listFaults, "list-faults", false, "print the fault switches and the rule each breaks, then exit")
 	fs.StringVar(&c.tlsDir, "tls", "", "serve HTTPS with a new self-signed certificate for 127.0.0.1 and localhost, written to DIR/cert.pem (give it to run --ca-cert)")
 	fs.StringVar(&c.si.upstream, "upstream", "", "relay every request to the gateway at `URL` instead of answering as the reference gateway, recording each exchange (with --record)")
@@ -116,7 +121,7 @@ func (c *serveCmd) standInRequested() bool {
 }
 
 // serveGateway serves the reference gateway, shaped by --latency,
-// --rate-limit, --fault and --extra-model.
+// --rate-limit, --fault, --extra-model, --model-name and --vendor-words.
 func (c *serveCmd) serveGateway(ctx context.Context) int {
 	cfg, err := c.gatewayConfig()
 	if err != nil {
@@ -134,6 +139,12 @@ func (c *serveCmd) serveGateway(ctx context.Context) int {
 		}
 		if cfg.RateLimit.Enabled() {
 			fmt.Fprintf(w, "  rate limit:   %s\n", cfg.RateLimit)
+		}
+		if len(c.vendorWords) > 0 {
+			fmt.Fprintf(w, "  vendor words: %s\n", strings.Join(c.vendorWords, ","))
+		}
+		if len(c.modelNames) > 0 {
+			fmt.Fprintf(w, "  model names:  %s\n", strings.Join(c.modelNames, ","))
 		}
 	}
 	return c.listenAndServe(ctx, gw, banner)
@@ -160,6 +171,12 @@ func (c *serveCmd) gatewayConfig() (refgateway.Config, error) {
 		}
 		cfg.ExtraModels = append(cfg.ExtraModels, em)
 	}
+	if cfg.ModelNames, err = refgateway.ParseModelNames(c.modelNames, cfg.ExtraModels); err != nil {
+		return cfg, fmt.Errorf("--model-name: %w", err)
+	}
+	if cfg.VendorWords, err = refgateway.ParseVendorWords(c.vendorWords); err != nil {
+		return cfg, fmt.Errorf("--vendor-words: %w", err)
+	}
 	return cfg, nil
 }
 
@@ -167,8 +184,8 @@ func (c *serveCmd) gatewayConfig() (refgateway.Config, error) {
 // answer what the upstream gateway or the recording says, so the flags
 // shaping the reference gateway are refused.
 func (c *serveCmd) serveStandIn(ctx context.Context) int {
-	if c.latency != "" || c.rateLimit != "" || len(c.faults) > 0 || len(c.extras) > 0 {
-		fmt.Fprintln(c.stderr, "gwconform serve: --latency, --rate-limit, --fault and --extra-model shape the reference gateway; a relay or a replay answers what the recording says")
+	if c.latency != "" || c.rateLimit != "" || len(c.faults) > 0 || len(c.extras) > 0 || len(c.modelNames) > 0 || len(c.vendorWords) > 0 {
+		fmt.Fprintln(c.stderr, "gwconform serve: --latency, --rate-limit, --fault and --extra-model shape the reference gateway, as --model-name and --vendor-words do; a relay or a replay answers what the recording says")
 		return exitNotStart
 	}
 	c.si.keys = map[string]string{refgateway.KindText: c.keys.Text, refgateway.KindMessages: c.keys.Messages, refgateway.KindImage: c.keys.Image, refgateway.KindAlt: c.keys.Alt}
