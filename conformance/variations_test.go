@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -168,6 +169,8 @@ func variations() []variation {
 		// Fragments of one character each are fragments (6.2), never
 		// cumulative deltas, whatever the text.
 		{name: "text deltas of one character", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: oneCharDeltas},
+		{name: "a first delta of a line end, repeated at the start of the next", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: leadingDelta("\n")},
+		{name: "a first delta of a star, repeated at the start of the next", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: leadingDelta("*")},
 		// A stream's model is judged in the strict tier only, in the
 		// spellings the JSON checks accept for "model used" (2.3, 2.4).
 		{name: "stream model with a vendor prefix, a snapshot or an undated alias", cases: []string{"chat-stream*", "messages-stream*", "messages-alt-stream"},
@@ -791,6 +794,29 @@ func oneCharDeltas(evs []wireEvent) []wireEvent {
 		}
 	}
 	return out
+}
+
+// leadingDelta puts a delta of lead before the first text delta, and lead
+// again at the start of that delta: "\n" then "\nThe sea is calm.", as a
+// model that opens with a line end streams it. A fragment that begins with
+// the text before it by chance, once, is no cumulative delta.
+func leadingDelta(lead string) func(evs []wireEvent) []wireEvent {
+	return func(evs []wireEvent) []wireEvent {
+		for i, ev := range evs {
+			m := decode(ev.data)
+			delta, key := textDelta(m)
+			text, _ := delta[key].(string)
+			if text == "" {
+				continue
+			}
+			delta[key] = lead
+			first := wireEvent{name: ev.name, data: encode(m)}
+			delta[key] = lead + text
+			evs[i].data = encode(m)
+			return append(append(slices.Clone(evs[:i]), first), evs[i:]...)
+		}
+		return evs
+	}
 }
 
 // textDelta is the object holding an event's text delta and its key: a chat

@@ -138,11 +138,11 @@ func (g *chat) chunkID(n int, doc gjson.Result) []Violation {
 func (g *chat) choice(n int, c gjson.Result) []Violation {
 	var vs []Violation
 	if s := c.Get("delta.content"); s.Type == gjson.String {
-		// 6.2: "Text fragments are in choices[].delta.content": a
-		// delta that repeats the whole text so far is no fragment.
-		if g.text.repeatedBy(s.Str) && g.once.first(RuleChatCumulative) {
+		// 6.2: "Text fragments are in choices[].delta.content": deltas
+		// that each repeat the whole text so far are no fragments.
+		if g.text.cumulative(s.Str) && g.once.first(RuleChatCumulative) {
 			vs = append(vs, Violation{Event: n, Rule: RuleChatCumulative,
-				Message:  "a text delta repeats the whole text before it: deltas are cumulative, not fragments (spec 6.2), so a client joining them gets the text many times",
+				Message:  "text deltas repeat the whole text before them, delta after delta: deltas are cumulative, not fragments (spec 6.2), so a client joining them gets the text many times",
 				Expected: "a fragment that continues the text", Actual: snippet([]byte(s.Raw))})
 		}
 		g.text.WriteString(s.Str)

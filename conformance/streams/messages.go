@@ -257,9 +257,9 @@ func (g *Messages) block(n int, typ string, doc gjson.Result) []Violation {
 			// delta repeating the text before it is strict-tier: the
 			// official accumulators (Message.Accumulate, the JS
 			// MessageStream) append each delta.text to the block.
-			if g.text.repeatedBy(t.Str) && g.once.first(RuleMsgCumulative) {
+			if g.text.cumulative(t.Str) && g.once.first(RuleMsgCumulative) {
 				vs = append(vs, Violation{Event: n, Rule: RuleMsgCumulative, Strict: true,
-					Message:  "a text delta repeats the whole text before it: the official accumulators append deltas, so they get the text many times",
+					Message:  "text deltas repeat the whole text before them, delta after delta: the official accumulators append deltas, so they get the text many times",
 					Expected: "a delta that continues the text", Actual: snippet([]byte(t.Raw))})
 			}
 			g.text.WriteString(t.Str)

@@ -2,7 +2,7 @@ package streams
 
 import (
 	"strings"
-	"unicode"
+	"unicode/utf8"
 )
 
 // maxText bounds the text a grammar keeps. Text serves expectations such as
@@ -10,8 +10,15 @@ import (
 // must not grow it with the stream.
 const maxText = 1 << 20
 
-// textBuf accumulates stream text up to maxText bytes and drops the rest.
-type textBuf struct{ b strings.Builder }
+// textBuf accumulates stream text up to maxText bytes and drops the rest,
+// and watches its deltas for cumulative ones.
+type textBuf struct {
+	b strings.Builder
+	// prev is the last non-empty delta, and run how many deltas in a row
+	// repeated the whole text before them (cumulative).
+	prev string
+	run  int
+}
 
 func (t *textBuf) WriteString(s string) {
 	if room := maxText - t.b.Len(); room > 0 {
@@ -24,18 +31,36 @@ func (t *textBuf) WriteString(s string) {
 
 func (t *textBuf) String() string { return t.b.String() }
 
-// repeatedBy reports whether delta repeats the whole text so far, as a
-// delta of a stream whose deltas each carry the text before them does (a
-// cumulative stream), or a final delta repeating the text. A client that
-// joins the deltas, as the spec's fragments are read, gets the text many
-// times over. The delta begins with the text and adds to it, or is the text
-// again when that holds two words at least: a fragment may equal a text of
-// one word by chance ("x" then "x" is "xx", "ha" then "ha" is "haha"), not
-// a whole phrase. Cheap for the usual delta, shorter than the text.
-func (t *textBuf) repeatedBy(delta string) bool {
-	so := t.b.String()
-	if so == "" || !strings.HasPrefix(delta, so) {
+// minRepeated is the least text, in characters, a delta must repeat to
+// count as evidence of cumulative deltas: a fragment may begin with a short
+// text again by chance ("\n" then "\nThe sea is calm.", "*" then
+// "**The sea** is calm.").
+const minRepeated = 10
+
+// cumulative observes the next delta, before it is written, and reports
+// whether the stream now shows cumulative deltas, deltas that each carry
+// the whole text before them: this delta and the one before it each
+// repeated the text so far (the deltas joined, as fragments are read, or
+// the delta before it, as a cumulative stream carries it), that text of
+// minRepeated characters at least. Chance produces no such run; a client
+// that joins the deltas, as the spec's fragments are read, gets the text
+// many times over. Anything less, it stays quiet.
+func (t *textBuf) cumulative(delta string) bool {
+	if delta == "" {
 		return false
 	}
-	return len(delta) > len(so) || strings.IndexFunc(strings.TrimSpace(so), unicode.IsSpace) >= 0
+	repeated := ""
+	switch so := t.b.String(); {
+	case so != "" && strings.HasPrefix(delta, so):
+		repeated = so
+	case t.prev != "" && len(delta) > len(t.prev) && strings.HasPrefix(delta, t.prev):
+		repeated = t.prev
+	}
+	if utf8.RuneCountInString(repeated) >= minRepeated {
+		t.run++
+	} else {
+		t.run = 0
+	}
+	t.prev = delta
+	return t.run >= 2
 }
