@@ -6,12 +6,12 @@
 package catalog
 
 import (
-	"strings"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/gwconform/gwconform/conformance/vocab"
