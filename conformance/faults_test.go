@@ -350,3 +350,21 @@ func hasReason(r results.Result, check, says string) bool {
 	}
 	return false
 }
+
+// A stream is judged whole: a wrong media type does not hide what its
+// events break (a relay that dropped the header and sent cumulative
+// deltas showed only the first).
+func TestStreamJudgedWhole(t *testing.T) {
+	suite := loadSuite(t)
+	loc := startLocal(t, refgateway.Config{Faults: []string{"wrong-content-type", "cumulative-deltas"}})
+	calls, err := plan.Make(suite.Catalog, loc.target, plan.Selection{Cases: []string{"chat-stream"}})
+	require.NoError(t, err)
+	var rs []results.Result
+	suite.Runner(loc.target, execute.Options{MaxRetries: -1}).Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		assert.Equal(t, vocab.StatusFail, r.Status)
+		assert.True(t, hasReason(r, "content_type", "want text/event-stream"), "%v", r.Reasons)
+		assert.True(t, hasReason(r, "sse", "chat.cumulative-deltas"), "%v", r.Reasons)
+	}
+}

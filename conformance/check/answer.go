@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net/http"
@@ -79,10 +80,15 @@ func (c *checker) answer(x *Exchange, res *results.Result) {
 		return
 	}
 	if exp.SSE != nil {
-		if !c.checkContentType(resp.Header, "text/event-stream") {
+		// A stream is judged whole: a wrong media type is one reason, and
+		// the events still tell the rest (a relay that drops the header
+		// may also send cumulative deltas). A JSON document in place of
+		// the stream (stream: true ignored) is no stream to judge.
+		body := bufio.NewReader(&cappedReader{r: resp.Body, left: x.Limits.MaxBodyBytes, limit: x.Limits.MaxBodyBytes})
+		if !c.checkContentType(resp.Header, "text/event-stream") && startsJSONDocument(body) {
 			return
 		}
-		c.checkStream(&cappedReader{r: resp.Body, left: x.Limits.MaxBodyBytes, limit: x.Limits.MaxBodyBytes}, exp.SSE, x.Schemas, x.Limits, x.Started, res)
+		c.checkStream(body, exp.SSE, x.Schemas, x.Limits, x.Started, res)
 		return
 	}
 	body, err := ReadBody(resp.Body, x.Limits.MaxBodyBytes)
@@ -91,6 +97,24 @@ func (c *checker) answer(x *Exchange, res *results.Result) {
 		return
 	}
 	c.checkJSONAnswer(x, body, res)
+}
+
+// startsJSONDocument reports whether a body begins, after white space, as
+// a JSON object or array does, without consuming it.
+func startsJSONDocument(body *bufio.Reader) bool {
+	for i := 1; ; i++ {
+		b, err := body.Peek(i)
+		if err != nil || i > 512 {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
 }
 
 // checkJSONAnswer checks a JSON answer: its kind's schema and rules, the
