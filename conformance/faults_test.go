@@ -126,6 +126,7 @@ var faultCases = []faultCase{
 	{"image-event-fields", []string{"edit-stream-partials-1", "edit-stream-strict"}, "edit-stream-strict", "image", "differs from the size field"},
 	{"stream-model-other", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "another model than the one requested"},
 	{"stream-model-other", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "another model than the one requested"},
+	{"stream-model-other", []string{"messages-alt-stream", "messages-alt-stream-strict"}, "messages-alt-stream-strict", "sse-strict", "another model than the one requested"},
 	// Rows proven (issue 17, point 3): sections intro to 4.4
 	{"missing-field", []string{"models-text-list"}, "models-text-list", "schema", `missing required property "object"`},
 	{"missing-field", []string{"messages-json"}, "messages-json", "schema", `missing required property "type"`},
