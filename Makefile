@@ -24,7 +24,7 @@ run:
 # -short, which skips only them; the concurrent runner,
 # the gateway and every other test stay under -race. A second pass runs the
 # whole-catalog tests without it.
-E2E = TestConformance|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
+E2E = TestConformance|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:

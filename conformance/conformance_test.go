@@ -127,3 +127,25 @@ func TestWaivedSubtestsSkip(t *testing.T) {
 		require.NotNil(t, r.Waiver)
 	}
 }
+
+// go test reads GWCONFORM_MODEL_MAP as run reads --model-map: against a
+// gateway that serves gen-5.5 as an alias no rule resolves, the mapped
+// subtests, named by the spec's id, send and pass under the alias.
+func TestGoTestWithAModelMap(t *testing.T) {
+	loc := startLocal(t, refgateway.Config{ModelNames: map[string]string{"gen-5.5": "company-chat"}})
+	t.Setenv("GWCONFORM_BASE_URL", loc.target.BaseURL)
+	t.Setenv("GWCONFORM_TEXT_KEY", loc.target.Keys["text"])
+	t.Setenv("GWCONFORM_TIERS", "verified,negative")
+	t.Setenv("GWCONFORM_MODEL_MAP", "gen-5.5=company-chat")
+	cfg, err := conformance.ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"gen-5.5": "company-chat"}, cfg.Target.Names.Given)
+	cfg.Selection.Features = []string{"chat.*"}
+	cfg.Options.MaxRetries = -1
+	rs := conformance.Run(t, cfg)
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		assert.Equal(t, vocab.StatusPass, r.Status, "%s × %s: %v", r.Case, r.Model, r.Reasons)
+		assert.Equal(t, "company-chat", r.GatewayModel, "%s × %s", r.Case, r.Model)
+	}
+}

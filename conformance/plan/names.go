@@ -320,11 +320,12 @@ func (n ModelNames) Covers(cat *catalog.Catalog, id string) bool {
 
 // Said are the lines that say, per key kind, each spec id sent under
 // another name and how it was found ("text key: gen-5.5 → gpt-5.5; ..."),
-// and each list that could not be read.
+// each spec id the list does not name, and each list that could not be
+// read.
 func (n ModelNames) Said() []string {
 	var lines []string
 	for _, kind := range catalog.KeyKinds {
-		var renamed []string
+		var renamed, unlisted []string
 		unread := ""
 		for _, e := range n.Records() {
 			switch {
@@ -337,10 +338,15 @@ func (n ModelNames) Said() []string {
 				renamed = append(renamed, e.Spec+" → "+e.Gateway+" (--model-map)")
 			case e.Source == NameUnread:
 				unread = e.Why
+			case e.Source == NameUnlisted:
+				unlisted = append(unlisted, e.Spec)
 			}
 		}
 		if len(renamed) > 0 {
 			lines = append(lines, fmt.Sprintf("%s key: %s", kind, strings.Join(renamed, "; ")))
+		}
+		for _, spec := range unlisted {
+			lines = append(lines, n.Unlisted(spec).Message)
 		}
 		if unread != "" {
 			lines = append(lines, fmt.Sprintf("%s key: its model list could not be read (%s): the spec's ids are sent as they are; map them with --model-map SPEC=ID", kind, unread))

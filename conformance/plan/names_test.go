@@ -109,13 +109,14 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: []string{"company-chat", "gen-5.6-luna"}}}, nil)
 		why := n.Unlisted("gen-5.5")
 		require.NotNil(t, why)
+		assert.Equal(t, []string{why.Message}, n.Said(), "said before the first call")
 		assert.Equal(t, vocab.CheckNotListed, why.Check)
 		assert.Equal(t, "gen-5.5 is not listed for the text key (it lists company-chat, gen-5.6-luna); if the gateway names it otherwise, map it: --model-map gen-5.5=ID", why.Message)
 		assert.Nil(t, n.Unlisted("gen-5.6-luna"))
 	})
 	t.Run("an unreadable list and a given name the list lacks are said", func(t *testing.T) {
 		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{
-			catalog.KeyText:  {IDs: []string{"gpt-5.5"}},
+			catalog.KeyText:  {IDs: []string{"gpt-5.5", "gen-5.6-luna"}},
 			catalog.KeyImage: {Unread: "HTTP 404"},
 		}, map[string]string{"gen-5.5": "company-chat"})
 		assert.Equal(t, []string{
