@@ -171,3 +171,23 @@ func TestProbeUnderGatewayNames(t *testing.T) {
 	assert.Equal(t, []string{"gpt-5.7"}, proposed)
 	assert.True(t, slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, "  - model: gpt-5.7") }), stdout)
 }
+
+// A recording keeps the names the run sent: its replay renders the same
+// requests (no recording-stale), with no gateway to read a list from.
+func TestReplayKeepsGatewayNames(t *testing.T) {
+	clearEnv(t)
+	words, err := refgateway.ParseVendorWords([]string{"gen=gpt,msg=claude,alt=gemini"})
+	require.NoError(t, err)
+	_, flags := namedGateway(t, refgateway.Config{VendorWords: words})
+	dir := t.TempDir()
+	rec, live, replay := filepath.Join(dir, "rec"), filepath.Join(dir, "live"), filepath.Join(dir, "replay")
+	sel := []string{"--case", "chat-json,messages-retired-model-404,models-image-lists-*", "--retries", "0"}
+	code, stdout, stderr := gw2(t, "run", live, flags, sel, []string{"--record", rec})
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	code, stdout, stderr = gw(t, append([]string{"run", "--out", replay, "--replay", rec}, sel...)...)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	assert.Equal(t, verdictsOf(t, live), verdictsOf(t, replay))
+	for k, st := range verdictsOf(t, replay) {
+		assert.Equal(t, vocab.StatusPass, st, k)
+	}
+}
