@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -43,8 +44,11 @@ type variation struct {
 	wire wireStyle
 	// request plays a gateway that takes other request shapes than the
 	// reference gateway: it rewrites a JSON request body for it, or refuses
-	// the request (false: 400).
+	// the request (false: 400, or refusal).
 	request func(v any) (any, bool)
+	// refusal is the status request refuses with, when not 400: a 200 with
+	// an error member is a refusal too (2.2, 7).
+	refusal int
 	// variant is the shape a case with variants must report accepted.
 	variant string
 	// tiers are the tiers of the selected cases run; verified when nil. A
@@ -152,6 +156,9 @@ func variations() []variation {
 		// 4.3: "the exact shape of a content array for image input: not shown".
 		{name: "image input only as an input_image part", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("input_image"),
 			variant: "input_image part with a data URL"},
+		// A shape refused in any form section 7 allows moves on to the next.
+		{name: "the image block refused as a 200 with an error member", cases: []string{"messages-alt-image-input"}, request: onlyImageParts("image_url"),
+			refusal: http.StatusOK, variant: "image_url part with a data URL"},
 		// The stream shapes issue 17 loosened: 6 shows no event: lines and
 		// does not say a blank line follows the last event; 6.1 shows no
 		// image event field but type, b64_json and partial_image_index; 6.3
@@ -294,7 +301,7 @@ func (v variation) proxy(t *testing.T, upstream string, changed *atomic.Int64) h
 			if !ok {
 				changed.Add(1)
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
+				w.WriteHeader(cmp.Or(v.refusal, http.StatusBadRequest))
 				io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unsupported content block"}}`)
 				return
 			}

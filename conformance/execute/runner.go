@@ -1,9 +1,11 @@
 package execute
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -210,15 +212,52 @@ func (c *callRun) send() bool {
 				c.requested = m.Str
 			}
 		}
-		if shape.name == "" || cs.Accepts(code) || code == http.StatusTooManyRequests || i == len(cs.Variants)-1 {
+		last := shape.name == "" || i == len(cs.Variants)-1
+		if !last && cs.Accepts(code) && c.refusedInBody(shape.name) {
+			continue // a 200-class refusal of this shape: the next one is tried
+		}
+		if last || cs.Accepts(code) || code == http.StatusTooManyRequests {
 			if cs.Accepts(code) {
 				c.res.Variant = shape.name
 			}
 			return true
 		}
-		c.decline(shape.name)
+		c.decline(shape.name, nil)
 	}
 	return true // not reached: the last shape ends the loop
+}
+
+// refusalPeekLimit bounds what is read of a shape's 200-class answer to
+// tell a refusal: an error body is small, a longer one is an answer.
+const refusalPeekLimit = 64 << 10
+
+// refusedInBody reports whether a 200-class answer to a shape refuses it
+// as section 7 allows, with an error member (2.2: "a client must treat it
+// as failure"), and then notes the shape declined. An answer that is no
+// such refusal stays whole for judging: what was read of it is put back
+// before the rest of its body.
+func (c *callRun) refusedInBody(name string) bool {
+	resp := c.ex.resp
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return false // a stream is read as it comes, never ahead
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, refusalPeekLimit))
+	if err == nil && gjson.ValidBytes(head) {
+		if e := gjson.GetBytes(head, "error"); e.Exists() && e.Type != gjson.Null {
+			resp.Body.Close()
+			c.decline(name, head)
+			return true
+		}
+	}
+	rest := io.Reader(resp.Body)
+	if err != nil {
+		rest = failedReader{err} // the read error comes back where it came
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), rest), resp.Body}
+	return false
 }
 
 // env is what the call's requests take from outside the catalog: the
@@ -251,12 +290,21 @@ func (c *callRun) unanswered(err error) {
 	}
 }
 
+// failedReader fails every read with err.
+type failedReader struct{ err error }
+
+func (r failedReader) Read([]byte) (int, error) { return 0, r.err }
+
 // decline notes a shape the spec does not show, declined, before the next
-// one is tried.
-func (c *callRun) decline(name string) {
+// one is tried; body is what was read of the answer already (nil: read
+// here).
+func (c *callRun) decline(name string, body []byte) {
 	resp := c.ex.resp
-	body, _ := check.ReadBody(resp.Body, 4<<10)
-	resp.Body.Close()
+	if body == nil {
+		body, _ = check.ReadBody(resp.Body, 4<<10)
+		resp.Body.Close()
+	}
+	body = body[:min(len(body), 4<<10)]
 	c.declined = append(c.declined, vocab.Reason{Check: "variant", Where: name, Expected: c.call.Case.WantStatus(),
 		Actual: fmt.Sprintf("%d %s", resp.StatusCode, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})
 }
