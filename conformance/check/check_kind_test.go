@@ -151,8 +151,8 @@ func TestRefusedInBody(t *testing.T) {
 	}
 }
 
-// background names the output background: a value that is none (an echoed
-// auto) is reported in a strict case only.
+// background names the output background (2.2): a value that is none (an
+// echoed auto, an empty string, none) fails in every tier.
 func TestBackgroundNamed(t *testing.T) {
 	for _, tc := range []struct {
 		background string
@@ -160,9 +160,12 @@ func TestBackgroundNamed(t *testing.T) {
 		reported   bool
 	}{
 		{"auto", true, true},
-		{"auto", false, false},
+		{"auto", false, true},
+		{"", false, true},
+		{"none", false, true},
+		{"opaque", false, false},
+		{"transparent", false, false},
 		{"opaque", true, false},
-		{"transparent", true, false},
 	} {
 		t.Run(tc.background, func(t *testing.T) {
 			c := &checker{strict: tc.strict}

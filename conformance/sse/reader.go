@@ -56,11 +56,14 @@ var ErrTooLarge = errors.New("event exceeds the size cap")
 
 // Event is one dispatched server-sent event.
 type Event struct {
-	Name  string // the event: field; "" when absent
-	Data  []byte // data lines joined with "\n"
-	ID    string // the last event ID at dispatch time (WHATWG: it persists across events)
-	Line  int    // line number where the event started (1-based), for messages
-	Named bool   // an event: line was present
+	Name string // the event: field; "" when absent
+	Data []byte // data lines joined with "\n"
+	// DataLines is how many data: lines the event had: the spec puts a
+	// JSON event on each (6), so more than one splits it.
+	DataLines int
+	ID        string // the last event ID at dispatch time (WHATWG: it persists across events)
+	Line      int    // line number where the event started (1-based), for messages
+	Named     bool   // an event: line was present
 	// Unterminated: the stream ended after this event's last whole line
 	// instead of the blank line that dispatches it; it is the last event.
 	Unterminated bool
@@ -104,6 +107,7 @@ type Reader struct {
 	startLine int
 	data      []byte
 	dataSeen  bool
+	dataLines int
 	evName    string
 	named     bool
 	lastID    string
@@ -350,6 +354,7 @@ func (r *Reader) beginField() error {
 			r.data = []byte{}
 		}
 		r.dataSeen = true
+		r.dataLines++
 	}
 	return nil
 }
@@ -411,11 +416,11 @@ func (r *Reader) endLine() (Event, bool, error) {
 }
 
 func (r *Reader) event() Event {
-	return Event{Name: r.evName, Data: r.data, ID: r.lastID, Line: r.startLine, Named: r.named}
+	return Event{Name: r.evName, Data: r.data, DataLines: r.dataLines, ID: r.lastID, Line: r.startLine, Named: r.named}
 }
 
 func (r *Reader) resetEvent() {
 	r.pending, r.startLine = false, 0
-	r.data, r.dataSeen = nil, false
+	r.data, r.dataSeen, r.dataLines = nil, false, 0
 	r.evName, r.named = "", false
 }

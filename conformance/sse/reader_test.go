@@ -15,6 +15,8 @@ import (
 
 // readAll drains a Reader and returns its events and terminal error
 // (nil for a clean EOF).
+// readAll reads every event; the data lines are counted apart
+// (TestReaderCountsDataLines), so they are left out here.
 func readAll(r io.Reader, max int) ([]Event, error) {
 	rd := NewReader(r, max)
 	var evs []Event
@@ -26,8 +28,25 @@ func readAll(r io.Reader, max int) ([]Event, error) {
 		if err != nil {
 			return evs, err
 		}
+		ev.DataLines = 0
 		evs = append(evs, ev)
 	}
+}
+
+// Each event says how many data: lines it had: the spec puts one JSON
+// event on each (6).
+func TestReaderCountsDataLines(t *testing.T) {
+	rd := NewReader(strings.NewReader("data: {\"a\":1}\n\ndata: {\"a\":\ndata: 1}\n\nevent: x\nid: 1\ndata: 2\n\ndata\ndata\ndata\n\n"), 0)
+	var got []int
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		got = append(got, ev.DataLines)
+	}
+	assert.Equal(t, []int{1, 2, 1, 3}, got)
 }
 
 func ev(name, data string, line int) Event {

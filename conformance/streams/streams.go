@@ -75,6 +75,7 @@ const (
 	RuleIncomplete   = "stream.incomplete"   // the stream was cut mid-event
 	RuleTooLarge     = "stream.too-large"    // an event exceeded the reader's cap
 	RuleUnterminated = "stream.unterminated" // strict: the last event lacks its blank line
+	RuleDataSplit    = "stream.data-split"   // an event over several data: lines
 
 	RuleChatNotJSON     = "chat.not-json"
 	RuleChatError       = "chat.error" // a chunk carries an error field (spec 7)
@@ -237,6 +238,11 @@ func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Viola
 		}
 		n++
 		vs := g.Observe(n, ev)
+		if ev.DataLines > 1 {
+			vs = append(vs, Violation{Event: n, Rule: RuleDataSplit,
+				Message:  fmt.Sprintf("the event's data is split over %d data: lines (spec 6: each data: line holds a JSON event)", ev.DataLines),
+				Expected: "one data: line", Actual: fmt.Sprintf("%d data: lines", ev.DataLines)})
+		}
 		if ev.Unterminated {
 			vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
 				Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",

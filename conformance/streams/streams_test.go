@@ -138,7 +138,10 @@ func TestChat(t *testing.T) {
 		{name: "comments and ping comments", text: ": OPENROUTER PROCESSING\n\n" + stream(": ping", data(chatHello), ":", data("[DONE]")) + ": bye\n"},
 		{name: "data without a space", text: stream("data:"+chatHello, "data:[DONE]")},
 		{name: "unknown extra fields everywhere", text: stream(data(`{"id":"c1","model":"gen-5.5","x":1,"system_fingerprint":"fp","choices":[{"index":0,"logprobs":null,"delta":{"content":"a","refusal":null,"y":[1]}}],"z":{}}`), data("[DONE]"))},
-		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"model\": \"gen-5.5\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]"))},
+		// 6: "each data: line holds a JSON event": one split over lines
+		// does not, even when the lines join into JSON.
+		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"model\": \"gen-5.5\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]")),
+			rules: []string{RuleDataSplit}, event: []int{1}},
 		{name: "null error field is no error", text: stream(data(`{"id":"c1","model":"gen-5.5","error":null,"choices":[]}`), data("[DONE]")),
 			rules: []string{RuleChatErrorMember}, event: []int{1}},
 		{name: "chunks without id", text: stream(data(`{"choices":[{"delta":{"content":"a"}}]}`), data(chatLo), data("[DONE]"))},
