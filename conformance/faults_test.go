@@ -75,7 +75,6 @@ var faultCases = []faultCase{
 	{"finish-reason-other", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "json", "value differs (spec 2.3/finish-reason)"},
 	{"text-in-block-start", []string{"messages-stream"}, "messages-stream", "sse", "delta.text (spec 6.3) (messages.no-text-delta)"},
 	{"max-tokens-halved", []string{"messages-alt-max-tokens-1024"}, "messages-alt-max-tokens-1024", "json", "value differs (spec 8/max-tokens-1024-alt"},
-	{"empty-text-at-bound", []string{"messages-max-tokens-256"}, "messages-max-tokens-256", "json", "its text blocks joined are empty (spec 2.4"},
 	{"chat-usage-over", []string{"chat-json", "chat-json-strict"}, "chat-json-strict", "json", "above the maximum (spec 2.3, 4.2"},
 	{"file-id-ignored", []string{"edit-json-image-file-id"}, "edit-json-image-file-id", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},
 	{"file-id-ignored", []string{"edit-json-mask-file-id"}, "edit-json-mask-file-id", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},

@@ -63,7 +63,6 @@ const (
 	fFinishReasonOther  = "finish-reason-other"
 	fTextInBlockStart   = "text-in-block-start"
 	fMaxTokensHalved    = "max-tokens-halved"
-	fEmptyTextAtBound   = "empty-text-at-bound"
 	fFileIDIgnored      = "file-id-ignored"
 	fImageRoutesMissing = "image-routes-missing"
 	fChatRefusesAll     = "chat-refuses-all"
@@ -318,14 +317,6 @@ var faultTable = []fault{
 		hooks{event: textInBlockStart}},
 	{Fault{fMaxTokensHalved, "A stop at max_tokens comes at the bound: the output stops at half of max_tokens, yet says it stopped at the bound (stop_reason max_tokens, finish_reason length), with usage counting the shorter output.", "8"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.limit = halvedWords }}},
-	{Fault{fEmptyTextAtBound, "A message that stops at max_tokens carries the text generated: its text block is empty (JSON messages).", "8, 2.4"},
-		hooks{body: func(c *call, b map[string]any) {
-			if c.ep == epMessages && b["stop_reason"] == "max_tokens" {
-				for _, blk := range b["content"].([]any) {
-					blk.(map[string]any)["text"] = ""
-				}
-			}
-		}}},
 	{Fault{fFileIDIgnored, "`images[].file_id` and `mask.file_id` are rejected with 400: they are ignored, so an image_url beside them is used and a mask by file_id alone is left out.", "4.5, 7"},
 		hooks{overrides: map[rule]int{ruleNoFileID: http.StatusOK}}},
 	{Fault{fImageRoutesMissing, "Image generation and editing are served (1) at /v1/images/generations and /v1/images/edits (4.4, 4.5): both answer 404 \"Route not found\" to every request, whatever the key, as a gateway without image endpoints does. The refusals with a text or messages key (5.2: any 4xx) hold on it, so only their control, the image key's request, tells.", "1, 4.4, 4.5, 5.2"},

@@ -195,7 +195,7 @@ func scenarios() []scenario {
 				body := map[string]any{"model": s.model("gen-5.5"), "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), s.model("gen-5.5"), 6)
 			}},
-		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther, fEmptyTextAtBound,
+		{"messages-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fStopReasonOther,
 			fSuccess201, fMessagesUsageOver, fModelFixed,
 			fVerifiedModel404, fStreamByDefault, fSuccess300, fRoleOther, fContentString, fBlockTypeOther, fBlockTextParts, fCacheTokensNull,
 			fStringContentRefused, fAltImageRefused, fMaxTokensRefused, fMessagesPrefixed},

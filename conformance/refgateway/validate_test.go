@@ -448,15 +448,11 @@ func validateMessagesJSON(r resp, model string, maxTokens int) violations {
 	}
 	checkModel(v, m["model"], model)
 	claim := stopClaim(v, m["stop_reason"], "max_tokens", "end_turn", fStopReasonOther)
-	if text == "" {
-		v.add(fEmptyTextAtBound) // every prompt here asks for words
-	} else {
-		checkLength(v, words(text), maxTokens, claim)
-		// 2.4 shows usage.output_tokens: it counts the output, which
-		// max_tokens bounds (an output past the bound is the fault above).
-		if out, _ := field(m, "usage.output_tokens"); maxTokens > 0 && words(text) <= maxTokens && isNumber(out) && out.(float64) > float64(maxTokens) {
-			v.add(fMessagesUsageOver)
-		}
+	checkLength(v, words(text), maxTokens, claim)
+	// 2.4 shows usage.output_tokens: it counts the output, which max_tokens
+	// bounds (an output past the bound is the fault above).
+	if out, _ := field(m, "usage.output_tokens"); maxTokens > 0 && words(text) <= maxTokens && isNumber(out) && out.(float64) > float64(maxTokens) {
+		v.add(fMessagesUsageOver)
 	}
 	return v
 }
