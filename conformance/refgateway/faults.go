@@ -345,7 +345,7 @@ var faultTable = []fault{
 				a.outputTokens = func(words []string, maxTokens int) int { return len(words) + maxTokens }
 			}
 		}}},
-	{Fault{fChatTextOver, "`max_tokens` is an upper bound on output length: a chat completion's text (JSON) runs past 16 characters per token of max_tokens, while its usage counts only the words within the bound.", "4.2, 8"},
+	{Fault{fChatTextOver, "`max_tokens` is an upper bound on output length: a chat completion's text (JSON) runs to 12 characters per token of max_tokens, about three times the bound (a token of English averages 4 characters), while its usage counts only the words within the bound.", "4.2, 8"},
 		hooks{accepted: func(ep endpoint, a *answer) {
 			if ep == epChat {
 				a.chatText = overrunRunes
@@ -1103,9 +1103,10 @@ func overrunWords(words []string, maxTokens int) ([]string, bool) {
 	return words, false
 }
 
-// overrunRunes adds words to a text until it holds more than 16 characters
-// per token of max_tokens, more than any tokenizer packs into a token, so
-// the overrun shows in the text itself.
+// overrunRunes adds words to a text until it holds more than 12 characters
+// per token of max_tokens: three times the 4 characters a token of English
+// averages, as a gateway applying three times the bound writes, so the
+// overrun shows in the text itself.
 func overrunRunes(text string, maxTokens int) string {
 	if maxTokens <= 0 {
 		return text
@@ -1113,7 +1114,7 @@ func overrunRunes(text string, maxTokens int) string {
 	extra := generate("overflow", text, nil)
 	var b strings.Builder
 	b.WriteString(text)
-	for i := 0; b.Len() <= 16*maxTokens; i++ { // the words are ASCII: bytes are characters
+	for i := 0; b.Len() <= 3*4*maxTokens; i++ { // the words are ASCII: bytes are characters
 		b.WriteString(" " + extra[i%len(extra)])
 	}
 	return b.String()
