@@ -42,7 +42,7 @@ func TestServeTLSAndRunCACert(t *testing.T) {
 	cert := filepath.Join(dir, "cert.pem")
 	require.FileExists(t, cert)
 
-	keys := []string{"--text-key", "sk-local-text", "--messages-key", "sk-local-messages"}
+	keys := []string{"--text-key", "sk-local-text", "--messages-key", "sk-local-messages", "--image-key", "sk-local-image", "--alt-key", "sk-local-alt"}
 	slice := []string{"--feature", "models.list,chat.*", "--base-url", base}
 	code, _, stderr := gw2(t, "run", t.TempDir(), keys, slice)
 	assert.Equal(t, exitNotStart, code)

@@ -95,7 +95,7 @@ type unchecked struct{ check, key string }
 
 // tally is what Judge counts of a run's results.
 type tally struct {
-	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, finished, notOffered int
+	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, keyMissing, finished, notOffered int
 	firstInconclusive                                                                                                 *Result
 	ranAny                                                                                                            bool
 	tiers                                                                                                             map[vocab.Tier]int
@@ -166,7 +166,9 @@ func (t *tally) skipped(r Result) {
 		t.budget++
 	}
 	switch w.check {
-	case vocab.CheckKeyMissing, vocab.CheckKeyRejected:
+	case vocab.CheckKeyMissing:
+		t.keyMissing++
+	case vocab.CheckKeyRejected:
 	case vocab.CheckNotListed: // a note per model, each naming what its key lists
 		w.key = r.Model
 		t.notListed++
@@ -217,7 +219,7 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 		n := t.notChecked[w]
 		switch w.check {
 		case vocab.CheckKeyMissing:
-			notes = append(notes, fmt.Sprintf("%s key not set: %s not checked", w.key, plural(n, kind+" case")))
+			notes = append(notes, fmt.Sprintf("%s key not set (or set but empty): %s not checked; set it, or leave its family out (--feature, --offers)", w.key, plural(n, kind+" case")))
 		case vocab.CheckKeyRejected:
 			notes = append(notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, t.first[w], plural(n, kind+" case")))
 		case vocab.CheckNotListed:
@@ -272,14 +274,16 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(t.counted, kind+" case"))
 	case t.budget > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: the budget left %s of %d unchecked; nothing that ran failed", plural(t.budget, kind+" case"), t.counted)
-	case t.notListed > 0:
-		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
 	case t.throttled > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s throttled, not verified; nothing else failed", plural(t.throttled, kind+" result"))
 	case t.inconclusive > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s inconclusive (control not served); nothing failed", plural(t.inconclusive, kind+" result"))
 	case t.rejected():
 		return OutcomeIncomplete, "incomplete: a configured key was rejected; nothing that ran failed"
+	case t.keyMissing > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s selected not checked: the key of their family is not set; nothing that ran failed", plural(t.keyMissing, kind+" case"))
+	case t.notListed > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
 	case t.counted > 0:
 		return OutcomePass, "conformance passed: " + scope
 	case t.notOffered > 0:
