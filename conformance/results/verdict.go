@@ -96,9 +96,9 @@ type unchecked struct{ check, key string }
 // tally is what Judge counts of a run's results.
 type tally struct {
 	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, keyMissing, finished, notOffered int
-	firstInconclusive                                                                                                 *Result
-	ranAny                                                                                                            bool
-	tiers                                                                                                             map[vocab.Tier]int
+	firstInconclusive                                                                                                             *Result
+	ranAny                                                                                                                        bool
+	tiers                                                                                                                         map[vocab.Tier]int
 	// notChecked counts the counted cases skipped, by why, in the order
 	// first seen; first is the first message of each.
 	notChecked map[unchecked]int
