@@ -57,6 +57,8 @@ const (
 	fImageAnyKey        = "image-any-key"
 	fCreatedMillis      = "created-ms"
 	fBackgroundMismatch = "background-mismatch"
+	fBackgroundEcho     = "background-echo"
+	fBackgroundAuto     = "background-auto"
 	fAlphaSpeck         = "alpha-speck"
 	fModelOther         = "model-other"
 	fStopReasonOther    = "stop-reason-other"
@@ -69,6 +71,7 @@ const (
 	fModelFixed         = "model-fixed"
 	fMessagesUsageOver  = "messages-usage-over"
 	fChatTextOver       = "chat-text-over"
+	fChatUsageOver      = "chat-usage-over"
 	fFileIDResolved     = "file-id-resolved"
 	fCumulativeDeltas   = "cumulative-deltas"
 	fErrorAfterStop     = "error-after-stop"
@@ -82,8 +85,6 @@ const (
 	fPreviewIndexOrder = "preview-index-order"
 	fCreatedHoursOff   = "created-hours-off"
 	fModelDated        = "model-dated"
-	fChatUsageOver     = "chat-usage-over"
-	fBackgroundEcho    = "background-echo"
 	fSuccess201        = "success-201"
 	fEditDefaultImage2 = "edit-default-gen-image-2"
 	fDefaultModel      = "default-model"
@@ -272,6 +273,8 @@ var faultTable = []fault{
 		hooks{body: onImages(func(b map[string]any) {
 			b["background"] = map[string]string{"opaque": "transparent", "transparent": "opaque"}[b["background"].(string)]
 		})}},
+	{Fault{fBackgroundAuto, "`background` reflects the output background: every image result (JSON, generation and edit) says auto, whatever was requested and drawn.", "2.2"},
+		hooks{body: onImages(func(b map[string]any) { b["background"] = "auto" })}},
 	{Fault{fAlphaSpeck, "Transparent output carries a real alpha channel: with background transparent the final image is opaque but for four pixels at alpha 254, a speck rather than a transparent region.", "4.5"},
 		hooks{image: func(j *imageJob, p *picture) {
 			if j.transparent {
@@ -361,13 +364,13 @@ var faultTable = []fault{
 				b["model"] = b["model"].(string) + "-20260501"
 			}
 		}}},
-	{Fault{fChatUsageOver, "Strict: a chat completion's usage.completion_tokens is at most max_tokens: it adds as many hidden reasoning tokens as max_tokens to the text's.", "4.2, 8"},
+	{Fault{fChatUsageOver, "A chat completion's usage.completion_tokens, when given, is at most max_tokens, an upper bound on output length: it adds as many hidden reasoning tokens as max_tokens to the text's.", "4.2, 8"},
 		hooks{accepted: func(ep endpoint, a *answer) {
 			if ep == epChat {
 				a.outputTokens = func(words []string, maxTokens int) int { return len(words) + maxTokens }
 			}
 		}}},
-	{Fault{fBackgroundEcho, "Strict (openai-go types it transparent or opaque): an image result's `background` names the output background: it echoes the background requested, auto included.", "2.2"},
+	{Fault{fBackgroundEcho, "`background` reflects the output background: an image result's `background` echoes the background requested, auto included.", "2.2"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.echoBackground = true }}},
 	{Fault{fSuccess201, "Strict: a success is answered 200: success JSON bodies come with 201 Created.", "2.2, 4"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.status = http.StatusCreated }}},

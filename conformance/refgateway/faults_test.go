@@ -167,7 +167,7 @@ const chatPrompt = "Write 20 words about rivers"
 func scenarios() []scenario {
 	jsonImageFaults := []string{fErrorField, fEmptyData, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch, fMissingField, fWrongType, fWrongContentType,
 		fCreatedMillis, fCreatedHoursOff, fBackgroundMismatch, fSuccess201, fImageRoutesMissing, fSuccess300,
-		fGenerationIDOther, fUsageMissing, fTotalTokensOff, fUsageInputStrings, fUsageOutputStrings}
+		fGenerationIDOther, fUsageMissing, fTotalTokensOff, fUsageInputStrings, fUsageOutputStrings, fBackgroundAuto}
 	return []scenario{
 		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201,
 			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed},
@@ -237,14 +237,24 @@ func scenarios() []scenario {
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "a lighthouse", "n": 2, "size": "1024x1024", "background": "transparent", "output_format": "png", "quality": "high"}
 				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
-					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true, quality: "high"})
+					imageExpect{n: 2, format: "png", w: 1024, h: 1024, transparent: true, background: "transparent", quality: "high"})
 				return v
 			}},
 		{"images-json-background-auto", append(slices.Clone(jsonImageFaults), fBackgroundEcho, fGenNDefault2, fGenSizeIgnored),
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
-				body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "a lighthouse", "size": "1024x1024", "background": "auto", "output_format": "webp"}
-				v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
-					imageExpect{n: 1, format: "webp", w: 1024, h: 1024})
+				generate := func(background string) violations {
+					body := map[string]any{"model": s.model("gen-image-2.5-flare"), "prompt": "a lighthouse", "size": "1024x1024", "background": background, "output_format": "webp"}
+					v, _ := validateImageJSON(s.do(t, "POST", "/v1/images/generations", keys.Image, body, o...),
+						imageExpect{n: 1, format: "webp", w: 1024, h: 1024, background: background})
+					return v
+				}
+				v := generate("auto")
+				// An auto echoed and an auto said whatever was requested
+				// look alike here: an opaque request tells them apart.
+				if v[fBackgroundEcho] && generate("opaque")[fBackgroundAuto] {
+					delete(v, fBackgroundEcho)
+					v.add(fBackgroundAuto)
+				}
 				return v
 			}},
 		{"edit-default-model", append(slices.Clone(jsonImageFaults), fEditDefaultImage2, fEditNDefault2, fEditJSONRefused, fPNGCompressionNeeded),

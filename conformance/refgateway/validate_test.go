@@ -589,6 +589,7 @@ type imageExpect struct {
 	format      string
 	w, h        int
 	transparent bool
+	background  string // the background requested ("": none)
 	family      string // streams: image_generation or image_edit
 	partial     int
 	quality     string // the quality requested ("": not checked)
@@ -668,12 +669,14 @@ func validateImageJSON(r resp, exp imageExpect) (violations, []*decoded) {
 	if exp.transparent {
 		wantBG = "transparent"
 	}
-	switch m["background"] {
-	case wantBG:
-	case "opaque", "transparent":
+	switch bg := m["background"]; {
+	case bg == wantBG:
+	case bg == "opaque" || bg == "transparent":
 		v.add(fBackgroundMismatch)
+	case bg == exp.background:
+		v.add(fBackgroundEcho) // the request (auto) rather than a background
 	default:
-		v.add(fBackgroundEcho) // a request (auto) rather than a background
+		v.add(fBackgroundAuto) // no background, nor what was requested
 	}
 	if _, ok := m["usage"].(map[string]any); !ok {
 		v.add(fUsageMissing)
