@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,17 +28,6 @@ var files = []struct {
 	{FileMarkdown, WriteMarkdown},
 	{FileHTML, WriteHTML},
 	{FileJUnit, WriteJUnit},
-}
-
-// RemoveAll removes the reports from dir, so an earlier run's cannot pass
-// for a run that did not start. A missing file is no error.
-func RemoveAll(dir string) error {
-	for _, f := range files {
-		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
 }
 
 // WriteAll writes report.json, matrix.md, report.html and junit.xml into dir

@@ -8,8 +8,9 @@
 # incomplete. An interrupted run (a cancelled or timed-out job: the runner
 # sends SIGINT, then SIGTERM, to this script, which the step execs) still
 # writes its reports, verdict incomplete: 3, or 1 when a counted failure
-# was already seen. "No report.json" means the run could not start:
-# gwconform removes an earlier run's reports when it stops at start.
+# was already seen. Exit 2 means the run could not start: gwconform then
+# leaves an earlier run's files as they are, so the exit code, not the
+# files, says whether this run wrote any.
 set -euo pipefail
 
 fail() { echo "::error title=gwconform::$1"; echo "exit-code=2" >>"$GITHUB_OUTPUT"; exit 0; }
@@ -55,7 +56,10 @@ fi
 [ -z "${INPUT_MODEL_MAP:-}" ] || args+=(--model-map "$INPUT_MODEL_MAP")
 [ "${INPUT_STRICT:-false}" != "true" ] || args+=(--strict)
 [ -z "${INPUT_CA_CERT:-}" ] || args+=(--ca-cert "$INPUT_CA_CERT")
-if [ -n "${INPUT_WAIVERS:-}" ] && [ -f "$INPUT_WAIVERS" ]; then args+=(--waivers "$INPUT_WAIVERS"); fi
+if [ -n "${INPUT_WAIVERS:-}" ]; then
+	[ -f "$INPUT_WAIVERS" ] || fail "waivers: $INPUT_WAIVERS does not exist (a path relative to the job's working directory)"
+	args+=(--waivers "$INPUT_WAIVERS")
+fi
 
 # Keys and headers go by variable, never on a command line (a process list
 # shows arguments). Header inputs hold one "Name: value" a line. An empty
@@ -92,7 +96,7 @@ fi
 [ -z "$interrupted" ] || echo "::warning title=gwconform::interrupted (SIG$interrupted): the reports say what ran (exit $rc)"
 echo "exit-code=$rc" >>"$GITHUB_OUTPUT"
 echo "out=$out" >>"$GITHUB_OUTPUT"
-if [ ! -f "$out/report.json" ]; then
+if [ "$rc" -eq 2 ] || [ ! -f "$out/report.json" ]; then
 	echo "::error title=gwconform::the run could not start (exit $rc)"
 	exit 0
 fi

@@ -131,9 +131,12 @@ func TestActionRunStep(t *testing.T) {
 		{name: "confirm-failures leaves an incomplete run (exit 3) as it is",
 			inputs:  map[string]string{"INPUT_BASE_URL": good.BaseURL, "INPUT_CONFIRM_FAILURES": "true"},
 			outputs: []string{"exit-code=3", "verdict=incomplete", "headline=incomplete: none of the"}, notSaid: []string{"re-running"}},
-		{name: "a run that cannot start leaves no earlier report behind",
+		{name: "a run that cannot start is read by its exit code, the earlier reports kept",
 			inputs: map[string]string{"INPUT_BASE_URL": good.BaseURL, "INPUT_TEXT_KEY": good.Keys.Text, "INPUT_TIERS": "verified,negatve"}, stale: true,
 			outputs: []string{"exit-code=2"}, errLine: "the run could not start (exit 2)", said: []string{`did you mean "negative"`}},
+		{name: "a waivers path that does not exist fails at once",
+			inputs:  map[string]string{"INPUT_BASE_URL": good.BaseURL, "INPUT_TEXT_KEY": good.Keys.Text, "INPUT_WAIVERS": "no/such/waivers.yaml"},
+			outputs: []string{"exit-code=2"}, errLine: "waivers: no/such/waivers.yaml does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,7 +173,8 @@ func TestActionRunStep(t *testing.T) {
 				assert.NotContains(t, string(got), s)
 			}
 			if tt.stale {
-				assert.NoFileExists(t, filepath.Join(out, "report.json"), "no report.json: the action reads it as could not start")
+				assert.NotContains(t, string(outs), "verdict=", "the earlier run's report is not read as this one's")
+				assert.FileExists(t, filepath.Join(out, "report.json"), "a refused start deletes nothing")
 			}
 		})
 	}

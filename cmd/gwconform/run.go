@@ -40,14 +40,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return loadWaivers(s, f.set.String("waivers"))
 	})
-	if code == exitNotStart && !rerun() && !resume() {
-		// An earlier run's reports must not pass for this one's: the
-		// action reads "no report.json" as "could not start".
-		if err := report.RemoveAll(f.set.String("out")); err != nil {
-			fmt.Fprintln(stderr, "gwconform run:", err)
-		}
-	}
-	if ss == nil {
+	if ss == nil { // a refused start (exit 2) leaves an earlier run's files as they are
 		return code
 	}
 	defer ss.close()

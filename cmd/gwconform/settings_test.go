@@ -125,19 +125,28 @@ func TestTierExclusion(t *testing.T) {
 	t.Logf("all: %s; !explore: %s; explore: %s", total(all), total(noExplore), total(explore))
 }
 
-// A run that cannot start removes an earlier run's reports: they would
-// otherwise pass for this run's.
-func TestRunThatCannotStartLeavesNoStaleReport(t *testing.T) {
+// A run that cannot start (exit 2) leaves an earlier run's files as they
+// are: a typo must not delete last night's reports; the exit code says
+// that this run wrote none.
+func TestRunThatCannotStartKeepsTheEarlierReports(t *testing.T) {
 	clearEnv(t)
 	out := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
 	rep := report.Build(reportv1.Meta{}, []results.Result{{Case: "c", Model: "m", Tier: vocab.TierVerified, Status: vocab.StatusPass}})
 	require.NoError(t, report.WriteAll(out, rep))
-	require.FileExists(t, filepath.Join(out, report.FileJSON))
-
-	code, _, stderr := gw(t, "run", "--out", out, "--tier", "verifed")
-	require.Equal(t, exitNotStart, code, stderr)
+	before := map[string][]byte{}
 	for _, name := range []string{report.FileJSON, report.FileMarkdown, report.FileHTML, report.FileJUnit} {
-		assert.NoFileExists(t, filepath.Join(out, name))
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		before[name] = b
+	}
+	for _, args := range [][]string{{"--tier", "verifed"}, {"--feture", "x"}} {
+		code, _, stderr := gw(t, append([]string{"run", "--out", out}, args...)...)
+		require.Equal(t, exitNotStart, code, stderr)
+		for name, b := range before {
+			after, err := os.ReadFile(filepath.Join(out, name))
+			require.NoError(t, err, "%v removed %s", args, name)
+			assert.Equal(t, b, after, "%v changed %s", args, name)
+		}
 	}
 }
