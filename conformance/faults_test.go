@@ -97,6 +97,8 @@ var faultCases = []faultCase{
 	{"model-fixed", []string{"messages-alt-image-input"}, "messages-alt-image-input", "json", "not the model requested (spec 2.3, 2.4"},
 	{"messages-usage-over", []string{"messages-json"}, "messages-json", "json", "more output tokens than max_tokens (spec 4.2, 4.3, 8"},
 	{"messages-usage-over", []string{"messages-alt-image-input"}, "messages-alt-image-input", "json", "more output tokens than max_tokens (spec 4.2, 4.3, 8"},
+	{"chat-no-choice", []string{"chat-max-tokens-256"}, "chat-max-tokens-256", "json", "chat completion has no choice"},
+	{"chat-no-choice", []string{"chat-json"}, "chat-json", "json", "chat completion has no choice"},
 	{"chat-text-over", []string{"chat-json"}, "chat-json", "json", "longer than max_tokens allows (spec 4.2"},
 	{"chat-text-over", []string{"chat-max-tokens-256"}, "chat-max-tokens-256", "json", "longer than max_tokens allows (spec 4.2"},
 	{"file-id-resolved", []string{"edit-json-image-file-id-only"}, "edit-json-image-file-id-only", "status", "want 400 (spec 4.5/rule-2, 7/edit-file-id)"},

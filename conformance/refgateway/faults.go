@@ -72,6 +72,7 @@ const (
 	fMessagesUsageOver  = "messages-usage-over"
 	fChatTextOver       = "chat-text-over"
 	fChatUsageOver      = "chat-usage-over"
+	fChatNoChoice       = "chat-no-choice"
 	fFileIDResolved     = "file-id-resolved"
 	fCumulativeDeltas   = "cumulative-deltas"
 	fErrorAfterStop     = "error-after-stop"
@@ -352,6 +353,12 @@ var faultTable = []fault{
 		hooks{accepted: func(ep endpoint, a *answer) {
 			if ep == epChat {
 				a.chatText = overrunRunes
+			}
+		}}},
+	{Fault{fChatNoChoice, "`choices[].message.content` is the generated text: a chat completion (JSON) has no choice, `choices: []`.", "2.3"},
+		hooks{body: func(c *call, b map[string]any) {
+			if c.ep == epChat {
+				b["choices"] = []any{}
 			}
 		}}},
 	{Fault{fFileIDResolved, "`images[].file_id` is rejected with 400: a reference by file_id alone is taken as a stored file, and the edit is served.", "4.5, 7"},

@@ -181,7 +181,7 @@ func scenarios() []scenario {
 				return v
 			}},
 		{"chat-json", []string{fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fModelOther, fModelDated, fFinishReasonOther, fChatUsageOver,
-			fSuccess201, fChatTextOver, fChatRefusesAll,
+			fSuccess201, fChatTextOver, fChatRefusesAll, fChatNoChoice,
 			fVerifiedModel404, fStreamByDefault, fSuccess300, fChatObjectOther, fChoicesObject, fRoleOther, fStringContentRefused, fTemperatureRefused, fChatUnversioned},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": s.model("gen-5.5"), "max_tokens": 6, "temperature": 0.2, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}

@@ -238,6 +238,10 @@ func validateChatJSON(r resp, model string, maxTokens int) violations {
 		v.add(fChoicesObject)
 		return v
 	}
+	if choices, ok := m["choices"].([]any); ok && len(choices) == 0 {
+		v.add(fChatNoChoice) // so no generated text (2.3)
+		return v
+	}
 	switch o, ok := m["object"]; {
 	case !ok:
 		v.add(fMissingField)
