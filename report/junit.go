@@ -76,15 +76,19 @@ type JUnitSkipped struct {
 }
 
 // JUnit builds the JUnit document: one testsuite per feature that has results,
-// in report order. fail → <failure>, error → <error> (the run broke, not the
-// gateway: CI tools show the two apart), skip, unsupported, throttled and
-// inconclusive → <skipped> with the status as message: none of them is a
-// verdict on the gateway's conformance, and none of them fails the run
-// (DESIGN.md exit codes).
-// waived → <skipped> too, its message the waiver's reason and link: a known
-// deviation accepted by the team, not a pass and not a failure of the run.
-// A fail of a tier that does not decide the exit code is still a <failure>
-// (it is one), its message says "reported only".
+// in report order. A test case decides as the run does (DESIGN.md exit
+// codes), so a CI test reporter shows red what fails the run and nothing
+// else:
+//   - a fail of a tier that decides the exit code (verified, negative;
+//     strict under --strict) → <failure>; an error of one → <error> (the
+//     run broke, not the gateway: CI tools show the two apart);
+//   - throttled, inconclusive and key-rejected results of such a tier →
+//     <error>: they leave the run incomplete;
+//   - a fail or error of a tier that does not decide (strict without
+//     --strict, explore) → <skipped message="reported only: ...">, its
+//     reasons kept in system-out;
+//   - any other skip, unsupported, waived (with the waiver's reason and
+//     link) and a call the interrupt cut → <skipped>.
 func JUnit(r *reportv1.Report) JUnitSuites {
 	doc := JUnitSuites{Name: "gwconform"}
 	suites := map[string]int{}
@@ -127,8 +131,7 @@ func (s *JUnitSuite) add(tc JUnitTestCase) {
 }
 
 // junitCase is one result as a test case: failed, errored, skipped (with
-// why) or passed. A call the run's interrupt cut short is skipped: the
-// interrupt, not the gateway, ended it.
+// why) or passed, as the result decides the run.
 func junitCase(res results.Result, strict bool) JUnitTestCase {
 	tc := JUnitTestCase{
 		Name:      res.Model + "/" + res.Case,
@@ -136,26 +139,43 @@ func junitCase(res results.Result, strict bool) JUnitTestCase {
 		Time:      Seconds(float64(res.DurationMS) / 1000),
 		SystemOut: junitOut(res),
 	}
-	switch res.Status {
-	case vocab.StatusError, vocab.StatusFail:
-		switch {
-		case res.Cancelled:
-			tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
-		case res.Status == vocab.StatusError:
-			tc.Error = junitProblem(res, strict)
-		default:
-			tc.Failure = junitProblem(res, strict)
-		}
-	case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive:
+	decides := res.Decides(strict)
+	switch {
+	case res.Cancelled:
+		tc.Skipped = &JUnitSkipped{Message: "cancelled: the run was interrupted before this call ended (gwconform run --resume makes it again)"}
+	case (res.Status == vocab.StatusFail || res.Status == vocab.StatusError) && !decides:
+		tc.Skipped = &JUnitSkipped{Message: "reported only (" + string(res.Tier) + " tier, " + string(res.Status) + "): " + firstReason(res)}
+	case res.Status == vocab.StatusFail:
+		tc.Failure = junitProblem(res)
+	case res.Status == vocab.StatusError:
+		tc.Error = junitProblem(res)
+	case decides && (res.Status == vocab.StatusThrottled || res.Status == vocab.StatusInconclusive || keyRejected(res)):
+		tc.Error = junitProblem(res)
+		tc.Error.Message = "incomplete (" + string(res.Status) + "): " + tc.Error.Message
+	case res.Status == vocab.StatusWaived:
+		tc.Skipped = &JUnitSkipped{Message: waivedMessage(res)}
+	case res.Status != vocab.StatusPass:
 		msg := string(res.Status)
 		if len(res.Reasons) > 0 {
 			msg += ": " + res.Reasons[0].String()
 		}
 		tc.Skipped = &JUnitSkipped{Message: msg}
-	case vocab.StatusWaived:
-		tc.Skipped = &JUnitSkipped{Message: waivedMessage(res)}
 	}
 	return tc
+}
+
+// keyRejected reports whether a result was skipped because the gateway
+// refused its key in the preflight.
+func keyRejected(res results.Result) bool {
+	return res.Status == vocab.StatusSkip && len(res.Reasons) > 0 && res.Reasons[0].Check == vocab.CheckKeyRejected
+}
+
+// firstReason is a result's first reason, or its status without one.
+func firstReason(res results.Result) string {
+	if len(res.Reasons) == 0 {
+		return string(res.Status)
+	}
+	return res.Reasons[0].String()
 }
 
 // waivedMessage says a result is waived, by which waiver, and what failed.
@@ -186,17 +206,12 @@ func junitProps(m reportv1.Metadata) *JUnitProps {
 	return p
 }
 
-// junitProblem is a failure or error: its first reason as the message
-// (marked reported only when its tier does not decide the exit code), and
-// every reason as the text.
-func junitProblem(res results.Result, strict bool) *JUnitProblem {
-	p := &JUnitProblem{Message: string(res.Status)}
+// junitProblem is a failure or error: its first reason as the message,
+// and every reason as the text.
+func junitProblem(res results.Result) *JUnitProblem {
+	p := &JUnitProblem{Message: firstReason(res)}
 	if len(res.Reasons) > 0 {
-		p.Message = res.Reasons[0].String()
 		p.Type = res.Reasons[0].Check
-	}
-	if !res.Decides(strict) {
-		p.Message = "[" + string(res.Tier) + " tier, reported only] " + p.Message
 	}
 	var b strings.Builder
 	for _, x := range res.Reasons {

@@ -151,14 +151,16 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 			want[x.Feature] = &cnt{}
 		}
 		c := want[x.Feature]
+		// What decides the run is red, what does not is skipped.
+		decides := x.Decides(false)
 		for _, c := range []*cnt{c, &total} {
 			c.tests++
-			switch x.Status {
-			case vocab.StatusFail:
+			switch {
+			case x.Status == vocab.StatusFail && decides:
 				c.failures++
-			case vocab.StatusError:
+			case x.Status == vocab.StatusError && decides, (x.Status == vocab.StatusThrottled || x.Status == vocab.StatusInconclusive) && decides:
 				c.errors++
-			case vocab.StatusSkip, vocab.StatusUnsupported, vocab.StatusThrottled, vocab.StatusInconclusive, vocab.StatusWaived:
+			case x.Status != vocab.StatusPass:
 				c.skipped++
 			}
 		}
@@ -198,17 +200,56 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 	assert.Contains(t, b.String(), `<failure message="status: unexpected status (expected 200, got 500)" type="status">`)
 	assert.Contains(t, b.String(), `<error message="status: unexpected status (expected 200, got 500)" type="status">`)
 	assert.Contains(t, b.String(), `<skipped message="unsupported"></skipped>`)
-	assert.Contains(t, b.String(), `<skipped message="inconclusive: control at chat-json (gen-text-1): not served (expected the control served (pass), got fail)"></skipped>`)
+	assert.Contains(t, b.String(), `<error message="incomplete (inconclusive): control at chat-json (gen-text-1): not served (expected the control served (pass), got fail)" type="control">`)
 	assert.Contains(t, b.String(), `time="0.120"`)
 	assert.NotContains(t, b.String(), xss)
 }
 
-func TestJUnitSoftFailure(t *testing.T) {
-	r := Build(SampleMeta(), []results.Result{Res("a", "chat.basic", "m", TS, F)})
-	doc := JUnit(r)
-	require.Len(t, doc.Suites, 1)
-	require.NotNil(t, doc.Suites[0].Cases[0].Failure)
-	assert.True(t, strings.HasPrefix(doc.Suites[0].Cases[0].Failure.Message, "[strict tier, reported only] "))
+// A result that does not decide the run is no red test: a strict or
+// explore failure is skipped as reported only, its reasons kept; a
+// throttled, inconclusive or key-rejected one that decides is an error
+// (the run is incomplete); with --strict, a strict failure is a failure.
+func TestJUnitDecidesAsTheRun(t *testing.T) {
+	rejected := func(r *results.Result) {
+		r.Status, r.Reasons = vocab.StatusSkip, []vocab.Reason{{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
+	}
+	for _, tt := range []struct {
+		name   string
+		res    results.Result
+		strict bool
+		want   string // failure, error, skipped or pass
+		says   string
+	}{
+		{"verified fail", Res("a", "chat.basic", "m", TV, F), false, "failure", ""},
+		{"strict fail", Res("a", "chat.basic", "m", TS, F), false, "skipped", "reported only (strict tier, fail): "},
+		{"strict fail under --strict", Res("a", "chat.basic", "m", TS, F), true, "failure", ""},
+		{"explore fail", Res("a", "chat.basic", "m", TE, F), false, "skipped", "reported only (explore tier, fail): "},
+		{"explore error", Res("a", "chat.basic", "m", TE, E), false, "skipped", "reported only (explore tier, error): "},
+		{"verified error", Res("a", "chat.basic", "m", TV, E), false, "error", ""},
+		{"verified throttled", Res("a", "chat.basic", "m", TV, T), false, "error", "incomplete (throttled)"},
+		{"explore throttled", Res("a", "chat.basic", "m", TE, T), false, "skipped", "throttled"},
+		{"negative inconclusive", Res("a", "chat.errors", "m", TN, I), false, "error", "incomplete (inconclusive)"},
+		{"verified key rejected", Res("a", "chat.basic", "m", TV, P, rejected), false, "error", "incomplete (skip): key-rejected"},
+		{"verified skipped", Res("a", "chat.basic", "m", TV, S), false, "skipped", "skip"},
+		{"verified pass", Res("a", "chat.basic", "m", TV, P), false, "pass", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := SampleMeta()
+			meta.Strict = tt.strict
+			tc := JUnit(Build(meta, []results.Result{tt.res})).Suites[0].Cases[0]
+			got, msg := "pass", ""
+			switch {
+			case tc.Failure != nil:
+				got, msg = "failure", tc.Failure.Message
+			case tc.Error != nil:
+				got, msg = "error", tc.Error.Message
+			case tc.Skipped != nil:
+				got, msg = "skipped", tc.Skipped.Message
+			}
+			assert.Equal(t, tt.want, got)
+			assert.True(t, strings.HasPrefix(msg, tt.says), "%q", msg)
+		})
+	}
 }
 
 // A call the run's interrupt cut is no error of the gateway: JUnit skips it.
