@@ -73,6 +73,7 @@ const (
 	fChatTextOver       = "chat-text-over"
 	fChatUsageOver      = "chat-usage-over"
 	fChatNoChoice       = "chat-no-choice"
+	fDataSplit          = "data-split"
 	fFileIDResolved     = "file-id-resolved"
 	fCumulativeDeltas   = "cumulative-deltas"
 	fErrorAfterStop     = "error-after-stop"
@@ -744,6 +745,11 @@ var faultTable = []fault{
 	{Fault{fNoBlankLines, "Raw SSE events are separated by blank lines (6): events follow one another with no blank line between, so a reader joins them into one event of several data lines; the stream's last event keeps its blank line.", "6"},
 		hooks{event: func(_ *stream, ev event) []event {
 			ev.glued = true
+			return []event{ev}
+		}}},
+	{Fault{fDataSplit, "Each `data:` line holds a JSON event (6): every JSON event of a stream (chat, messages and image streams) is written over two data: lines, cut after its first comma between values (an event of one member, such as ping, stays whole), so only the lines joined hold it.", "6"},
+		hooks{event: func(_ *stream, ev event) []event {
+			_, ev.split = ev.data.(map[string]any)
 			return []event{ev}
 		}}},
 	{Fault{fChatUnversioned, "All paths start with `/v1` (intro, 9): chat completions are served at /chat/completions, and /v1/chat/completions answers 404.", "intro, 9"},

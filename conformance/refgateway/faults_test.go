@@ -190,7 +190,7 @@ func scenarios() []scenario {
 		{"chat-stream", []string{fChatNoDone, fChatIDChanges, fStreamCut, fMissingField, fWrongType, fWrongContentType, fMaxTokensIgnored, fMaxTokensHalved, fFinishReasonOther,
 			fCumulativeDeltas, fNoFinalBlankLine, fStreamModelOther, fChatRefusesAll,
 			fVerifiedModel404, fStreamIgnored, fChatDataNotJSON,
-			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull, fNoBlankLines, fChatUnversioned},
+			fChatIDDropped, fFinishReasonCleared, fChunkModelDropped, fChatUsageRepeated, fErrorMemberNull, fNoBlankLines, fChatUnversioned, fDataSplit},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": s.model("gen-5.5"), "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateChatStream(s.do(t, "POST", "/v1/chat/completions", keys.Text, body, o...), s.model("gen-5.5"), 6)
@@ -228,7 +228,7 @@ func scenarios() []scenario {
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
 			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
 			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,
-			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing, fMaxTokensRefused, fNoBlankLines, fMessagesPrefixed},
+			fStreamIgnored, fStartMessageMissing, fContentBlockMissing, fTextDeltaUntyped, fDeltaUsageMissing, fMaxTokensRefused, fNoBlankLines, fMessagesPrefixed, fDataSplit},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				body := map[string]any{"model": s.model("msg-sonnet-5"), "stream": true, "max_tokens": 6, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
 				return validateMessagesStream(s.do(t, "POST", "/v1/messages", keys.Messages, body, o...), s.model("msg-sonnet-5"), 6)
@@ -272,7 +272,7 @@ func scenarios() []scenario {
 			}},
 		{"edit-stream", []string{fImageNoCompleted, fPreviewIndexOrder, fPreviewOverflow, fWrongEventFamily, fStreamCut, fMissingField, fWrongType, fWrongContentType, fBadBase64, fUndecodable, fWrongFormat, fSizeMismatch,
 			fEventNameOther, fNoFinalBlankLine, fImageEventFields, fImageRoutesMissing,
-			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull, fEditMultipartRefused, fPNGCompressionNeeded, fNoBlankLines},
+			fStreamIgnored, fPreviewsCompleted, fErrorMemberNull, fEditMultipartRefused, fPNGCompressionNeeded, fNoBlankLines, fDataSplit},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				a, _, _ := refs(t)
 				body := makeMultipart(t, map[string]string{"model": s.model("gen-image-2.5-sunburst"), "prompt": "add a moon", "size": "1024x1024", "stream": "true", "partial_images": "1"}, formFile{"image", a})

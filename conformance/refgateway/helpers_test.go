@@ -222,8 +222,8 @@ func makeMultipart(t *testing.T, fields map[string]string, files ...formFile) mu
 // sseEvent is one parsed stream event.
 type sseEvent struct {
 	name  string
-	data  string // the last data line
-	lines int    // data lines: more than one where no blank line parts two events
+	data  string // its data lines joined with "\n", as a reader joins them
+	lines int    // data lines: more than one where no blank line parts two events, or one event's data is split
 }
 
 // parseSSE splits a stream into events; complete is false when the stream
@@ -247,7 +247,10 @@ func parseSSE(body []byte) (events []sseEvent, complete, unended bool) {
 		case strings.HasPrefix(line, "event: "):
 			cur.name, open = strings.TrimPrefix(line, "event: "), true
 		case strings.HasPrefix(line, "data: "):
-			cur.data, open = strings.TrimPrefix(line, "data: "), true
+			if cur.lines > 0 {
+				cur.data += "\n"
+			}
+			cur.data, open = cur.data+strings.TrimPrefix(line, "data: "), true
 			cur.lines++
 		}
 	}

@@ -3,6 +3,7 @@ package refgateway
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 )
 
 // event is one server-sent event as a handler plans it (spec 6).
@@ -18,6 +19,10 @@ type event struct {
 	// follows it directly: a reader takes the two for one event. The
 	// stream's last event still gets its blank line, when the stream ends.
 	glued bool
+	// split writes the event's data over two data: lines, cut after its
+	// first comma between JSON values: a reader joining the lines gets the
+	// JSON back, but no line holds it whole.
+	split bool
 	// kind is what the event is, as planned: the type its JSON object names,
 	// or its raw data. send sets it before the hooks see the event, so that
 	// a hook still knows the event when another one has changed its data.
@@ -84,8 +89,8 @@ func (s *stream) send(ev event) bool {
 }
 
 // write writes one event: an "event:" line when it is named, then one
-// "data:" line and the blank line that ends it (before the next event's
-// lines instead, when it is unended).
+// "data:" line (two when it is split) and the blank line that ends it
+// (before the next event's lines instead, when it is unended).
 func (s *stream) write(ev event) bool {
 	if s.stopped {
 		return false
@@ -96,6 +101,9 @@ func (s *stream) write(ev event) bool {
 	data, err := eventData(ev.data)
 	if err != nil {
 		return s.stop()
+	}
+	if ev.split {
+		data = splitAtComma(data)
 	}
 	buf := s.eventStart(ev)
 	if ev.cut {
@@ -144,6 +152,24 @@ func eventData(d any) ([]byte, error) {
 		return []byte(str), nil
 	}
 	return json.Marshal(d)
+}
+
+// splitAtComma puts what follows the first comma of JSON text that
+// separates two values (one outside any string) on a data: line of its
+// own; text without such a comma stays whole.
+func splitAtComma(data []byte) []byte {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character, which may be a quote
+		case c == '"':
+			inString = !inString
+		case c == ',' && !inString:
+			return slices.Concat(data[:i+1], []byte("\ndata: "), data[i+1:])
+		}
+	}
+	return data
 }
 
 // eventStart is the start of ev's bytes up to its data: the blank line the

@@ -312,7 +312,11 @@ func readStream(r resp) (v violations, events []sseEvent, complete, ok bool) {
 	}
 	events, complete, unended := parseSSE(r.body)
 	for _, e := range events {
-		if e.lines > 1 {
+		switch {
+		case e.lines == 1:
+		case json.Valid([]byte(e.data)):
+			v.add(fDataSplit) // one JSON event over several data: lines
+		default:
 			// Events no blank line parts: nothing more can be read.
 			v.add(fNoBlankLines)
 			return v, nil, false, false
