@@ -129,6 +129,7 @@ var faultCases = []faultCase{
 	{"no-final-blank-line", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "stream.unterminated"},
 	{"event-after-stop", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.event-outside-start-stop"},
 	{"stop-reason-on-stop", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.stop-reason-not-in-delta"},
+	{"messages-no-delta", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.stop-reason-not-in-delta"},
 	{"image-event-fields", []string{"edit-stream-partials-1", "edit-stream-strict"}, "edit-stream-strict", "image", "differs from the size field"},
 	{"stream-model-other", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "another model than the one requested"},
 	{"stream-model-other", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "another model than the one requested"},

@@ -95,6 +95,7 @@ const (
 	fNoFinalBlankLine  = "no-final-blank-line"
 	fEventAfterStop    = "event-after-stop"
 	fStopReasonOnStop  = "stop-reason-on-stop"
+	fMessagesNoDelta   = "messages-no-delta"
 	fImageEventFields  = "image-event-fields"
 	fStreamModelOther  = "stream-model-other"
 
@@ -418,7 +419,9 @@ var faultTable = []fault{
 	{Fault{fEventAfterStop, "Strict: messages stream events end with `message_stop`: an event of a kind 6.3 does not name (the gateway's own usage report) follows it.", "6.3"},
 		hooks{event: afterMessageStop(event{name: "gateway_usage", kind: "gateway_usage", data: map[string]any{"type": "gateway_usage", "cost_usd": 0.0001}})}},
 	{Fault{fStopReasonOnStop, "Strict (the official SDKs read `delta.stop_reason`): the final stop_reason is in message_delta's `delta`: it is on message_stop instead.", "6.3"},
-		hooks{event: stopReasonOnStop}},
+		hooks{event: stopReasonOnStop(true)}},
+	{Fault{fMessagesNoDelta, "Strict (the official SDKs read the final stop_reason from message_delta's `delta`): a messages stream carries message_delta, with the final stop_reason: none is sent, and the stop_reason is on message_stop.", "6.3"},
+		hooks{event: stopReasonOnStop(false)}},
 	{Fault{fImageEventFields, "Strict: an image event's `size` and `output_format` describe its image: image stream events name another size and format than their image's.", "6.1, 2.2"},
 		hooks{event: imageEventFieldsOff}},
 	{Fault{fStreamModelOther, "Strict (the official accumulators copy it into the result): a stream names the model requested: chat chunks' `model` and message_start's `message.model` name another model of the family (JSON answers are left as they are).", "6.2, 6.3, 2.3, 2.4"},
@@ -1233,27 +1236,34 @@ func afterMessageStop(extra event) func(*stream, event) []event {
 	}
 }
 
-// stopReasonOnStop holds back a messages stream's message_delta, moves the
-// stop_reason out of its delta onto message_stop, and sends both then.
-func stopReasonOnStop(s *stream, ev event) []event {
-	if s.c.ep != epMessages {
+// stopReasonOnStop makes an event hook that holds back a messages stream's
+// message_delta and moves the stop_reason out of its delta onto
+// message_stop; it then sends both, or message_stop alone without
+// keepDelta.
+func stopReasonOnStop(keepDelta bool) func(*stream, event) []event {
+	return func(s *stream, ev event) []event {
+		if s.c.ep != epMessages {
+			return []event{ev}
+		}
+		switch ev.kind {
+		case "message_delta":
+			s.held = append(s.held, ev)
+			return nil
+		case "message_stop":
+			held := s.held
+			s.held = nil
+			for _, h := range held {
+				delta := h.data.(map[string]any)["delta"].(map[string]any)
+				ev.data.(map[string]any)["stop_reason"] = delta["stop_reason"]
+				delete(delta, "stop_reason")
+			}
+			if !keepDelta {
+				return []event{ev}
+			}
+			return append(held, ev)
+		}
 		return []event{ev}
 	}
-	switch ev.kind {
-	case "message_delta":
-		s.held = append(s.held, ev)
-		return nil
-	case "message_stop":
-		out := s.held
-		s.held = nil
-		for _, h := range out {
-			delta := h.data.(map[string]any)["delta"].(map[string]any)
-			ev.data.(map[string]any)["stop_reason"] = delta["stop_reason"]
-			delete(delta, "stop_reason")
-		}
-		return append(out, ev)
-	}
-	return []event{ev}
 }
 
 // imageEventFieldsOff names, in each image stream event, another size and

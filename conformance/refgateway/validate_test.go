@@ -547,7 +547,11 @@ func validateMessagesStream(r resp, model string, maxTokens int) violations {
 			stop, _ = sr.(string)
 		case "message_stop":
 			if sr, ok := m["stop_reason"].(string); ok {
-				v.add(fStopReasonOnStop)
+				if slices.Contains(names, "message_delta") {
+					v.add(fStopReasonOnStop)
+				} else {
+					v.add(fMessagesNoDelta) // on message_stop, as no message_delta came
+				}
 				if stop == "" {
 					stop = sr
 				}
