@@ -54,6 +54,10 @@ type Manifest struct {
 	// run sent for each spec id, given or read from the keys' lists.
 	ModelMap   []string         `json:"model_map,omitempty"`
 	ModelNames *plan.ModelNames `json:"model_names,omitempty"`
+	// Headers are the header lines given (-H and each kind's), keyed by
+	// kind ("" for every request), a variable left as ${NAME} and a
+	// literal secret value redacted: what show --curl sends again.
+	Headers map[string][]string `json:"headers,omitempty"`
 	// Keys lists the key kinds configured (never the keys): which cases
 	// can run at all depends on them.
 	Keys      []string          `json:"keys"`
@@ -132,6 +136,7 @@ func NewManifest(cat *catalog.Catalog, t plan.Target, sel plan.Selection, o exec
 	}
 	m.KindBaseURLs = redact.BaseURLs(t.KindBaseNames())
 	m.Offers = t.Offers
+	m.Headers = t.RecordedHeaderLines()
 	for _, spec := range slices.Sorted(maps.Keys(t.Names.Given)) {
 		m.ModelMap = append(m.ModelMap, spec+"="+t.Names.Given[spec])
 	}

@@ -25,8 +25,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "the `MODEL` of the result (default: the case's first result that did not pass, else its first)")
 	curl := fs.Bool("curl", false, "add a curl command that sends the request again: the key as its variable, never its value; multipart files written under DIR/curl")
-	// The run's own settings rows: --out, and with --curl the headers the
-	// run sent (flags, variables, gwconform.yaml), ${VAR} left for the shell.
+	// The run's own settings rows: --out, and with --curl headers to send
+	// instead of the run's (flags, variables, gwconform.yaml), ${VAR} left
+	// for the shell.
 	names := []string{"config", "out", "header"}
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-header")
@@ -160,7 +161,8 @@ func printTranscript(w io.Writer, t *results.Transcript) {
 // curlCommand renders the result's request again from the run's catalog
 // (execute.CurlCommand), under the names the run gave the models: to the
 // base URL the run had (its variable for the in-process gateway), with the
-// headers given, multipart files written under dir.
+// headers given, else the run's (its manifest), multipart files written
+// under dir.
 func curlCommand(m conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
 	suite, err := conformance.LoadSuite(m.CasesDir)
 	if err != nil {
@@ -181,6 +183,10 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 	}
 	t := plan.Target{BaseURL: m.BaseURL}
 	t.SetKindBases(m.KindBaseURLs)
+	if len(headers) == 0 { // the run's own, as its manifest keeps them
+		t.SetHeaderLines(m.Headers)
+		headers = t.ReplayHeaders(cs.Key, rendered.Path)
+	}
 	base := t.BaseForPath(cs.Key, rendered.Path)
 	if base == "" {
 		base = execute.BaseURLVariable(t, cs.Key, rendered.Path) // the in-process gateway's is gone with the run

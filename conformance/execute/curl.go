@@ -78,12 +78,13 @@ func CurlCommand(cs *catalog.Case, r *catalog.Rendered, base string, headers []s
 }
 
 // resultCurl is the curl command a result carries for its report's case
-// panel: only for a request whose body is small and not multipart.
+// panel, with the run's headers: only for a request whose body is small
+// and not multipart.
 func resultCurl(t plan.Target, cs *catalog.Case, r *catalog.Rendered) string {
 	if len(r.Body) > maxCurlBody {
 		return ""
 	}
-	cmd, err := CurlCommand(cs, r, BaseURLVariable(t, cs.Key, r.Path), nil, "")
+	cmd, err := CurlCommand(cs, r, BaseURLVariable(t, cs.Key, r.Path), t.ReplayHeaders(cs.Key, r.Path), "")
 	if err != nil {
 		return ""
 	}

@@ -44,6 +44,10 @@ type Target struct {
 	// differs there. Neither may name Authorization (CheckHeaders).
 	Headers    http.Header
 	KeyHeaders map[catalog.KeyKind]http.Header
+	// HeaderLines are the same headers as they were given, per key kind
+	// ("" for every request), a ${NAME} reference left unread: what a
+	// reproduction writes, so it reads the variable as the run did.
+	HeaderLines map[catalog.KeyKind][]string
 	// SecretValues are header values to redact like keys: values taken
 	// from the environment with ${NAME}, of redact.MinSecretLen or more.
 	SecretValues []string
@@ -142,6 +146,60 @@ func (t Target) SetHeaders(h http.Header, kind catalog.KeyKind, path string) {
 	}
 }
 
+// RecordedHeaderLines are HeaderLines as records keep them (manifest.json),
+// keyed by kind name ("" for every request), each line as a reproduction
+// writes it (replayLine); nil when no header was given.
+func (t Target) RecordedHeaderLines() map[string][]string {
+	var out map[string][]string
+	for kind, lines := range t.HeaderLines {
+		if out == nil {
+			out = map[string][]string{}
+		}
+		for _, line := range lines {
+			out[string(kind)] = append(out[string(kind)], replayLine(line))
+		}
+	}
+	return out
+}
+
+// SetHeaderLines gives t the header lines a record keeps
+// (RecordedHeaderLines).
+func (t *Target) SetHeaderLines(named map[string][]string) {
+	t.HeaderLines = nil
+	for kind, lines := range named {
+		if t.HeaderLines == nil {
+			t.HeaderLines = map[catalog.KeyKind][]string{}
+		}
+		t.HeaderLines[catalog.KeyKind(kind)] = slices.Clone(lines)
+	}
+}
+
+// ReplayHeaders are the header lines a reproduction of a request of that
+// key kind to path sends, as SetHeaders sends them (replayLine).
+func (t Target) ReplayHeaders(kind catalog.KeyKind, path string) []string {
+	var out []string
+	for _, line := range t.HeaderLines[""] {
+		out = append(out, replayLine(line))
+	}
+	if kind != "" {
+		for _, line := range t.HeaderLines[endpointKind(kind, path)] {
+			out = append(out, replayLine(line))
+		}
+	}
+	return out
+}
+
+// replayLine is a header line as a reproduction writes it: a value given
+// as a variable stays its ${NAME}; a literal value of a header whose name
+// says it is a secret is redacted, since no command may carry it.
+func replayLine(line string) string {
+	name, value, _ := strings.Cut(line, ": ")
+	if redact.SecretHeader(name) && !strings.Contains(value, "${") {
+		return name + ": " + redact.Marker
+	}
+	return line
+}
+
 // HeaderVariables names the variables go test reads headers from, one
 // "Name: value" a line: every request, and each key kind's.
 var HeaderVariables = map[catalog.KeyKind]string{
@@ -202,6 +260,10 @@ func (t *Target) AddHeader(kind catalog.KeyKind, line string, getenv func(string
 		h = t.Headers
 	}
 	h.Add(name, value)
+	if t.HeaderLines == nil {
+		t.HeaderLines = map[catalog.KeyKind][]string{}
+	}
+	t.HeaderLines[kind] = append(t.HeaderLines[kind], name+": "+strings.TrimSpace(strings.SplitN(line, ":", 2)[1]))
 	// Redaction replaces exact values: a short one ("openai") would be
 	// replaced inside ordinary words, and is no secret worth it.
 	if secret && len(value) >= redact.MinSecretLen {

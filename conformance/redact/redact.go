@@ -24,12 +24,16 @@ const MinSecretLen = 8
 // Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key, Api-Key, X-Auth-*)
 // and names ending in -Token, -Secret, -Key, -Password, -Signature or
 // -Credential(s). A name that merely holds such a word, such as a relay's
-// X-Portkey-Provider, is not: its value is the diagnostic an operator needs.
+// X-Portkey-Provider, is not: its value is the diagnostic an operator needs;
+// neither are the CORS headers (Access-Control-Allow-Credentials).
 func SecretHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key":
 		return true
+	}
+	if strings.HasPrefix(n, "access-control-") {
+		return false // CORS: Access-Control-Allow-Credentials: true is a flag
 	}
 	if strings.HasPrefix(n, "x-auth-") {
 		return true
@@ -89,6 +93,9 @@ func Credentials(s string) string {
 		val := p[4]
 		if strings.HasPrefix(Marker, val) {
 			return m // the pattern stops at ']': an earlier Marker, cut
+		}
+		if strings.HasPrefix(val, "$") {
+			return m // a variable's name (${GWCONFORM_IMAGE_KEY}), no secret: a reproduction needs it whole
 		}
 		if p[3] == "" && (strings.EqualFold(val, "bearer") || strings.EqualFold(val, "basic")) {
 			return m // a scheme alone, its token is handled by bearerRE

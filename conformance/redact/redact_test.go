@@ -25,6 +25,11 @@ func TestCredentials(t *testing.T) {
 		{"authorization: [REDACTED]", "authorization: [REDACTED]"},
 		{"Authorization: Bearer [REDACTED]", "Authorization: Bearer [REDACTED]"},
 		{`{"api_key":"[REDACTED]"}`, `{"api_key":"[REDACTED]"}`},
+		// A reproduction names the key's variable: no secret, kept whole
+		// (it once became "Bearer [REDACTED]}").
+		{`-H "Authorization: Bearer ${GWCONFORM_IMAGE_KEY}"`, `-H "Authorization: Bearer ${GWCONFORM_IMAGE_KEY}"`},
+		{`-H "x-api-key: ${GWCONFORM_MESSAGES_KEY}"`, `-H "x-api-key: ${GWCONFORM_MESSAGES_KEY}"`},
+		{`-H 'X-Portkey-Api-Key: ${RELAY_TOKEN}'`, `-H 'X-Portkey-Api-Key: ${RELAY_TOKEN}'`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -76,7 +81,8 @@ func TestSecretHeader(t *testing.T) {
 		assert.True(t, SecretHeader(name), name)
 	}
 	for _, name := range []string{"X-Portkey-Provider", "X-Portkey-Gateway-Exception", "X-Portkey-Trace-Id", "Keep-Alive",
-		"X-Request-Id", "Content-Type", "X-Token-Count", "X-Keyring-Region", "X-Ratelimit-Remaining-Tokens", "Authorization-Hint"} {
+		"X-Request-Id", "Content-Type", "X-Token-Count", "X-Keyring-Region", "X-Ratelimit-Remaining-Tokens", "Authorization-Hint",
+		"Access-Control-Allow-Credentials", "Access-Control-Allow-Headers"} {
 		assert.False(t, SecretHeader(name), name)
 	}
 }

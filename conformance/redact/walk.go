@@ -42,7 +42,7 @@ func Walk(r *results.Result, f func(string) string) {
 	}
 	r.Reasons, r.FirstReasons = reasons(r.Reasons), reasons(r.FirstReasons)
 	r.Case, r.Feature, r.Spec, r.Requirement = f(r.Case), f(r.Feature), f(r.Spec), f(r.Requirement)
-	r.Model, r.Variant, r.RequestID = f(r.Model), f(r.Variant), f(r.RequestID)
+	r.Model, r.GatewayModel, r.Variant, r.RequestID = f(r.Model), f(r.GatewayModel), f(r.Variant), f(r.RequestID)
 	if r.Params != nil {
 		ps := make(map[string]string, len(r.Params))
 		for k, v := range r.Params {
