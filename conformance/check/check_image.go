@@ -94,7 +94,7 @@ func (c *checker) checkImage(where string, b64 gjson.Result, want imageWant, thu
 	res := results.ImageInfo{Where: where, Format: info.Format, Width: info.Width, Height: info.Height,
 		Alpha: info.Alpha, SHA256: info.SHA256, Bytes: info.Bytes}
 	if err != nil {
-		c.fail("image", where, "a decodable image", fmt.Sprintf("%s bytes (%d)", info.Format, len(raw)), "image does not decode (spec 2.2, 6.1: a decodable image confirms completion): %v", err)
+		c.fail("image", where, "a decodable image", fmt.Sprintf("%s bytes (%d): %v", info.Format, len(raw), err), "image does not decode (spec 2.2, 6.1: a decodable image confirms completion)")
 		return res, false
 	}
 	if thumbs {
@@ -119,7 +119,7 @@ func (c *checker) decodeBase64(where string, b64 gjson.Result) ([]byte, bool) {
 	}
 	raw, err := imagecheck.DecodeBase64(b64.Str)
 	if err != nil {
-		c.fail("image", where+".b64_json", "valid base64", results.Truncate(b64.Str, 40), "b64_json is not valid base64 (spec 2.2): %v", err)
+		c.fail("image", where+".b64_json", "valid base64", fmt.Sprintf("%s: %v", results.Truncate(b64.Str, 40), err), "b64_json is not valid base64 (spec 2.2)")
 		return nil, false
 	}
 	return raw, true

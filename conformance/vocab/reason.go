@@ -28,52 +28,71 @@ func (r Reason) String() string {
 	return s
 }
 
-// Cause names what a reason found wrong, without the values of one case:
-// its check and its message, with the numbers and quoted values outside
-// parentheses taken out (a parenthesis holds a rule id or a spec citation,
-// which belong to the cause). Reasons of one cause in many cases name one
-// defect, which triage reads once.
+// Cause names what the gateway did, so that one defect met by many cases
+// is read once: for a status, the status it answered and its error's
+// message or type ("HTTP 404: Route not found"); for any other check, the check
+// and its message without its parentheses (the rows cited, a rule id, a
+// decoder's words: the group's detail). The values of one case (numbers,
+// quoted values, ids) are taken out.
 func (r Reason) Cause() string {
-	return r.Check + ": " + causeText(r.Message)
+	if code, body, _ := strings.Cut(r.Actual, " "); r.Check == "status" && statusRE.MatchString(code) {
+		if e := errorText(body); e != "" {
+			return "HTTP " + code + ": " + e
+		}
+		return "HTTP " + code
+	}
+	return r.Check + ": " + valuesOut(withoutParens(r.Message))
 }
 
 var (
-	quotedRE = regexp.MustCompile(`"[^"]*"|'[^']*'`)
-	numberRE = regexp.MustCompile(`\d+(\.\d+)?`)
+	statusRE     = regexp.MustCompile(`^[1-5]\d\d$`)
+	quotedRE     = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+	numberRE     = regexp.MustCompile(`\d+(\.\d+)?`)
+	idRE         = regexp.MustCompile(`(?i)\b(?:[a-z]+[_-])?(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{12,})\b`) // req_8f3a9c2e5b1d, a UUID
+	errTypeRE    = regexp.MustCompile(`"error"\s*:\s*\{[^}]*?"(?:type|code)"\s*:\s*"([^"]+)"`)
+	errMessageRE = regexp.MustCompile(`"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
 )
 
-// causeText replaces quoted values and numbers outside parentheses.
-func causeText(s string) string {
-	var b strings.Builder
-	depth, start := 0, 0
-	flush := func(end int) {
-		part := quotedRE.ReplaceAllString(s[start:end], "…")
-		b.WriteString(numberRE.ReplaceAllString(part, "N"))
+// errorText is an error body's message, else its type (error.type or
+// error.code), else its text, the values of one case out and at most a
+// line.
+func errorText(body string) string {
+	text := strings.TrimSpace(body)
+	if m := errMessageRE.FindStringSubmatch(text); m != nil {
+		text = strings.ReplaceAll(m[1], `\"`, `"`)
+	} else if m := errTypeRE.FindStringSubmatch(text); m != nil {
+		text = m[1]
 	}
-	for i, c := range s {
-		switch c {
-		case '(':
-			if depth == 0 {
-				flush(i)
-				start = i
-			}
+	text = strings.Join(strings.Fields(valuesOut(text)), " ")
+	if len(text) > 80 {
+		text = text[:80] + "…"
+	}
+	return text
+}
+
+// valuesOut takes the values of one case out of a text: ids, quoted values
+// and numbers.
+func valuesOut(s string) string {
+	s = idRE.ReplaceAllString(s, "…")
+	return numberRE.ReplaceAllString(quotedRE.ReplaceAllString(s, "…"), "N")
+}
+
+// withoutParens drops the parenthesised parts of s, and the space before
+// each.
+func withoutParens(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, c := range s {
+		switch {
+		case c == '(':
 			depth++
-		case ')':
-			if depth > 0 {
-				depth--
-				if depth == 0 {
-					b.WriteString(s[start : i+1])
-					start = i + 1
-				}
-			}
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
 		}
 	}
-	if depth > 0 {
-		b.WriteString(s[start:])
-	} else {
-		flush(len(s))
-	}
-	return b.String()
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // Checks of a skipped result's reason: why a planned call was not made. The

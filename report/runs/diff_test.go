@@ -72,7 +72,7 @@ func TestCompare(t *testing.T) {
 				require.Len(t, d.Regressions, 1, "the case only, not its cell too")
 				c := d.Regressions[0]
 				assert.Equal(t, Change{Model: "a", Feature: "chat.basic", Case: "chat-basic", Tier: TV, Old: "pass", New: "fail",
-					Reason: "status: unexpected status (expected 200, got 500)", Cause: "status: unexpected status"}, c)
+					Reason: "status: unexpected status (expected 200, got 500)", Cause: "HTTP 500"}, c)
 				assert.Empty(t, d.Fixes)
 			},
 		},
@@ -325,7 +325,7 @@ func TestDiffGroupsRegressionsByCause(t *testing.T) {
 	require.Len(t, d.Regressions, 3)
 	assert.Contains(t, md, "**The two runs judged different gateways:** `http://127.0.0.1:8080` before, `https://gateway.example.test` now.")
 	assert.Contains(t, md, "### ❌ Regressions (3, 1 cause)")
-	assert.Contains(t, md, "- **image: decoded size NxN differs from the requested size NxN (spec 2.2)**: 3 results in 3 cells: chat-basic, chat-stream, edit-json")
+	assert.Contains(t, md, "- **image: decoded size NxN differs from the requested size NxN**: 3 results in 3 cells: chat-basic, chat-stream, edit-json")
 	assert.Contains(t, md, "<details><summary>every ❌ Regressions</summary>", "each regression still listed, beneath")
 }
 
