@@ -264,6 +264,9 @@ func JudgeSubtest(t *testing.T, r results.Result, strict bool) {
 		for _, reason := range r.Reasons {
 			t.Errorf("  %s", reason)
 		}
+		if r.RequestID != "" { // what the gateway's operator searches their logs for
+			t.Errorf("  request id: %s", r.RequestID)
+		}
 		if w := r.Waiver; w != nil && w.State == results.WaiverExpired {
 			t.Errorf("  waiver %s expired %s and no longer applies: %s", w.Source, w.Expires, w.Describe())
 		}

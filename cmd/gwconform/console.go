@@ -156,11 +156,15 @@ func (c *console) add(r results.Result) {
 }
 
 // line prints a result on one line: status, case × model, tier, its first
-// reason and how many more.
+// reason and how many more, and the gateway's request id: a CI log is where
+// an operator looks for it.
 func (c *console) line(r results.Result) {
 	first := r.FirstReason()
 	if first != "" {
 		first = ": " + first
+	}
+	if r.RequestID != "" {
+		first += " [request id " + r.RequestID + "]"
 	}
 	fmt.Fprintf(c.w, "%s %s × %s (%s)%s\n", c.paint(r.Status, fmt.Sprintf("%-12s", strings.ToUpper(string(r.Status)))), r.Case, r.Model, r.Tier, first)
 }
@@ -270,6 +274,9 @@ func (c *console) recap(rs []results.Result) {
 		fmt.Fprintf(c.w, "%2d. %s\n", i+1, g.Cause)
 		fmt.Fprintf(c.w, "    %d results in %d cells (model × feature): %s\n", g.Results, g.Cells, markdown.NameSome(g.Cases, recapCases))
 		fmt.Fprintf(c.w, "    e.g. %s × %s: %s\n", g.Example.Case, g.Example.Model, g.Reason)
+		if g.Example.RequestID != "" {
+			fmt.Fprintf(c.w, "    request id: %s\n", g.Example.RequestID)
+		}
 	}
 	if cancelled > 0 {
 		fmt.Fprintf(c.w, "\nnot failures: %d %s cut short by the interrupt (run --resume makes them again)\n", cancelled, markdown.Plural(cancelled, "call", "calls"))

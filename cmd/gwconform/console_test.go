@@ -25,7 +25,7 @@ func TestConsoleInALog(t *testing.T) {
 		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: vocab.TierVerified, Status: vocab.StatusFail,
 			Reasons: []vocab.Reason{size("512x512"), {Check: "json", Message: "created is not the time of this exchange"}}},
 		{Case: "edit-size", Model: "gen-image-2", Feature: "images.edit.size", Tier: vocab.TierVerified, Status: vocab.StatusFail,
-			Reasons: []vocab.Reason{size("742x742")}},
+			Reasons: []vocab.Reason{size("742x742")}, RequestID: "req_0a1b2c3d"},
 		{Case: "chat-json", Model: "gen-5.5", Feature: "chat.basic", Tier: vocab.TierVerified, Status: vocab.StatusPass},
 		{Case: "chat-stream-strict", Model: "gen-5.5", Feature: "chat.stream", Tier: vocab.TierStrict, Status: vocab.StatusFail,
 			Reasons: []vocab.Reason{{Check: "sse-strict", Message: "chunk ids differ (chat.id-changed)"}}},
@@ -43,7 +43,8 @@ func TestConsoleInALog(t *testing.T) {
 	out := log.String()
 	lines := strings.Split(out, "\n")
 	assert.Contains(t, lines, "FAIL         gen-basic × gen-image-2 (verified): image at data[0]: decoded image size differs from the requested size (spec 2.2) (expected 1024x1024, got 512x512) (+1 more)")
-	assert.Contains(t, lines, "FAIL         edit-size × gen-image-2 (verified): image at data[0]: decoded image size differs from the requested size (spec 2.2) (expected 1024x1024, got 742x742)")
+	assert.Contains(t, lines, "FAIL         edit-size × gen-image-2 (verified): image at data[0]: decoded image size differs from the requested size (spec 2.2) (expected 1024x1024, got 742x742) [request id req_0a1b2c3d]",
+		"a CI log carries the gateway's request id")
 	assert.NotContains(t, out, "PASS         ", "passes get no line")
 	assert.NotContains(t, out, "FAIL         chat-stream-strict", "a strict failure is in the recap only")
 	assert.NotContains(t, out, "ERROR        chat-no-model", "a cancelled call is no failure")
@@ -52,7 +53,7 @@ func TestConsoleInALog(t *testing.T) {
 	deciding, reported := strings.Index(recap, "decide the verdict:"), strings.Index(recap, "reported only")
 	assert.Positive(t, deciding)
 	assert.Greater(t, reported, deciding, "deciding groups first")
-	assert.Contains(t, recap, " 1. image: decoded image size differs from the requested size (spec 2.2)\n    2 results in 2 cells (model × feature): edit-size, gen-basic\n")
+	assert.Contains(t, recap, " 1. image: decoded image size differs from the requested size\n    2 results in 2 cells (model × feature): edit-size, gen-basic\n")
 	assert.Contains(t, recap, "e.g. gen-basic × gen-image-2: image at data[0]: decoded image size differs")
 	assert.Contains(t, recap, "sse-strict: chunk ids differ (chat.id-changed)")
 	assert.Contains(t, recap, "not failures: 1 call cut short by the interrupt")
@@ -65,4 +66,16 @@ func TestConsoleInALog(t *testing.T) {
 	c.summary(rs, verdict)
 	assert.Contains(t, verbose.String(), "PASS         chat.basic", "--verbose: every result")
 	assert.Contains(t, verbose.String(), "    json: created is not the time of this exchange", "--verbose: every reason")
+}
+
+// A red run's console ends with where to look next: the report, and the
+// command that sends the first cause's example again.
+func TestNextSteps(t *testing.T) {
+	rs := []results.Result{
+		{Case: "gen-basic", Model: "gen-image-2", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
+		{Case: "chat-json", Model: "gen 5.5", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
+	}
+	var b bytes.Buffer
+	nextSteps(&b, "night out", rs, false)
+	assert.Equal(t, "next: open night out/report.html; send the first cause's example again: gwconform show --out 'night out' --curl gen-basic --model gen-image-2\n", b.String())
 }

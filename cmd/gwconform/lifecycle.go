@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -52,6 +54,9 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "outputs in %s\n", filepath.Clean(ss.out))
+	if v.Outcome == results.OutcomeFail {
+		nextSteps(stdout, ss.out, e.results, ss.strict)
+	}
 	if e.interrupted {
 		fmt.Fprintf(stderr, "gwconform %s: interrupted after %d of %d calls; the finished ones are in %s: run --resume to finish\n",
 			e.command, finished(e.results), len(e.plan), filepath.Join(ss.out, results.FileName))
@@ -99,4 +104,26 @@ func reportModelMap(names plan.ModelNames) []reportv1.ModelName {
 			Candidates: n.Candidates, Unlisted: n.Unlisted, Why: n.Why})
 	}
 	return out
+}
+
+// nextSteps ends a red run's console with where to look: the report, and
+// the command that sends the first cause's example again.
+func nextSteps(w io.Writer, out string, rs []results.Result, strict bool) {
+	fmt.Fprintf(w, "next: open %s", filepath.Join(filepath.Clean(out), report.FileHTML))
+	if groups := results.GroupByCause(rs, strict); len(groups) > 0 {
+		ex := groups[0].Example
+		fmt.Fprintf(w, "; send the first cause's example again: gwconform show --out %s --curl %s --model %s", shellWord(filepath.Clean(out)), shellWord(ex.Case), shellWord(ex.Model))
+	}
+	fmt.Fprintln(w)
+}
+
+// plainWord is a word a shell reads as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/:=@+-]+$`)
+
+// shellWord is s as one shell word: as it is when plain, else quoted.
+func shellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
