@@ -59,7 +59,23 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 	if r.UncoveredModels == nil {
 		r.UncoveredModels = []reportv1.UncoveredModel{}
 	}
+	r.Causes = causes(r.Results, meta.Strict)
 	return r
+}
+
+// causes are the failed results grouped by cause, as the console's recap
+// groups them (results.GroupByCause), over the sanitised results in report
+// order: each example is the first of its group in the report, and its
+// reason is as redacted as the rest. Never nil.
+func causes(rs []results.Result, strict bool) []reportv1.Cause {
+	out := []reportv1.Cause{}
+	for _, g := range results.GroupByCause(rs, strict) {
+		out = append(out, reportv1.Cause{
+			Cause: g.Cause, Deciding: g.Deciding, Results: g.Results, Cells: g.Cells, Cases: g.Cases,
+			Example: reportv1.CauseExample{Case: g.Example.Case, Model: g.Example.Model, Reason: g.Reason},
+		})
+	}
+	return out
 }
 
 // metadata is Meta as report.json carries it: the base URLs without

@@ -312,3 +312,77 @@ func TestBuildRedactsTheModelMap(t *testing.T) {
 	assert.NotContains(t, strings.Join(r.Notes, "\n"), "sk-abcdefgh12345678")
 	assert.Contains(t, m.ModelMap[0].Why, "sk-abcdefgh12345678", "the caller's map is untouched")
 }
+
+// Build groups the failed results by cause (results.GroupByCause) into
+// report.json's causes: the deciding ones first, each with its results,
+// cells and cases, and an example (the first in report order) whose reason
+// is as redacted as the results.
+func TestBuildCauses(t *testing.T) {
+	routeMissing := func(r *results.Result) {
+		r.Reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 200"}}
+	}
+	undecodable := func(r *results.Result) {
+		r.Reasons = []vocab.Reason{{Check: "image", Where: "data[0]", Message: "image does not decode (png: invalid format; Bearer sk-live-0123456789abcdef)"}}
+	}
+	tests := []struct {
+		name   string
+		strict bool
+		rs     []results.Result
+		want   []reportv1.Cause
+	}{
+		{
+			name: "two causes, the larger first",
+			rs: []results.Result{
+				Res("edit-json", "images.edit.json", "gen-image-2", TV, F, undecodable),
+				Res("gen-basic", "images.generate", "gen-image-2.5-flare", TV, F, routeMissing),
+				Res("gen-basic", "images.generate", "gen-image-2", TV, F, routeMissing),
+				Res("gen-quality", "images.generate.quality", "gen-image-2", TV, F, routeMissing),
+				Res("edit-json-two-refs", "images.edit.json", "gen-image-2", TV, F, undecodable),
+				Res("models-list", "models.list", "gen-image-2", TV, P),
+			},
+			want: []reportv1.Cause{
+				{Cause: "HTTP 404: Route not found", Deciding: true, Results: 3, Cells: 3, Cases: []string{"gen-basic", "gen-quality"},
+					Example: reportv1.CauseExample{Case: "gen-basic", Model: "gen-image-2", Reason: vocab.Reason{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 200"}}},
+				{Cause: "image: image does not decode", Deciding: true, Results: 2, Cells: 1, Cases: []string{"edit-json", "edit-json-two-refs"},
+					Example: reportv1.CauseExample{Case: "edit-json", Model: "gen-image-2", Reason: vocab.Reason{Check: "image", Where: "data[0]", Message: "image does not decode (png: invalid format; Bearer [REDACTED])"}}},
+			},
+		},
+		{
+			name: "a cause reported only comes after the deciding ones, however large",
+			rs: []results.Result{
+				Res("gen-basic-usage", "images.generate", "gen-image-2", TS, F, routeMissing),
+				Res("gen-quality-usage", "images.generate.quality", "gen-image-2", TS, F, routeMissing),
+				Res("edit-json", "images.edit.json", "gen-image-2", TV, E, undecodable),
+			},
+			want: []reportv1.Cause{
+				{Cause: "image: image does not decode", Deciding: true, Results: 1, Cells: 1, Cases: []string{"edit-json"},
+					Example: reportv1.CauseExample{Case: "edit-json", Model: "gen-image-2", Reason: vocab.Reason{Check: "image", Where: "data[0]", Message: "image does not decode (png: invalid format; Bearer [REDACTED])"}}},
+				{Cause: "HTTP 404: Route not found", Deciding: false, Results: 2, Cells: 2, Cases: []string{"gen-basic-usage", "gen-quality-usage"},
+					Example: reportv1.CauseExample{Case: "gen-basic-usage", Model: "gen-image-2", Reason: vocab.Reason{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 200"}}},
+			},
+		},
+		{
+			name: "with --strict a strict failure decides", strict: true,
+			rs: []results.Result{Res("gen-basic-usage", "images.generate", "gen-image-2", TS, F, routeMissing)},
+			want: []reportv1.Cause{
+				{Cause: "HTTP 404: Route not found", Deciding: true, Results: 1, Cells: 1, Cases: []string{"gen-basic-usage"},
+					Example: reportv1.CauseExample{Case: "gen-basic-usage", Model: "gen-image-2", Reason: vocab.Reason{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 200"}}},
+			},
+		},
+		{
+			name: "throttled, inconclusive and cancelled results are no cause",
+			rs: []results.Result{
+				Res("a", "chat.basic", "m", TV, T), Res("b", "chat.errors", "m", TN, I),
+				Res("c", "chat.basic", "m", TV, E, func(r *results.Result) { r.Cancelled = true }),
+			},
+			want: []reportv1.Cause{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := SampleMeta()
+			m.Strict = tt.strict
+			assert.Equal(t, tt.want, Build(m, tt.rs).Causes)
+		})
+	}
+}

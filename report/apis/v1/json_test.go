@@ -25,6 +25,8 @@ func TestJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, r.Cells, got.Cells)
 	assert.Equal(t, r.Totals, got.Totals)
 	assert.Equal(t, r.Verdict, got.Verdict)
+	assert.NotEmpty(t, got.Causes)
+	assert.Equal(t, r.Causes, got.Causes)
 	require.Len(t, got.Results, len(r.Results))
 	assert.Equal(t, r.Results[0].Case, got.Results[0].Case)
 	assert.True(t, r.Metadata.Started.Equal(got.Metadata.Started))

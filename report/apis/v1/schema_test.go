@@ -86,6 +86,9 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 		{"strict", report.Build(func() reportv1.Meta { m := SampleMeta(); m.Strict = true; return m }(), full)},
 		{"a model map of every source", report.Build(func() reportv1.Meta { m := SampleMeta(); m.ModelMap = NamedModels(); return m }(), full)},
 		{"replay: request ids, cancelled calls, transcripts", report.Build(Replayed())},
+		{"causes deciding and reported only", report.Build(SampleMeta(), append(Sample(),
+			Res("chat-usage", "chat.basic", "gen-text-1", TS, F, WithReason("usage.total_tokens is not the sum")),
+			Res("chat-json", "chat.basic", "gen-text-2", TV, F)))},
 		{"capability map", report.Build(SampleMeta(), append(append(full, DeclineRun()...),
 			Call("gen-image-2.5-sunburst", "e-6", F, "partial_images=3", "stream=true"),
 			Call("gen-image-2.5-sunburst", "e-7", E, "partial_images=2", "stream=true"),
@@ -155,6 +158,11 @@ func TestSchemaRejects(t *testing.T) {
 		{"capability value not param=value", func(d map[string]any) {
 			d["capabilities"].([]any)[0].(map[string]any)["summary"].([]any)[0].(map[string]any)["unsupported"] = []any{"xhigh"}
 		}},
+		{"a cause without its example", func(d map[string]any) { delete(causeDoc(d), "example") }},
+		{"a cause of no result", func(d map[string]any) { causeDoc(d)["results"] = 0 }},
+		{"a cause's example without its reason", func(d map[string]any) { delete(causeDoc(d)["example"].(map[string]any), "reason") }},
+		{"a bearer token in a cause", func(d map[string]any) { causeDoc(d)["cause"] = "HTTP 401: Bearer abcdefgh12345 is not a key" }},
+		{"unknown field in a cause (closed test schema)", func(d map[string]any) { causeDoc(d)["colour"] = "red" }},
 		{"non-string parameter", func(d map[string]any) {
 			for _, r := range d["results"].([]any) {
 				if p, ok := r.(map[string]any)["params"].(map[string]any); ok {
@@ -186,6 +194,11 @@ func TestSchemaRejects(t *testing.T) {
 func capCellDoc(d map[string]any) map[string]any {
 	c := d["capabilities"].([]any)[0].(map[string]any)
 	return c["rows"].([]any)[0].(map[string]any)["cells"].([]any)[0].(map[string]any)
+}
+
+// causeDoc returns the first cause of a decoded report.json.
+func causeDoc(d map[string]any) map[string]any {
+	return d["causes"].([]any)[0].(map[string]any)
 }
 
 // modelNameDoc returns the model map's record of spec in a decoded report.json.

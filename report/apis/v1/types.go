@@ -344,7 +344,37 @@ type Report struct {
 	// UncoveredModels are the models the gateway lists, per key, that no
 	// case covers (added within v1alpha1).
 	UncoveredModels []UncoveredModel `json:"uncoveredModels"`
-	Results         []results.Result `json:"results"`
+	// Causes groups the failed results by what the gateway did
+	// (results.GroupByCause): those deciding the verdict first, then by
+	// size, so a triage reads one line per defect, not per case × model
+	// (added within v1alpha1).
+	Causes  []Cause          `json:"causes"`
+	Results []results.Result `json:"results"`
+}
+
+// Cause is one cause of failures: every failed result with a reason of
+// this cause, of one kind (deciding the verdict or reported only).
+type Cause struct {
+	// Cause names what the gateway did, the values of one case taken out
+	// ("HTTP 404: Route not found"; vocab.Reason.Cause).
+	Cause string `json:"cause"`
+	// Deciding: the results decide the verdict (verified, negative;
+	// strict with --strict). The same cause met by strict or explore
+	// results too is another, reported-only entry.
+	Deciding bool     `json:"deciding"`
+	Results  int      `json:"results"` // failed results with a reason of this cause
+	Cells    int      `json:"cells"`   // distinct model × feature cells among them
+	Cases    []string `json:"cases"`   // their case ids, sorted
+	// Example is the first such result, in report order: the one to
+	// look at, and to send again (gwconform show --curl).
+	Example CauseExample `json:"example"`
+}
+
+// CauseExample names one result of a cause and its reason of that cause.
+type CauseExample struct {
+	Case   string       `json:"case"`
+	Model  string       `json:"model"` // the spec id, as results.jsonl's model
+	Reason vocab.Reason `json:"reason"`
 }
 
 // Cell returns the cell of model × feature, and false when the report has no
