@@ -305,6 +305,12 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				assert.Equal(t, vocab.StatusPass, r.Status, "without the fault, %s must pass: %v", id, r.Reasons)
 			}
 			broken := run(t, []string{fc.fault}, fc.cases)
+			for id, res := range broken { // reasons in words, never the query language
+				for _, reason := range res.Reasons {
+					assert.NotContains(t, reason.String(), "#(", "%s: %s", id, reason)
+					assert.NotContains(t, reason.String(), "==", "%s: %s", id, reason)
+				}
+			}
 			r, ok := broken[fc.fails]
 			require.True(t, ok, "case %s did not run", fc.fails)
 			// A fault only a strict case catches must not fail the counted

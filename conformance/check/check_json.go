@@ -31,8 +31,18 @@ func (c *checker) checkMatchers(body []byte, ms map[string]catalog.Matcher) {
 		if p == catalog.PathText {
 			v = generatedText(body)
 		}
-		c.checkMatcher(p, v, ms[p])
+		c.checkMatcher(pathInWords(p), v, ms[p])
 	}
+}
+
+// queryRE is a gjson query step, #(key=="value").
+var queryRE = regexp.MustCompile(`#\((\w+)\s*==\s*"([^"]*)"\)`)
+
+// pathInWords writes a gjson path as a reason shows it: a query step
+// #(type=="message") as [type: message], so that no reason speaks the
+// query language (output[type: message].content[type: output_text].text).
+func pathInWords(path string) string {
+	return strings.ReplaceAll(queryRE.ReplaceAllString(path, "[$1: $2]"), ".[", "[")
 }
 
 // checkMatcher applies one matcher: presence first, then the checks of a
