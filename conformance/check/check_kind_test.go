@@ -188,8 +188,8 @@ func hasMessage(c *checker, says string) bool {
 func TestPathInWords(t *testing.T) {
 	for in, want := range map[string]string{
 		`output.#(type=="message").content.#(type=="output_text").text`: "output[type: message].content[type: output_text].text",
-		`data.#(id=="gen-image-2").object`:                               "data[id: gen-image-2].object",
-		"choices.0.message.content":                                      "choices.0.message.content",
+		`data.#(id=="gen-image-2").object`:                              "data[id: gen-image-2].object",
+		"choices.0.message.content":                                     "choices.0.message.content",
 	} {
 		assert.Equal(t, want, pathInWords(in))
 	}
