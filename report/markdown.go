@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -34,9 +35,17 @@ var cellGlyph = map[reportv1.CellStatus]string{
 // code (strict tier without --strict, explore tier).
 const softFailGlyph = "🟠"
 
-// maxMDProblems bounds the failure list of matrix.md: a job summary is a page
-// to read at a glance, report.html has everything.
+// maxMDProblems bounds the per-result failure list of matrix.md: a job
+// summary is a page to read at a glance, report.html has everything.
 const maxMDProblems = 40
+
+// maxMDCauses bounds the causes matrix.md lists, and mdCauseCases the case
+// ids a cause's line names before "and N more": one line a defect, read at
+// a glance.
+const (
+	maxMDCauses  = 20
+	mdCauseCases = 5
+)
 
 // cellMD renders a cell for matrix.md: a glyph, "k/n" (k of the n cases
 // that ran passed, the same count in every cell) when not all passed, "*"
@@ -58,9 +67,10 @@ func cellMD(c reportv1.Cell) string {
 // verdictGlyph marks the headline; an incomplete run is neither green nor red.
 var verdictGlyph = map[string]string{"pass": "✅", "fail": "❌", "incomplete": "⚠️", "no-verdict": "ℹ️"}
 
-// WriteMarkdown writes matrix.md: verdict, run facts, legend, per-tier totals,
-// the matrix, the capability map, the first failures with their first
-// reason, then what a nightly job reads beyond them (nightly_md.go).
+// WriteMarkdown writes matrix.md: verdict, run facts, the failures by cause
+// (then, collapsed, each failure with its first reason), legend, per-tier
+// totals, the matrix, the capability map, then what a nightly job reads
+// beyond them (nightly_md.go).
 //
 // Layout choice: ~30 features do not fit as columns of one table in a job
 // summary, and most cells of such a table would be "—" (image features do not
@@ -73,6 +83,11 @@ func WriteMarkdown(w io.Writer, r *reportv1.Report) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	writeHeadlineMD(p, r)
+	// What to fix comes first, on the first screen: one line a cause,
+	// where a broken route fills the per-result list with one line a case.
+	writeCausesMD(p, r)
+	writeFailuresMD(p, r)
+	writeLegendMD(p)
 	writeTotalsMD(p, r)
 	if len(r.Results) == 0 {
 		p("_No results._\n\n")
@@ -81,15 +96,13 @@ func WriteMarkdown(w io.Writer, r *reportv1.Report) error {
 	}
 	writeMatrixMD(p, r)
 	writeCapabilitiesMD(p, r)
-	writeFailuresMD(p, r)
 	writeWaiversMD(p, r)
 	writeRerunsMD(p, r)
 	writeUncoveredMD(p, r)
 	return b.Flush()
 }
 
-// writeHeadlineMD writes the verdict and its notes, the run's facts and
-// the legend.
+// writeHeadlineMD writes the verdict and its notes, and the run's facts.
 func writeHeadlineMD(p func(string, ...any), r *reportv1.Report) {
 	p("## %s gwconform: %s\n\n", verdictGlyph[r.Verdict], markdown.Escape(r.Headline))
 	for _, n := range r.Notes {
@@ -99,7 +112,10 @@ func writeHeadlineMD(p func(string, ...any), r *reportv1.Report) {
 		p("\n")
 	}
 	p("%s\n\n", factsLine(r))
+}
 
+// writeLegendMD says what the glyphs of the totals and the matrix mean.
+func writeLegendMD(p func(string, ...any)) {
 	p("**Legend:** k/n: k of the n cases that ran passed (the same count in every cell) · ✅ pass · ❌ fail (fails the run) · %s fail in strict/explore cases only (reported) · "+
 		"💥 error (the run broke, not the gateway) · ⏳ throttled · ❔ inconclusive (a refusal whose control was not served: not checked) · 🔕 waived (a known deviation, see below) · ⛔ unsupported (explore: declined) · ⏭️ skipped · 🚫 not offered (--offers: nothing sent) · — no cases · "+
 		"`*` passed after a retry\n\n", softFailGlyph)
@@ -157,13 +173,84 @@ func groupModels(r *reportv1.Report, g featureGroup) []string {
 	return models
 }
 
-// writeFailuresMD lists the first failures with their first reason.
+// writeCausesMD lists the failures by cause (report.json's causes), those
+// deciding the verdict first: per cause what the gateway did, how many
+// results and cells it made fail, its first cases, its example's reason
+// and the command that shows the example and prints its curl.
+func writeCausesMD(p func(string, ...any), r *reportv1.Report) {
+	if len(r.Causes) == 0 {
+		return
+	}
+	deciding := 0
+	for _, c := range r.Causes {
+		if c.Deciding {
+			deciding++
+		}
+	}
+	p("### Failures by cause\n\n")
+	p("%d %s the verdict", deciding, markdown.Plural(deciding, "cause decides", "causes decide"))
+	if n := len(r.Causes) - deciding; n > 0 {
+		p(", %d %s reported only (strict, explore)", n, markdown.Plural(n, "is", "are"))
+	}
+	p(". Each command shows its example and prints the curl that sends it again: run it in this report's directory.\n\n")
+	for i, c := range r.Causes {
+		if i == maxMDCauses {
+			p("- … and %d more causes: see report.html\n", len(r.Causes)-i)
+			break
+		}
+		p("- %s\n", causeMD(c))
+	}
+	p("\n")
+}
+
+// causeMD is one cause's line: ❌ when it decides the verdict, else 🟠
+// and "reported only"; the cause, its counts, its first cases, the
+// example's reason and the command that reproduces it.
+func causeMD(c reportv1.Cause) string {
+	g := cellGlyph[reportv1.CellFail]
+	if !c.Deciding {
+		g = softFailGlyph + " reported only ·"
+	}
+	cases := make([]string, len(c.Cases))
+	for i, id := range c.Cases {
+		cases[i] = "`" + markdown.Code(id) + "`"
+	}
+	return fmt.Sprintf("%s **%s** · %d %s in %d %s · %s · e.g. %s · `%s`", g, markdown.Escape(c.Cause),
+		c.Results, markdown.Plural(c.Results, "result", "results"), c.Cells, markdown.Plural(c.Cells, "cell", "cells"),
+		markdown.NameSome(cases, mdCauseCases), markdown.Escape(results.Truncate(c.Example.Reason.String(), 200)),
+		markdown.Code(showCommand(c.Example.Case, c.Example.Model)))
+}
+
+// showCommand is the command that shows one result and prints a curl
+// command sending its request again, run in the report's directory (the
+// one report.html's script writes, assets/report.js showCommand). Its
+// flags come before the case: flag parsing stops at the first operand.
+func showCommand(caseID, model string) string {
+	return "gwconform show --out . --model " + shellWord(model) + " --curl " + shellWord(caseID)
+}
+
+// plainWordRE matches the words a POSIX shell reads as they are.
+var plainWordRE = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+
+// shellWord quotes w for a POSIX shell when it needs it: catalog ids
+// never do, and read best bare.
+func shellWord(w string) string {
+	if plainWordRE.MatchString(w) {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// writeFailuresMD lists the first failed, throttled and inconclusive
+// results with their first reason, collapsed: the causes above say what
+// to fix, this is the detail behind them.
 func writeFailuresMD(p func(string, ...any), r *reportv1.Report) {
 	probs := problems(r)
 	if len(probs) == 0 {
 		return
 	}
-	p("### Failures\n\n")
+	// GitHub renders Markdown inside <details> only after a blank line.
+	p("<details><summary>Each result that failed or was not checked (%d), one line each</summary>\n\n", len(probs))
 	for i, res := range probs {
 		if i == maxMDProblems {
 			p("- … and %d more: see report.html\n", len(probs)-i)
@@ -171,7 +258,7 @@ func writeFailuresMD(p func(string, ...any), r *reportv1.Report) {
 		}
 		p("- %s\n", failureMD(res, r.Metadata.Strict))
 	}
-	p("\n")
+	p("\n</details>\n\n")
 }
 
 // problems are the results to list as failures, first by weight: those

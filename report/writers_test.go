@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -44,8 +45,9 @@ func TestMarkdown(t *testing.T) {
 		"| `models.list` | ✅ | ✅ |",
 		"### images\n\n| feature | gen-image-2.5-flare |\n|---|:---:|\n| `images.edit.json` | ❌ 0/1 |",
 		"| `responses.basic` _(explore: never fails the run)_ | ⛔ |",
-		"### Failures",
-		"- ❌ **gen-text-1** · `chat.basic` · `chat-bad-model` (negative): status: unexpected status (expected 200, got 500)",
+		"### Failures by cause\n\n2 causes decide the verdict.",
+		"- ❌ **HTTP 500** · 2 results in 2 cells · `chat-bad-model`, `chat-stream` · e.g. status: unexpected status (expected 200, got 500) · `gwconform show --out . --model gen-text-1 --curl chat-bad-model`",
+		"<details><summary>Each result that failed or was not checked (4), one line each</summary>\n\n- ❌ **gen-text-1** · `chat.basic` · `chat-bad-model` (negative): status: unexpected status (expected 200, got 500)",
 		"- ⏳ **gen-text-1** · `chat.stream` · `chat-stream-usage` (strict)",
 	} {
 		assert.Contains(t, md, want)
@@ -57,6 +59,77 @@ func TestMarkdown(t *testing.T) {
 	assert.Less(t, strings.Index(md, "chat-bad-model"), strings.Index(md, "chat-stream-usage"))
 	// a row for every feature of a group with results
 	assert.NotContains(t, md, "### other")
+	// what to fix before the legend and the matrix
+	assert.Less(t, strings.Index(md, "### Failures by cause"), strings.Index(md, "**Legend:**"))
+	assert.Less(t, strings.Index(md, "</details>"), strings.Index(md, "### models"))
+}
+
+// matrix.md's failures by cause: one line a cause, those deciding the
+// verdict first, each with its counts, first cases, example and the
+// command that reproduces it; the reported-only ones marked.
+func TestMarkdownCauses(t *testing.T) {
+	routeMissing := func(r *results.Result) {
+		r.Reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 200"}}
+	}
+	var oneCause []results.Result
+	for i := range 7 {
+		oneCause = append(oneCause, Res(fmt.Sprintf("gen-%d", i), "images.generate", "gen-image-2", TV, F, routeMissing))
+	}
+	tests := []struct {
+		name   string
+		rs     []results.Result
+		want   []string // lines of the section, in order
+		absent []string
+	}{
+		{
+			name: "one cause, its first cases named",
+			rs:   oneCause,
+			want: []string{
+				"### Failures by cause\n\n1 cause decides the verdict. Each command shows its example and prints the curl that sends it again: run it in this report's directory.\n\n",
+				"- ❌ **HTTP 404: Route not found** · 7 results in 1 cell · `gen-0`, `gen-1`, `gen-2`, `gen-3`, `gen-4` and 2 more · e.g. status: HTTP status 404, want 200 (expected 200, got 404 {\"error\":{\"message\":\"Route not found\"}}) · `gwconform show --out . --model gen-image-2 --curl gen-0`\n\n",
+				"<details><summary>Each result that failed or was not checked (7), one line each</summary>",
+			},
+			absent: []string{"reported only"},
+		},
+		{
+			name: "reported only after the deciding ones, marked",
+			rs: []results.Result{
+				Res("chat-usage", "chat.basic", "gen-text-1", TS, F, WithReason("usage is missing")),
+				Res("chat-usage-2", "chat.basic", "gen-text-2", TS, F, WithReason("usage is missing")),
+				Res("chat-json", "chat.basic", "gen-text-1", TV, F),
+			},
+			want: []string{
+				"1 cause decides the verdict, 1 is reported only (strict, explore).",
+				"- ❌ **HTTP 500** · 1 result in 1 cell · `chat-json` ·",
+				"- 🟠 reported only · **json: usage is missing** · 2 results in 2 cells · `chat-usage`, `chat-usage-2` · e.g. json at data.0: usage is missing (expected x, got usage is missing) · `gwconform show --out . --model gen-text-1 --curl chat-usage`",
+			},
+		},
+		{
+			name: "an id a shell would read otherwise is quoted",
+			rs:   []results.Result{Res("chat json", "chat.basic", "m'1", TV, F)},
+			want: []string{"`gwconform show --out . --model 'm'\\''1' --curl 'chat json'`"},
+		},
+		{
+			name:   "throttled only: no cause, the results collapsed",
+			rs:     []results.Result{Res("chat-json", "chat.basic", "gen-text-1", TV, T)},
+			want:   []string{"<details><summary>Each result that failed or was not checked (1), one line each</summary>\n\n- ⏳ **gen-text-1**"},
+			absent: []string{"### Failures by cause"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md := renderMD(t, Build(SampleMeta(), tt.rs))
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(md[at:], w)
+				require.GreaterOrEqual(t, i, 0, "%q in order in\n%s", w, md)
+				at += i + len(w)
+			}
+			for _, a := range tt.absent {
+				assert.NotContains(t, md, a)
+			}
+		})
+	}
 }
 
 func TestMarkdownNightly(t *testing.T) {
@@ -123,9 +196,17 @@ func TestMarkdownCapsFailures(t *testing.T) {
 	for i := range maxMDProblems + 5 {
 		rs = append(rs, Res("c"+strings.Repeat("x", i), "chat.basic", "m", TV, F))
 	}
+	rs = append(rs, Res("strict", "chat.basic", "m", TS, F, WithReason("one more cause")))
+	for i := range maxMDCauses {
+		rs = append(rs, Res(fmt.Sprintf("d%d", i), "chat.basic", "m", TV, F, WithReason(fmt.Sprintf("cause %c", 'a'+i))))
+	}
 	md := renderMD(t, Build(SampleMeta(), rs))
-	assert.Contains(t, md, "- … and 5 more: see report.html")
-	assert.Equal(t, maxMDProblems, strings.Count(md, "\n- ❌"))
+	causes, each, ok := strings.Cut(md, "<details>")
+	require.True(t, ok)
+	assert.Contains(t, causes, "- … and 2 more causes: see report.html", "the reported-only cause is among those left out")
+	assert.Equal(t, maxMDCauses, strings.Count(causes, "\n- ❌"))
+	assert.Contains(t, each, "- … and 26 more: see report.html")
+	assert.Equal(t, maxMDProblems, strings.Count(each, "\n- ❌"))
 }
 
 func TestJUnitCountsEqualResults(t *testing.T) {
