@@ -41,6 +41,8 @@ type Manifest struct {
 	SuiteVersion string    `json:"suite_version"`
 	CatalogHash  string    `json:"catalog_hash"`        // catalog.Catalog.Hash
 	CasesDir     string    `json:"cases_dir,omitempty"` // --cases; empty: the embedded catalog
+	// CasesExtra are the --cases-extra files loaded beside the catalog.
+	CasesExtra []string `json:"cases_extra,omitempty"`
 	Created      time.Time `json:"created"`
 	// BaseURL is the gateway; empty: the in-process reference gateway.
 	BaseURL string `json:"base_url,omitempty"`

@@ -69,6 +69,8 @@ func buildSettingsTable() []Setting {
 			Usage: "optional `FILE` of settings (the file keys below; never keys)"},
 		{Name: "cases", File: "cases", Usage: "case `DIR` (default: the embedded catalog)",
 			Recorded: func(m Manifest) string { return m.CasesDir }},
+		{Name: "cases-extra", Kind: KindList, File: "cases_extra", Usage: "case `FILES` loaded beside the catalog, as strictly: model additions (what gwconform probe prints) and cases of your own; repeatable or comma-separated",
+			Recorded: func(m Manifest) string { return list(m.CasesExtra) }},
 		{Name: "out", File: "out", Default: "out", NonEmpty: true, Usage: "output `DIR`"},
 		{Name: "base-url", Env: "GWCONFORM_BASE_URL", File: "base_url", NonEmpty: true,
 			EmptyEnv: "GWCONFORM_BASE_URL is set but empty: unset it to test the in-process reference gateway, or give the gateway's URL",

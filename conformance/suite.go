@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 
@@ -22,12 +23,22 @@ type Suite struct {
 }
 
 // LoadSuite loads the embedded catalog, or the case files of casesDir when
-// it is not empty; schemas and fixtures are always the embedded ones.
-func LoadSuite(casesDir string) (*Suite, error) {
-	if casesDir == "" {
-		return LoadSuiteFS(cases.FS)
+// it is not empty, and beside it the extra case files (--cases-extra: a
+// probe's model additions, a team's own cases); schemas and fixtures are
+// always the embedded ones.
+func LoadSuite(casesDir string, extra ...string) (*Suite, error) {
+	var opts []catalog.Option
+	for _, name := range extra {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("--cases-extra: %w", err)
+		}
+		opts = append(opts, catalog.WithExtraFiles(catalog.ExtraFile{Name: name, Data: data}))
 	}
-	return LoadSuiteFS(os.DirFS(casesDir), catalog.WithDisplayDir(casesDir))
+	if casesDir == "" {
+		return LoadSuiteFS(cases.FS, opts...)
+	}
+	return LoadSuiteFS(os.DirFS(casesDir), append(opts, catalog.WithDisplayDir(casesDir))...)
 }
 
 // LoadSuiteFS loads the case files of casesFS (tests with cases of their

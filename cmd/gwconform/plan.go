@@ -25,7 +25,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform plan:", err)
 		return exitNotStart
 	}
-	suite, err := conformance.LoadSuite(s.casesDir)
+	suite, err := conformance.LoadSuite(s.casesDir, s.casesExtra...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitNotStart

@@ -129,7 +129,7 @@ func loadWaivers(s *settings, file string) error {
 // manifest describes the session's run of calls.
 func (ss *session) manifest(calls []plan.Call) conformance.Manifest {
 	m := conformance.NewManifest(ss.suite.Catalog, ss.target, ss.selection, ss.options, ss.strict, calls)
-	m.Command, m.SuiteVersion, m.CasesDir, m.Waivers = "run", version, ss.casesDir, ss.waiversRef
+	m.Command, m.SuiteVersion, m.CasesDir, m.CasesExtra, m.Waivers = "run", version, ss.casesDir, ss.casesExtra, ss.waiversRef
 	m.Record, m.Replay = ss.record, ss.replay
 	if ss.local {
 		m.BaseURL = "" // a later run starts its own reference gateway

@@ -24,7 +24,7 @@ import (
 // adds its own (run: --waivers, --resume...). All are rows of
 // conformance.SettingsTable.
 var engineSettings = func() []string {
-	names := []string{"config", "cases", "out", "base-url"}
+	names := []string{"config", "cases", "cases-extra", "out", "base-url"}
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-base-url")
 	}
@@ -60,9 +60,11 @@ type settings struct {
 	options   execute.Options
 	out       string
 	casesDir  string
-	strict    bool
-	verbose   bool // the console prints every result (console.full)
-	tls       execute.TLSOptions
+	// casesExtra are the --cases-extra files loaded beside the catalog.
+	casesExtra []string
+	strict     bool
+	verbose    bool // the console prints every result (console.full)
+	tls        execute.TLSOptions
 	// waivers is the --waivers file of a run (nil: none), and waiversRef
 	// names it in the manifest.
 	waivers    *waivers.Set
@@ -86,7 +88,7 @@ func (f *engineFlags) parse(args []string) (*settings, error) {
 // resolve turns the settings' values into the engine's types.
 func (f *engineFlags) resolve() (*settings, error) {
 	v := f.set
-	s := &settings{strict: v.Bool("strict"), verbose: v.Bool("verbose"), out: v.String("out"), casesDir: v.String("cases")}
+	s := &settings{strict: v.Bool("strict"), verbose: v.Bool("verbose"), out: v.String("out"), casesDir: v.String("cases"), casesExtra: v.List("cases-extra")}
 	var err error
 	if s.target, err = v.Target(); err != nil {
 		return nil, err
@@ -138,7 +140,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}
-	suite, err := conformance.LoadSuite(s.casesDir)
+	suite, err := conformance.LoadSuite(s.casesDir, s.casesExtra...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart

@@ -164,7 +164,7 @@ func printTranscript(w io.Writer, t *results.Transcript) {
 // headers given, else the run's (its manifest), multipart files written
 // under dir.
 func curlCommand(m conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
-	suite, err := conformance.LoadSuite(m.CasesDir)
+	suite, err := conformance.LoadSuite(m.CasesDir, m.CasesExtra...)
 	if err != nil {
 		return "", err
 	}

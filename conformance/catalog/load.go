@@ -53,7 +53,21 @@ func (c *Catalog) Case(id string) *Case {
 type Option func(*options)
 
 type options struct {
-	dir string
+	dir   string
+	extra []ExtraFile
+}
+
+// ExtraFile is a case file from outside the catalog's directory: its name
+// as diagnostics show it, and its bytes.
+type ExtraFile struct {
+	Name string
+	Data []byte
+}
+
+// WithExtraFiles loads files beside the catalog's, after them and as
+// strictly: model additions and cases of a team's own (--cases-extra).
+func WithExtraFiles(files ...ExtraFile) Option {
+	return func(o *options) { o.extra = append(o.extra, files...) }
 }
 
 // WithDisplayDir sets the directory shown before file names in diagnostics
@@ -109,6 +123,11 @@ func Load(cases fs.FS, fixtures fs.FS, schemaNames []string, opts ...Option) (*C
 		}
 		cat.Files = append(cat.Files, display)
 		cat.Cases = append(cat.Cases, l.loadFile(display, data)...)
+	}
+	for _, f := range o.extra {
+		h.Write(f.Data)
+		cat.Files = append(cat.Files, f.Name)
+		cat.Cases = append(cat.Cases, l.loadFile(f.Name, f.Data)...)
 	}
 	l.applyAdditions(cat.Cases)
 	l.checkControls(cat.Cases)
