@@ -36,14 +36,14 @@ const ManifestVersion = 1
 // and no credential: key kinds only, and the base URL without userinfo,
 // query or fragment.
 type Manifest struct {
-	Version      int       `json:"version"`
-	Command      string    `json:"command"` // the gwconform command that wrote it: "run"
-	SuiteVersion string    `json:"suite_version"`
-	CatalogHash  string    `json:"catalog_hash"`        // catalog.Catalog.Hash
-	CasesDir     string    `json:"cases_dir,omitempty"` // --cases; empty: the embedded catalog
+	Version      int    `json:"version"`
+	Command      string `json:"command"` // the gwconform command that wrote it: "run"
+	SuiteVersion string `json:"suite_version"`
+	CatalogHash  string `json:"catalog_hash"`        // catalog.Catalog.Hash
+	CasesDir     string `json:"cases_dir,omitempty"` // --cases; empty: the embedded catalog
 	// CasesExtra are the --cases-extra files loaded beside the catalog.
-	CasesExtra []string `json:"cases_extra,omitempty"`
-	Created      time.Time `json:"created"`
+	CasesExtra []string  `json:"cases_extra,omitempty"`
+	Created    time.Time `json:"created"`
 	// BaseURL is the gateway; empty: the in-process reference gateway.
 	BaseURL string `json:"base_url,omitempty"`
 	// KindBaseURLs are the key kinds sent to a base of their own
