@@ -242,6 +242,29 @@ func TestBrowser(t *testing.T) {
 
 	run(chromedp.Navigate("file://" + page))
 	run(chromedp.WaitVisible(chromedp.CSS(`table.matrix`)))
+
+	// The failures by cause open the page: on the first screen, above the
+	// legend and the matrix, report.json's causes in order (deciding ones
+	// first, the reported-only ones after a separator and marked), each
+	// with its cases (collapsed) and the command that reproduces its
+	// example, which the copy button copies whole.
+	causesFirst := eval(`(() => { const top = id => document.getElementById(id).getBoundingClientRect().top;
+		return top('causes') < top('summary') && top('summary') < top('matrix-wrap') && top('causes') < window.innerHeight ? 1 : 0; })()`)
+	causeRows := b.EvalString(`Array.from(document.querySelectorAll('#causes-table tr.cause')).map(tr => tr.dataset.deciding + ' ' + tr.querySelector('.cause-name').textContent).join('\n')`)
+	sepBeforeReported := eval(`(() => { const sep = document.querySelector('#causes-table tr.sep'); return sep && sep.nextElementSibling.classList.contains('reported') && !sep.previousElementSibling.classList.contains('reported') ? 1 : 0; })()`)
+	reportedMarks := b.EvalString(`Array.from(document.querySelectorAll('#causes-table tr.reported td:first-child')).map(td => td.textContent).join(',')`)
+	firstCause := b.Text(`#causes-table tr.cause`)
+	casesOpen := eval(`document.querySelector('#causes-table tr.cause details.ccases').open ? 1 : 0`)
+	run(chromedp.Click(chromedp.CSS(`#causes-table tr.cause details.ccases summary`)))
+	firstCases := b.Text(`#causes-table tr.cause details.ccases ul`)
+	run(chromedp.Evaluate[chromedp.Void](`navigator.clipboard.writeText = t => { window.copied = t; return Promise.resolve(); }`))
+	run(chromedp.Click(chromedp.CSS(`#causes-table tr.cause td.repro button.copy`)))
+	run(chromedp.Poll[chromedp.Void](`document.querySelector('#causes-table tr.cause td.repro button.copy').textContent === 'copied'`))
+	copied := b.EvalString(`window.copied`)
+	run(chromedp.Click(chromedp.CSS(`#causes-table tr.cause .example`)))
+	run(chromedp.WaitVisible(chromedp.CSS(`#detail .case.flash`)))
+	exampleCase := b.EvalString(`document.querySelector('#detail .case.flash').dataset.case`)
+
 	cells := eval(`document.querySelectorAll('table.matrix td.cell:not([data-status="none"])').length`)
 	offscreen := eval(`Array.from(document.querySelectorAll('table.matrix td.cell:not([data-status="none"])')).filter(td => td.getBoundingClientRect().right > window.innerWidth).length`)
 	cellsFail := eval(`document.querySelectorAll('table.matrix td.cell[data-status="fail"]').length`)
@@ -298,9 +321,11 @@ func TestBrowser(t *testing.T) {
 	run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "sunburst"))
 	rowsAfterModel := eval(visibleRows)
 
-	// The failure list: those that decide the verdict apart from those
-	// reported only, each line with its tier and every reason, above the
-	// capability map.
+	// The failure list, collapsed until opened: those that decide the
+	// verdict apart from those reported only, each line with its tier and
+	// every reason, above the capability map.
+	listClosed := eval(`document.getElementById('problems-all').open ? 0 : 1`)
+	run(chromedp.Click(chromedp.CSS(`#problems-all > summary`)))
 	decidingLines := eval(`document.querySelectorAll('#problems-deciding > li').length`)
 	reportedLines := eval(`document.querySelectorAll('#problems-reported > li').length`)
 	listAbove := eval(`document.getElementById('problems').getBoundingClientRect().top < document.getElementById('capabilities').getBoundingClientRect().top ? 1 : 0`)
@@ -309,7 +334,48 @@ func TestBrowser(t *testing.T) {
 	reportedText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#problems-reported`)))
 	require.NoError(t, err)
 
+	// A run whose failures have one cause (the image routes missing) shows
+	// one row: its counts, its cases and its command.
+	oneCause := Build(meta, imageRoutesMissing())
+	require.Len(t, oneCause.Causes, 1)
+	run(chromedp.Navigate("file://" + browsertest.WritePage(t, "one-cause.html", func(w io.Writer) error { return WriteHTML(w, oneCause) })))
+	run(chromedp.WaitVisible(chromedp.CSS(`#causes-table`)))
+	oneFirst := eval(`document.getElementById('causes').getBoundingClientRect().top < document.getElementById('matrix-wrap').getBoundingClientRect().top ? 1 : 0`)
+	oneRows := eval(`document.querySelectorAll('#causes-table tr.cause').length`)
+	oneSeps := eval(`document.querySelectorAll('#causes-table tr.sep').length`)
+	oneRow := b.Text(`#causes-table tr.cause`)
+	oneCommand := b.Text(`#causes-table tr.cause td.repro code`)
+
 	problems := b.ConsoleProblems()
+
+	wantRows := make([]string, len(r.Causes))
+	for k, c := range r.Causes {
+		wantRows[k] = fmt.Sprintf("%t %s", c.Deciding, c.Cause)
+	}
+	require.Greater(t, len(r.Causes), 2)
+	ex := r.Causes[0].Example
+	assert.Equal(t, 1, causesFirst, "the causes stand on the first screen, above the legend and the matrix")
+	assert.Equal(t, strings.Join(wantRows, "\n"), causeRows, "report.json's causes, in order")
+	assert.True(t, r.Causes[0].Deciding && !r.Causes[len(r.Causes)-1].Deciding, "the demo has both kinds")
+	assert.Equal(t, 1, sepBeforeReported, "a separator row between the deciding and the reported-only causes")
+	assert.Equal(t, strings.TrimSuffix(strings.Repeat("reported only,", len(r.Causes)-strings.Count(causeRows, "true ")), ","), reportedMarks)
+	assert.Contains(t, firstCause, "decides")
+	assert.Contains(t, firstCause, fmt.Sprintf("%d result", r.Causes[0].Results))
+	assert.Contains(t, firstCause, "e.g. "+ex.Case+" × "+ex.Model+": "+ex.Reason.String())
+	assert.Zero(t, casesOpen, "a cause's cases are collapsed")
+	assert.Equal(t, strings.Join(r.Causes[0].Cases, "\n"), firstCases)
+	assert.Equal(t, showCommand(ex.Case, ex.Model), copied, "the copy button copies the command whole")
+	assert.Equal(t, "gwconform show --out . --model gen-text-4-mini --curl stream", copied)
+	assert.Equal(t, ex.Case, exampleCase, "the example opens its result")
+	assert.Equal(t, 1, listClosed, "the per-result list is collapsed")
+
+	assert.Equal(t, 1, oneFirst)
+	assert.Equal(t, 1, oneRows, "one cause, one row")
+	assert.Zero(t, oneSeps, "nothing reported only")
+	assert.Contains(t, oneRow, "HTTP 404: Route not found")
+	assert.Contains(t, oneRow, "6 results in 6 cells")
+	assert.Contains(t, oneRow, "3 cases: edit-json, gen-basic, gen-quality")
+	assert.Equal(t, "gwconform show --out . --model gen-image-2 --curl gen-basic", oneCommand, "the first result in report order (the catalog's)")
 
 	assert.Positive(t, decidingLines, "the failing cells' results decide the verdict")
 	assert.Positive(t, reportedLines, "flare's explore edits are reported only")
@@ -371,6 +437,23 @@ func TestBrowser(t *testing.T) {
 	// The demo run's reports beside it, to look at by hand.
 	require.NoError(t, WriteAll(filepath.Join(out, "report-demo"), r))
 	t.Logf("screenshot: %s", filepath.Join(out, "report-screenshot.png"))
+}
+
+// imageRoutesMissing is a run against a gateway without its image routes
+// (the reference gateway's image-routes-missing fault): every image case
+// of two models answered 404 Route not found.
+func imageRoutesMissing() []results.Result {
+	var rs []results.Result
+	for _, m := range []string{"gen-image-2", "gen-image-2.5-flare"} {
+		rs = append(rs, Res("models-list", "models.list", m, TV, P))
+		for _, c := range [][2]string{{"gen-basic", "images.generate"}, {"gen-quality", "images.generate.quality"}, {"edit-json", "images.edit.json"}} {
+			rs = append(rs, Res(c[0], c[1], m, TV, F, func(r *results.Result) {
+				r.Key, r.HTTPStatus = "image", 404
+				r.Reasons = []vocab.Reason{{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found","type":"not_found"}}`, Message: "HTTP status 404, want 200"}}
+			}))
+		}
+	}
+	return rs
 }
 
 // TestBrowserNightly opens a report of a night with waivers, a re-run, a

@@ -15,11 +15,12 @@ var reportJS string
 var reportPage = htmlpage.New(htmlpage.ReportCSS, reportJS, "report-data", `<div id="headline" class="headline"></div>
 <p id="facts" class="facts"></p>`,
 	"This report is drawn by JavaScript. The same data is in report.json and matrix.md.",
-	`<section id="summary" class="summary" aria-label="Totals per tier"></section>
+	`<section id="causes" class="causes" aria-label="Failures by cause" hidden></section>
+<section id="summary" class="summary" aria-label="Totals per tier"></section>
 <section id="controls" class="controls" aria-label="Filters"></section>
 <section id="matrix-wrap" class="matrix-wrap" aria-label="Capability matrix"></section>
 <section id="detail" class="detail" aria-live="polite" hidden></section>
-<section id="problems" class="problems" aria-label="Failures"></section>
+<section id="problems" class="problems" aria-label="Each failure"></section>
 <section id="capabilities" class="capabilities" aria-label="Capability map (explore)" hidden></section>
 <section id="nightly" class="nightly" aria-label="Known deviations, re-runs and models no case covers" hidden></section>`)
 

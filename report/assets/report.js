@@ -59,6 +59,29 @@
   }
   // shq quotes a word for a POSIX shell when it needs it.
   function shq(w) { return /^[A-Za-z0-9._\/-]+$/.test(w) ? w : "'" + String(w).replace(/'/g, "'\\''") + "'"; }
+  // showCommand shows one result and prints the curl that sends its
+  // request again, run in the report's directory: matrix.md writes the
+  // same (markdown.go showCommand). Flags go before the case.
+  function showCommand(model, caseID) { return 'gwconform show --out . --model ' + shq(model) + ' --curl ' + shq(caseID); }
+  // copyButton copies text to the clipboard: what operators paste (a
+  // request id, a command), whole. The browser may refuse (no focus, a
+  // page it does not trust): the button says so rather than "copied".
+  function copyButton(text) {
+    var b = el('button', 'copy', 'copy');
+    b.type = 'button';
+    b.addEventListener('click', function (e) {
+      e.stopPropagation();
+      function refused() { b.textContent = 'not copied: select the text'; }
+      if (!navigator.clipboard) { refused(); return; }
+      navigator.clipboard.writeText(text).then(function () { b.textContent = 'copied'; }, refused);
+    });
+    return b;
+  }
+  // reasonText is a reason on one line, as vocab.Reason.String says it.
+  function reasonText(x) {
+    return (x.check ? x.check + (x.where ? ' at ' + x.where : '') + ': ' : '') + (x.message || '') +
+      (x.expected || x.actual ? ' (expected ' + (x.expected || '') + ', got ' + (x.actual || '') + ')' : '');
+  }
   function cellAt(mi, fi) { return cells[mi * features.length + fi]; }
   function decidesExit(res) { return !!decides[res.tier]; }
   function isFailed(res) { return res.status === 'fail' || res.status === 'error'; }
@@ -382,8 +405,7 @@
       add(box, el('h3', null, 'First run: ' + (res.first_status || '?') + ' (re-run ' + res.reruns + '\u00d7)'));
       var fr = el('ul', 'first-reasons');
       (res.first_reasons || []).forEach(function (x) {
-        add(fr, el('li', 'mono', (x.check || '') + (x.where ? ' at ' + x.where : '') + ': ' + (x.message || '') +
-          (x.expected || x.actual ? ' (expected ' + (x.expected || '') + ', got ' + (x.actual || '') + ')' : '')));
+        add(fr, el('li', 'mono', reasonText(x)));
       });
       add(box, fr);
     }
@@ -396,14 +418,7 @@
     if (res.request_id) {
       // Whole, on a line of its own, with a copy button: what operators ask for.
       var rid = el('dd', 'reqid', res.request_id);
-      var copy = el('button', null, 'copy');
-      copy.type = 'button';
-      copy.addEventListener('click', function (e) {
-        e.stopPropagation();
-        if (navigator.clipboard) navigator.clipboard.writeText(res.request_id);
-        copy.textContent = 'copied';
-      });
-      add(rid, copy);
+      add(rid, copyButton(res.request_id));
       add(dl, add(el('div', 'whole'), el('dt', null, 'request id'), rid));
     }
     t2('first byte', ms(res.ttfb_ms));
@@ -427,17 +442,9 @@
       if (res.request.body) add(box, el('pre', 'body', res.request.body));
       // The request again, as a curl command with the key as its variable:
       // the result's own for a small body, else gwconform show prints it.
-      var again = res.request.curl || ('gwconform show --out . --model ' + shq(res.model) + ' --curl ' + shq(res.case));
-      var rep = el('pre', 'reqline mono', again);
-      var cp = el('button', null, 'copy');
-      cp.type = 'button';
-      cp.addEventListener('click', function (e) {
-        e.stopPropagation();
-        if (navigator.clipboard) navigator.clipboard.writeText(again);
-        cp.textContent = 'copied';
-      });
+      var again = res.request.curl || showCommand(res.model, res.case);
       add(box, el('h3', null, res.request.curl ? 'Send it again (export GWCONFORM_BASE_URL and the key\u2019s variable first)' :
-        'Send it again (run in this report\u2019s directory: it prints the curl command)'), rep, cp);
+        'Send it again (run in this report\u2019s directory: it prints the curl command)'), el('pre', 'reqline mono', again), copyButton(again));
     }
 
     if (res.transcript) add(box, renderTranscript(res.transcript));
@@ -556,8 +563,77 @@
     }
   }
 
-  // ---- failures list: those that decide the verdict, then those reported
-  // only (strict and explore), each line with its tier and every reason.
+  // ---- failures by cause (report.json's causes: results.GroupByCause),
+  // above the matrix: one row per thing the gateway did, those deciding
+  // the verdict first, each with its counts, its cases, its example and
+  // the command that reproduces it. A broken route fills the per-result
+  // list below with one line a case; here it is one row.
+  (function causes() {
+    var list = R.causes || [];
+    var sec = document.getElementById('causes');
+    if (!list.length) return;
+    sec.hidden = false;
+    var deciding = list.filter(function (c) { return c.deciding; }).length;
+    var reported = list.length - deciding;
+    add(sec, el('h2', null, 'Failures by cause (' + list.length + ')'),
+      el('p', 'muted', deciding + (deciding === 1 ? ' cause decides' : ' causes decide') + ' the verdict' +
+        (reported ? ', ' + reported + (reported === 1 ? ' is' : ' are') + ' reported only (strict, explore)' : '') +
+        '. Each command shows the cause\u2019s example and prints the curl that sends it again: run it in this report\u2019s directory.'));
+    var t = el('table', 'causes');
+    t.id = 'causes-table';
+    var hr = el('tr');
+    ['', 'cause', 'failed', 'cases', 'reproduce'].forEach(function (h) { add(hr, el('th', null, h)); });
+    add(t, add(el('thead'), hr));
+    var tb = el('tbody');
+    list.forEach(function (c, k) {
+      if (!c.deciding && (k === 0 || list[k - 1].deciding)) {
+        var sep = el('th', null, 'Reported only: strict and explore results, which do not decide the verdict');
+        sep.colSpan = 5;
+        add(tb, add(el('tr', 'sep'), sep));
+      }
+      var tr = el('tr', 'cause ' + (c.deciding ? 'deciding' : 'reported'));
+      tr.dataset.deciding = String(!!c.deciding);
+      add(tr, add(el('td'), c.deciding ? badge('st-fail', 'decides') : badge('st-soft', 'reported only')));
+
+      // the cause, and its example's reason: a click opens the example
+      var ex = c.example || {};
+      var exIdx = null;
+      resultsAll.forEach(function (r, i) { if (exIdx === null && r.case === ex.case && r.model === ex.model && isFailed(r)) exIdx = i; });
+      var exEl = el('div', 'example', 'e.g. ' + ex.case + ' \u00d7 ' + modelLabel(ex.model) + ': ' + reasonText(ex.reason || {}));
+      exEl.title = exEl.textContent; // whole, where the line is cut
+      if (exIdx !== null) {
+        exEl.tabIndex = 0;
+        exEl.title += '\n(click: open this result)';
+        var open = function () {
+          var r = resultsAll[exIdx];
+          var mi = models.indexOf(r.model), fi = features.indexOf(r.feature);
+          if (mi >= 0 && fi >= 0) showCell(mi, fi, exIdx);
+        };
+        exEl.addEventListener('click', open);
+        exEl.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
+      }
+      add(tr, add(el('td'), el('div', 'cause-name', c.cause), exEl));
+      add(tr, el('td', 'count', c.results + (c.results === 1 ? ' result' : ' results') + ' in ' + c.cells + (c.cells === 1 ? ' cell' : ' cells')));
+
+      // the cases, the first few named, every one on opening
+      var cs = c.cases || [];
+      var det = el('details', 'ccases');
+      add(det, el('summary', null, cs.length + (cs.length === 1 ? ' case: ' : ' cases: ') + cs.slice(0, 3).join(', ') + (cs.length > 3 ? ', \u2026' : '')));
+      var ul = el('ul');
+      cs.forEach(function (id) { add(ul, add(el('li'), el('code', null, id))); });
+      add(tr, add(el('td'), add(det, ul)));
+
+      var cmd = showCommand(ex.model, ex.case);
+      add(tr, add(el('td', 'repro'), el('code', null, cmd), copyButton(cmd)));
+      add(tb, tr);
+    });
+    add(sec, add(t, tb));
+  })();
+
+  // ---- every failed, throttled or inconclusive result, collapsed: the
+  // detail behind the causes. Those that decide the verdict, then those
+  // reported only (strict and explore), each line with its tier and every
+  // reason.
   (function problems() {
     var p = document.getElementById('problems');
     var deciding = [], reported = [];
@@ -565,9 +641,13 @@
       if (!(isFailed(r) || r.status === 'throttled' || r.status === 'inconclusive') || r.cancelled) return;
       (decidesExit(r) ? deciding : reported).push(i);
     });
+    var all = el('details', 'problems-all');
+    all.id = 'problems-all';
+    add(all, el('summary', null, 'Each result that failed or was not checked (' + (deciding.length + reported.length) + '), one line each'));
+    add(p, all);
     function list(title, id, idx, empty) {
-      add(p, el('h2', null, title + ' (' + idx.length + ')'));
-      if (!idx.length) { add(p, el('p', 'empty', empty)); return; }
+      add(all, el('h2', null, title + ' (' + idx.length + ')'));
+      if (!idx.length) { add(all, el('p', 'empty', empty)); return; }
       var ul = el('ul');
       ul.id = id;
       idx.forEach(function (i) {
@@ -577,8 +657,7 @@
         add(li, statusBadge(r), el('span', 'tier', r.tier), el('span', 'where', r.model + ' \u00b7 ' + r.feature), el('code', null, r.case));
         var why = el('ul', 'why');
         (r.reasons && r.reasons.length ? r.reasons : [{ check: '', message: 'no reason recorded' }]).forEach(function (x) {
-          add(why, el('li', null, (x.check ? x.check + (x.where ? ' at ' + x.where : '') + ': ' : '') + (x.message || '') +
-            (x.expected || x.actual ? ' (expected ' + (x.expected || '') + ', got ' + (x.actual || '') + ')' : '')));
+          add(why, el('li', null, reasonText(x)));
         });
         add(li, why);
         function open() {
@@ -589,7 +668,7 @@
         li.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
         add(ul, li);
       });
-      add(p, ul);
+      add(all, ul);
     }
     list('Decide the verdict: failures, errors, throttling, inconclusive refusals', 'problems-deciding', deciding,
       'None: every counted case that ran passed or was skipped.');
