@@ -59,7 +59,7 @@ func ConfigFromEnv() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: plan.Selection{Tiers: set.List("tier")}}
+	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: plan.Selection{Tiers: set.List("tier"), From: map[string]string{"tier": set.Source("tier")}}}
 	if file := set.String("waivers"); file != "" {
 		ws, err := waivers.Load(file)
 		if err != nil {
@@ -191,7 +191,7 @@ func planSubtests(t *testing.T, cfg Config) (*Suite, []plan.Call, plan.Target) {
 	if len(target.Keys) == 0 {
 		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
 	}
-	found, err := execute.Preflight(context.Background(), suite.Catalog, target)
+	found, err := execute.Preflight(context.Background(), suite.Catalog, target, plan.UsedKinds(suite.Catalog, target, cfg.Selection))
 	if err != nil {
 		t.Fatal(err)
 	}

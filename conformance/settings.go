@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -302,6 +304,21 @@ func (s *Settings) Parse(args []string) error {
 	return err
 }
 
+// unknownFlag adds a did-you-mean to the flag package's refusal of a flag
+// it does not know.
+func (s *Settings) unknownFlag(err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err
+	}
+	var names []string
+	s.fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if hint := catalog.Closest(name, names); hint != "" {
+		return fmt.Errorf("unknown flag --%s%s", name, strings.Replace(hint, `"`, `"--`, 1))
+	}
+	return fmt.Errorf("unknown flag --%s (gwconform %s -h lists them)", name, strings.TrimPrefix(s.fs.Name(), "gwconform "))
+}
+
 // ParseOperands reads the command line as Parse does, but for the operands
 // after the flags, which it returns (show's CASE); synopsis is what follows
 // the command's name in its usage line ("[flags] CASE").
@@ -313,14 +330,25 @@ func (s *Settings) parse(args []string, synopsis string, operands bool) ([]strin
 	if err := s.flagAsValue(args); err != nil {
 		return nil, err
 	}
-	// A refusal is one line; the whole flag list only when asked (-h).
+	// A refusal is one line, said once by the command, with a
+	// did-you-mean; the whole flag list only when asked (-h).
 	s.fs.Usage = func() {}
-	if err := s.fs.Parse(args); err != nil {
+	out := s.fs.Output()
+	s.fs.SetOutput(io.Discard) // the flag package would say the refusal too
+	err := s.fs.Parse(args)
+	var given []string // operands, between and after which flags may come too (show CASE --curl)
+	for err == nil && operands && s.fs.NArg() > 0 {
+		given = append(given, s.fs.Arg(0))
+		err = s.fs.Parse(s.fs.Args()[1:])
+	}
+	s.fs.SetOutput(out)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(s.fs.Output(), "usage: %s %s\n", s.fs.Name(), synopsis)
+			fmt.Fprintf(out, "usage: %s %s\n", s.fs.Name(), synopsis)
 			s.fs.PrintDefaults()
+			return nil, err
 		}
-		return nil, err
+		return nil, s.unknownFlag(err)
 	}
 	if s.fs.NArg() > 0 && !operands {
 		return nil, fmt.Errorf("unexpected argument %q (flags go before it: gwconform %s -h lists them)", s.fs.Arg(0), strings.TrimPrefix(s.fs.Name(), "gwconform "))
@@ -336,7 +364,7 @@ func (s *Settings) parse(args []string, synopsis string, operands bool) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	return s.fs.Args(), s.fill(file)
+	return given, s.fill(file)
 }
 
 // FromEnv fills the settings from the variables and the defaults only: go
@@ -528,8 +556,11 @@ func (s *Settings) List(name string) []string { return slices.Clone(s.values[nam
 // kinds declared, the public image URL and the headers.
 func (s *Settings) Target() (plan.Target, error) {
 	t := plan.Target{Keys: map[catalog.KeyKind]string{}}
-	if _, ok := s.values["base-url"]; ok {
+	if v, ok := s.values["base-url"]; ok {
 		t.BaseURL = strings.TrimRight(s.String("base-url"), "/")
+		if err := checkBaseURL(t.BaseURL); err != nil {
+			return t, fmt.Errorf("%s: %w", orDefault(v.source), err)
+		}
 	}
 	if _, ok := s.values["public-image-url"]; ok {
 		t.PublicImageURL = s.String("public-image-url")
@@ -580,10 +611,27 @@ func (s *Settings) kindBases(t *plan.Target) error {
 		if t.BaseURL == "" {
 			return fmt.Errorf("--%s-base-url (from %s) needs --base-url too: the base of the other kinds and of requests with no key", k, orDefault(v.source))
 		}
+		if err := checkBaseURL(v.text); err != nil {
+			return fmt.Errorf("%s: %w", orDefault(v.source), err)
+		}
 		if t.KindBaseURLs == nil {
 			t.KindBaseURLs = map[catalog.KeyKind]string{}
 		}
 		t.KindBaseURLs[k] = strings.TrimRight(v.text, "/")
+	}
+	return nil
+}
+
+// checkBaseURL refuses a base URL that is no http or https address
+// ("127.0.0.1:8080" without its scheme), saying how to write it; an empty
+// one is the NonEmpty rule's.
+func checkBaseURL(base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is no http or https address: write it whole, as http://127.0.0.1:8080 or https://gateway.example", base)
 	}
 	return nil
 }

@@ -77,5 +77,5 @@ func TestNextSteps(t *testing.T) {
 	}
 	var b bytes.Buffer
 	nextSteps(&b, "night out", rs, false)
-	assert.Equal(t, "next: open night out/report.html; send the first cause's example again: gwconform show --out 'night out' --curl gen-basic --model gen-image-2\n", b.String())
+	assert.Equal(t, "next: open night out/report.html; send the first cause's example again: gwconform show --out 'night out' --model gen-image-2 --curl gen-basic\n", b.String())
 }

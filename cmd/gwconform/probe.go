@@ -30,6 +30,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		if f.set.Source("out") == "" { // the default, not a choice
 			s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
 		}
+		s.everyKey = true
 		return nil
 	})
 	if ss == nil {

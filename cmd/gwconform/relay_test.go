@@ -75,7 +75,7 @@ func TestRunThroughAHeaderRoutingRelay(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		code, _, stderr := gw2(t, "run", out, keys, slice, nil)
 		assert.Equal(t, exitNotStart, code)
-		assert.Equal(t, "gwconform run: GET "+rl.URL+"/v1/models with the text key answered 400 Bad Request: relay: missing or wrong x-relay-token\n", stderr)
+		assert.True(t, strings.HasSuffix(stderr, "gwconform run: GET "+rl.URL+"/v1/models with the text key answered 400 Bad Request: relay: missing or wrong x-relay-token\n"), stderr)
 	})
 	t.Run("a header flag naming Authorization is refused at start", func(t *testing.T) {
 		code, _, stderr := gw2(t, "run", t.TempDir(), keys, slice, []string{"-H", "Authorization: Bearer sk-other-key-1234"})

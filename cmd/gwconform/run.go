@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance"
@@ -234,18 +235,20 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 	return report.WriteAll(s.out, report.Build(meta, rs))
 }
 
-// uncoveredModels lists, per configured key, the models the gateway lists
-// that no case covers (coverage drift), and says so on the console. A key
-// the preflight rejected is left out; a list that cannot be read is said
-// on stderr and costs the run nothing.
+// uncoveredModels lists, per configured key the run used, the models the
+// gateway lists that no case covers (coverage drift), and says so on the
+// console. A key the preflight rejected, or no selected case used, is left
+// out; a list that cannot be read is said on stderr and costs the run
+// nothing.
 func uncoveredModels(ss *session, stdout, stderr io.Writer) []reportv1.UncoveredModel {
 	if ss.ctx.Err() != nil || ss.replay != "" { // a replay lists nothing: it sends nothing
 		return nil
 	}
 	t := ss.target
 	t.Keys = map[catalog.KeyKind]string{}
+	used := plan.UsedKinds(ss.suite.Catalog, ss.target, ss.selection)
 	for k, v := range ss.target.Keys {
-		if _, rejected := ss.target.Rejected[k]; !rejected {
+		if _, rejected := ss.target.Rejected[k]; !rejected && slices.Contains(used, k) {
 			t.Keys[k] = v
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/gwconform/gwconform/conformance"
@@ -17,6 +18,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/plan"
+	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/waivers"
 )
 
@@ -62,9 +64,12 @@ type settings struct {
 	casesDir  string
 	// casesExtra are the --cases-extra files loaded beside the catalog.
 	casesExtra []string
-	strict     bool
-	verbose    bool // the console prints every result (console.full)
-	tls        execute.TLSOptions
+	// everyKey asks every configured key's list, used or not (probe lists
+	// them all).
+	everyKey bool
+	strict   bool
+	verbose  bool // the console prints every result (console.full)
+	tls      execute.TLSOptions
 	// waivers is the --waivers file of a run (nil: none), and waiversRef
 	// names it in the manifest.
 	waivers    *waivers.Set
@@ -98,7 +103,10 @@ func (f *engineFlags) resolve() (*settings, error) {
 		return nil, fmt.Errorf("--shard: %w", err)
 	}
 	s.selection = plan.Selection{Features: v.List("feature"), Models: v.List("model"), Cases: v.List("case"), Tiers: v.List("tier"),
-		Shard: shard, MaxCalls: v.Int("max-calls"), MaxCost: v.Float("max-cost")}
+		Shard: shard, MaxCalls: v.Int("max-calls"), MaxCost: v.Float("max-cost"), From: map[string]string{}}
+	for _, filter := range []string{"feature", "model", "case", "tier"} {
+		s.selection.From[filter] = v.Source(filter)
+	}
 	s.options = execute.Options{Concurrency: v.Int("concurrency"), Timeout: v.Duration("timeout"), MaxRetries: v.Int("retries"), MaxWait: v.Duration("max-wait"), Limits: check.Limits{Thumbnails: true},
 		ConnectTimeout: v.Duration("connect-timeout"), HeaderTimeout: v.Duration("header-timeout"), IdleTimeout: v.Duration("idle-timeout")}
 	if s.options.MaxRetries == 0 {
@@ -200,7 +208,12 @@ func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings
 	if s.tls.Insecure {
 		fmt.Fprintf(stderr, "%s: --insecure: the gateway's certificate is not verified; every report says so\n", name)
 	}
-	return nil, preflight(ctx, name, cat, &s.target, stderr)
+	fmt.Fprintf(stderr, "%s: testing %s\n", name, describeTarget(s.target))
+	used := plan.UsedKinds(cat, s.target, s.selection)
+	if s.everyKey {
+		used = nil
+	}
+	return nil, preflight(ctx, name, cat, &s.target, used, stderr)
 }
 
 // preflight checks a gateway of the user's before the first planned call:
@@ -209,8 +222,8 @@ func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings
 // stops the run at once (exit 2); a rejected key is said here, once, and its
 // cases are skipped; the gateway's names for the spec's ids, read from the
 // keys' lists, are said here once, and the run sends them.
-func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, stderr io.Writer) error {
-	found, err := execute.Preflight(ctx, cat, *t)
+func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, used []catalog.KeyKind, stderr io.Writer) error {
+	found, err := execute.Preflight(ctx, cat, *t, used)
 	if err != nil {
 		return err
 	}
@@ -224,4 +237,45 @@ func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.T
 	}
 	t.Rejected, t.Names = found.Rejected, found.Names
 	return nil
+}
+
+// describeTarget says which gateway a run tests and with which keys: its
+// base URL (each kind's own, where one is given) and the key kinds set,
+// never a key.
+func describeTarget(t plan.Target) string {
+	var b strings.Builder
+	b.WriteString(redact.BaseURL(t.BaseURL))
+	for _, k := range catalog.KeyKinds {
+		if base := t.KindBaseURLs[k]; base != "" {
+			fmt.Fprintf(&b, ", %s at %s", k, redact.BaseURL(base))
+		}
+	}
+	var set, unset []string
+	for _, k := range catalog.KeyKinds {
+		if t.Keys[k] != "" {
+			set = append(set, string(k))
+		} else {
+			unset = append(unset, string(k))
+		}
+	}
+	switch {
+	case len(set) == 0:
+		b.WriteString(" with no key")
+	case len(set) == 1:
+		fmt.Fprintf(&b, " with the %s key", set[0])
+	default:
+		fmt.Fprintf(&b, " with the %s keys", words(set, "and"))
+	}
+	if len(unset) > 0 && len(set) > 0 {
+		fmt.Fprintf(&b, " (no %s key)", words(unset, "or"))
+	}
+	return b.String()
+}
+
+// words joins a list as a sentence does: "a, b and c".
+func words(list []string, conj string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " " + conj + " " + list[len(list)-1]
 }

@@ -90,7 +90,11 @@ func pickResult(rs []results.Result, caseID, model string) (results.Result, erro
 		if len(models) > 0 {
 			return results.Result{}, fmt.Errorf("case %s has no result for model %q; it has %s", caseID, model, strings.Join(models, ", "))
 		}
-		return results.Result{}, fmt.Errorf("no result for case %q in this run", caseID)
+		var cases []string
+		for _, r := range rs {
+			cases = append(cases, r.Case)
+		}
+		return results.Result{}, fmt.Errorf("no result for case %q in this run%s", caseID, catalog.Closest(caseID, cases))
 	}
 	for _, r := range of {
 		if r.Status != vocab.StatusPass {

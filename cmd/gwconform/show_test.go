@@ -9,6 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance/vocab"
+
+	"github.com/gwconform/gwconform/conformance/results"
+
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/fixtures"
@@ -67,4 +71,23 @@ func TestShowCurlReproducesTheRequest(t *testing.T) {
 	code, _, stderr = gw(t, "show", "--out", out, "no-such-case")
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, `no result for case "no-such-case"`)
+}
+
+// show takes its flags after the case too, as a command is written
+// (gwconform show --curl CASE --model MODEL), and says what it expected of
+// a case it does not find.
+func TestShowFlagsAfterTheCase(t *testing.T) {
+	clearEnv(t)
+	out := t.TempDir()
+	rs := []results.Result{
+		{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass},
+		{Case: "chat-json", Feature: "chat.basic", Model: "gen-6", Tier: vocab.TierVerified, Status: vocab.StatusFail},
+	}
+	require.NoError(t, results.WriteFile(filepath.Join(out, results.FileName), rs))
+	code, stdout, stderr := gw(t, "show", "--out", out, "chat-json", "--model", "gen-5.5")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "chat-json × gen-5.5: PASS")
+	code, _, stderr = gw(t, "show", "--out", out, "chat-jsn")
+	assert.Equal(t, exitNotStart, code)
+	assert.Contains(t, stderr, `no result for case "chat-jsn" in this run; did you mean "chat-json"?`)
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -52,6 +53,9 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 			out[p.key] = SettingsEntry{Text: text, At: d.place(v)}
 		case groups[p.key] != nil:
 			d.readSettingsGroup(p.key, v, groups[p.key], out)
+		case p.key == "keys" || strings.HasSuffix(p.key, "_key"):
+			// The file may be committed: a key there would leak.
+			d.errf(p.keyNode, "%q: keys are never read from a settings file, which may be committed; give each in its variable (GWCONFORM_TEXT_KEY, GWCONFORM_MESSAGES_KEY, GWCONFORM_IMAGE_KEY, GWCONFORM_ALT_KEY) or flag (--text-key ...)", p.key)
 		default:
 			d.errf(p.keyNode, "unknown setting %q%s", p.key, Closest(p.key, known))
 		}

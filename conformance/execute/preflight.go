@@ -46,8 +46,8 @@ const refusalLimit = 200
 // caller's (a case's timeout, a signal).
 var errListTimeout = errors.New("the model list's own deadline")
 
-// Preflight sends one GET /v1/models per configured key (or one without a
-// key when none is configured) before a run, outside the plan and the call
+// Preflight sends one GET /v1/models per configured key the run uses (or
+// one without a key when there is none) before a run, outside the plan and the call
 // budget. It returns an error when the run cannot start, or would report a
 // setup mistake as the gateway's failures:
 //   - the gateway cannot be reached, its certificate is not trusted, or it
@@ -66,14 +66,14 @@ var errListTimeout = errors.New("the model list's own deadline")
 // t.Names.Given over them. Any other answer (a 404 on a base without /v1,
 // a throttled list, a 5xx, a list that cannot be read) is left to the
 // cases, and its key's models are sent under the spec's ids.
-func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target) (Lists, error) {
+func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []catalog.KeyKind) (Lists, error) {
 	found := Lists{Rejected: map[catalog.KeyKind]string{}, Names: t.Names}
 	if !modelsOffered(cat, t) {
 		return found, nil // no model list is asked of a gateway that declares none
 	}
 	verified := verifiedModels(cat)
 	lists := map[catalog.KeyKind]plan.KeyList{}
-	for _, kind := range preflightKinds(t) {
+	for _, kind := range preflightKinds(t, used) {
 		status, body, err := getModelList(ctx, t, kind)
 		switch {
 		case status == 0:
@@ -125,12 +125,12 @@ func modelsOffered(cat *catalog.Catalog, t plan.Target) bool {
 	})
 }
 
-// preflightKinds are the key kinds configured, or "" (no key: the
-// gateway's reachability only).
-func preflightKinds(t plan.Target) []catalog.KeyKind {
+// preflightKinds are the key kinds configured that the run uses (used;
+// nil: every kind), or "" (no such key: the gateway's reachability only).
+func preflightKinds(t plan.Target, used []catalog.KeyKind) []catalog.KeyKind {
 	var kinds []catalog.KeyKind
 	for _, k := range catalog.KeyKinds {
-		if t.Keys[k] != "" {
+		if t.Keys[k] != "" && (used == nil || slices.Contains(used, k)) {
 			kinds = append(kinds, k)
 		}
 	}

@@ -93,7 +93,7 @@ func TestPreflightSetupMistakes(t *testing.T) {
 			if keys == nil {
 				keys = map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}
 			}
-			found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys})
+			found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys}, nil)
 			if len(tt.wantErr) == 0 {
 				require.NoError(t, err)
 				var got []catalog.KeyKind
@@ -173,19 +173,23 @@ func TestPreflightPerKindBaseAndOffer(t *testing.T) {
 	tests := []struct {
 		name   string
 		target plan.Target
+		sel    plan.Selection
 		want   []string
 	}{
-		{"one base", plan.Target{BaseURL: srv.URL, Keys: keys}, []string{"/v1/models", "/v1/models"}},
+		{"one base", plan.Target{BaseURL: srv.URL, Keys: keys}, plan.Selection{}, []string{"/v1/models", "/v1/models"}},
 		{"a kind's own base", plan.Target{BaseURL: srv.URL + "/openai", Keys: keys,
-			KindBaseURLs: map[catalog.KeyKind]string{catalog.KeyMessages: srv.URL + "/anthropic"}}, []string{"/openai/v1/models", "/anthropic/v1/models"}},
-		{"models offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"models.*", "chat.*"}}, []string{"/v1/models", "/v1/models"}},
-		{"models not offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"chat.*", "messages.*"}}, nil},
-		{"models excluded", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"!models.*"}}, nil},
+			KindBaseURLs: map[catalog.KeyKind]string{catalog.KeyMessages: srv.URL + "/anthropic"}}, plan.Selection{}, []string{"/openai/v1/models", "/anthropic/v1/models"}},
+		// A key no selected case uses is asked nothing: messages are not
+		// offered, or not selected.
+		{"messages not offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"models.*", "chat.*"}}, plan.Selection{}, []string{"/v1/models"}},
+		{"messages not selected", plan.Target{BaseURL: srv.URL, Keys: keys}, plan.Selection{Features: []string{"chat.*"}}, []string{"/v1/models"}},
+		{"models not offered", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"chat.*", "messages.*"}}, plan.Selection{}, nil},
+		{"models excluded", plan.Target{BaseURL: srv.URL, Keys: keys, Offers: []string{"!models.*"}}, plan.Selection{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			asked = nil
-			found, err := Preflight(context.Background(), cat, tt.target)
+			found, err := Preflight(context.Background(), cat, tt.target, plan.UsedKinds(cat, tt.target, tt.sel))
 			require.NoError(t, err)
 			assert.Empty(t, found.Rejected)
 			assert.Equal(t, tt.want, asked)

@@ -34,6 +34,10 @@ type Selection struct {
 	// skipped, and a later, cheaper one that fits is still made. 0 means
 	// no cap.
 	MaxCost float64
+	// From names where each glob list was given, by filter (feature,
+	// model, case, tier: "--tier", "$GWCONFORM_TIERS", "gwconform.yaml:3:1"),
+	// for Check's refusals; the flag's name when absent.
+	From map[string]string
 }
 
 // Shard is one part of a split run.
@@ -306,11 +310,12 @@ func (sel Selection) Check(cat *catalog.Catalog, names ModelNames) error {
 	for i, t := range vocab.Tiers {
 		tiers[i] = string(t)
 	}
+	from := func(filter string) string { return cmp.Or(sel.From[filter], "--"+filter) }
 	errs := slices.Concat(
-		checkGlobs("--feature", sel.Features, features(cat), false),
-		checkGlobs("--model", sel.Models, models, false),
-		checkGlobs("--case", sel.Cases, cases, false),
-		checkGlobs("--tier", sel.Tiers, tiers, true))
+		checkGlobs(from("feature"), sel.Features, features(cat), false),
+		checkGlobs(from("model"), sel.Models, models, false),
+		checkGlobs(from("case"), sel.Cases, cases, false),
+		checkGlobs(from("tier"), sel.Tiers, tiers, true))
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
 	}

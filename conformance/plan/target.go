@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // Target is the gateway under test and the keys to reach it with.
@@ -126,6 +127,40 @@ var endpointKinds = []struct {
 // these kinds.
 func (t Target) Usable(kind catalog.KeyKind) bool {
 	return t.Keys[kind] != "" && t.Rejected[kind] == ""
+}
+
+// UsedKinds are the key kinds a selection makes calls with: the keys of
+// its cases the gateway offers, the kinds whose lists name their models,
+// and the kinds their lists are compared with (differs_from). A key no
+// selected case uses is asked nothing, not even its model list: a relay
+// may refuse it for want of a header the run was not given. The model
+// globs are left out: they may name the gateway's ids, which only the
+// lists tell.
+func UsedKinds(cat *catalog.Catalog, t Target, sel Selection) []catalog.KeyKind {
+	sel.Models, sel.Shard, sel.MaxCalls, sel.MaxCost = nil, Shard{}, 0, 0
+	calls, err := Make(cat, t, sel)
+	if err != nil {
+		return nil
+	}
+	home := homeKinds(cat)
+	used := map[catalog.KeyKind]bool{}
+	for _, c := range calls {
+		if c.Skip != nil && c.Skip.Check == vocab.CheckNotOffered {
+			continue
+		}
+		used[c.Case.Key] = true
+		used[home[c.Model]] = true
+		for _, k := range c.Case.Expect.DiffersFrom {
+			used[k] = true
+		}
+	}
+	var out []catalog.KeyKind
+	for _, k := range catalog.KeyKinds {
+		if used[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Offered reports whether the gateway declares it serves a feature.
