@@ -150,3 +150,37 @@ func TestRunThatCannotStartKeepsTheEarlierReports(t *testing.T) {
 		}
 	}
 }
+
+// A refused start says what to do, once: the flag it meant, the address
+// written whole, where keys go, and where a typo came from.
+func TestRefusalsSayWhatToDo(t *testing.T) {
+	clearEnv(t)
+	config := filepath.Join(t.TempDir(), "gwconform.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("text_key: sk-abcdefgh-0001\n"), 0o644))
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		says string
+	}{
+		{"a flag typo", nil, []string{"--feture", "chat.*"}, `gwconform run: unknown flag --feture; did you mean "--feature"?` + "\n"},
+		{"a base URL without its scheme", nil, []string{"--base-url", "127.0.0.1:8080"},
+			`gwconform run: --base-url: "127.0.0.1:8080" is no http or https address: write it whole, as http://127.0.0.1:8080 or https://gateway.example` + "\n"},
+		{"a kind's base without its scheme", map[string]string{"GWCONFORM_IMAGE_BASE_URL": "localhost:8080/openai"}, []string{"--base-url", "http://127.0.0.1:9"},
+			`$GWCONFORM_IMAGE_BASE_URL: "localhost:8080/openai" is no http or https address`},
+		{"a key in the settings file", nil, []string{"--config", config},
+			`:1:1: "text_key": keys are never read from a settings file, which may be committed; give each in its variable (GWCONFORM_TEXT_KEY`},
+		{"a tier typo in its variable", map[string]string{"GWCONFORM_TIERS": "verifed"}, nil,
+			`$GWCONFORM_TIERS "verifed": not a tier (verified, negative, strict, explore); did you mean "verified"?`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			code, _, stderr := gw(t, append([]string{"run", "--out", t.TempDir()}, tt.args...)...)
+			assert.Equal(t, exitNotStart, code)
+			assert.Contains(t, stderr, tt.says)
+			assert.Equal(t, 1, strings.Count(stderr, "gwconform run:"), "said once: %s", stderr)
+		})
+	}
+}
