@@ -19,17 +19,18 @@ run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gwconform run --out $(OUT)
 
 # The end-to-end tests that run the whole catalog (hundreds of real images
-# encoded and decoded), and the legal variations that run many cases each,
-# take ten times longer under the race detector, so the race pass runs with
-# -short, which skips only them; the concurrent runner,
-# the gateway and every other test stay under -race. A second pass runs the
-# whole-catalog tests without it.
-E2E = TestConformance|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
+# encoded and decoded), the legal variations that run many cases each, and
+# the reference gateway's fault table (every fault through every scenario)
+# take ten times longer under the race detector for nothing concurrent, so
+# the race pass runs with -short, which skips only them; the concurrent
+# runner, the gateway and every other test stay under -race. A second pass
+# runs them without it.
+E2E = TestConformance|TestFaults|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:
 	$(GO) tool gotestsum --format pkgname-and-test-fails -- -race -short -timeout 15m $(PKGS)
-	$(GO) tool gotestsum --format pkgname-and-test-fails -- -timeout 15m -run '^($(E2E))$$' ./conformance/ ./cmd/gwconform/ ./fixtures/
+	$(GO) tool gotestsum --format pkgname-and-test-fails -- -timeout 15m -run '^($(E2E))$$' ./conformance/ ./conformance/refgateway/ ./cmd/gwconform/ ./fixtures/
 
 ## bench: Go benchmarks (image encoding, SSE reader, pairwise), a whole-run benchmark, and whole-catalog runs with live latency, with and without a rate limit (minutes each)
 bench:

@@ -377,6 +377,12 @@ func scenarios() []scenario {
 // TestFaults switches each fault on for every scenario: where the fault
 // applies the validator must find exactly that fault, elsewhere nothing.
 func TestFaults(t *testing.T) {
+	if testing.Short() {
+		// Every fault through every scenario, under both namings: sequential
+		// validation, ten times slower under the race detector for nothing
+		// concurrent (make test runs it in its non-race pass).
+		t.Skip("every fault × every scenario (make test runs it in its non-race pass)")
+	}
 	t.Parallel()
 	scs := scenarios()
 	eachNaming(t, func(t *testing.T, s *testServer) {
