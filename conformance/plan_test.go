@@ -396,6 +396,9 @@ func TestPlanOffers(t *testing.T) {
 	assert.NoError(t, plan.CheckOffers(suite.Catalog, offered.Offers))
 	err = plan.CheckOffers(suite.Catalog, []string{"chat.*", "imgaes.*"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `--offers "imgaes.*" matches nothing in the catalog`)
-	assert.Contains(t, err.Error(), "did you mean")
+	assert.Contains(t, err.Error(), `--offers "imgaes.*" matches nothing in the catalog; did you mean "images.*"?`)
+	// A family below the first dot is offered too.
+	err = plan.Selection{Features: []string{"images.edt.*"}}.Check(suite.Catalog, plan.ModelNames{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--feature "images.edt.*" matches nothing in the catalog; did you mean "images.edit.*"?`)
 }

@@ -364,13 +364,15 @@ func checkGlobs(flag string, globs, names []string, exact bool) []string {
 }
 
 // withFamilies are the names, sorted, each once, with the glob of each
-// dotted name's family ("images.*" for images.generate): what a typed glob
-// most likely meant.
+// dotted name's families ("images.*" and "images.edit.*" for
+// images.edit.n): what a typed glob most likely meant.
 func withFamilies(names []string) []string {
 	out := slices.Clone(names)
 	for _, n := range names {
-		if fam, _, ok := strings.Cut(n, "."); ok {
-			out = append(out, fam+".*")
+		for i := range len(n) {
+			if n[i] == '.' {
+				out = append(out, n[:i]+".*")
+			}
 		}
 	}
 	return unique(out)
