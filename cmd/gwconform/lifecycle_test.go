@@ -124,6 +124,14 @@ func TestMergeShards(t *testing.T) {
 		assert.Contains(t, stderr, "tested reference gateway (in-process)")
 		assert.NoFileExists(t, filepath.Join(out, report.FileJSON))
 	})
+	t.Run("the same shard twice is refused", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		one := shard(t, "1", gateway, "abc", 0, vocab.StatusPass)
+		code, _, stderr := gw(t, "merge", out, one, one)
+		assert.Equal(t, exitNotStart, code)
+		assert.Contains(t, stderr, "holds the same results as "+one+": give each shard or run once")
+		assert.NotContains(t, stderr, "merge: merge:")
+	})
 	t.Run("two catalogs are refused", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")
 		code, _, stderr := gw(t, "merge", out, shard(t, "1", gateway, "abc", 0, vocab.StatusPass), shard(t, "2", gateway, "def", 0, vocab.StatusPass))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -45,12 +46,19 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out := fs.Arg(0)
 	var shards [][]results.Result
 	var reps []*reportv1.Report
+	given := map[string]string{} // an input's results, as read → where
 	for _, in := range fs.Args()[1:] {
 		rs, rep, err := readInput(in)
 		if err != nil {
 			fmt.Fprintf(stderr, "gwconform merge: %s: %v\n", in, err)
 			return exitNotStart
 		}
+		b, _ := json.Marshal(rs)
+		if first, twice := given[string(b)]; twice {
+			fmt.Fprintf(stderr, "gwconform merge: %s holds the same results as %s: give each shard or run once\n", in, first)
+			return exitNotStart
+		}
+		given[string(b)] = in
 		shards = append(shards, rs)
 		reps = append(reps, rep)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -37,7 +38,7 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 			}
 			enc, err := json.Marshal(r)
 			if err != nil {
-				return nil, fmt.Errorf("merge: input %d: %s/%s: %w", i+1, r.Model, r.Case, err)
+				return nil, fmt.Errorf("input %d: %s/%s: %w", i+1, r.Model, r.Case, err)
 			}
 			k := r.CaseModel()
 			prev, ok := byKey[k]
@@ -45,8 +46,11 @@ func Merge(reports ...[]results.Result) ([]results.Result, error) {
 			case !ok:
 			case bytes.Equal(prev.enc, enc), r.Status == vocab.StatusSkip:
 				continue
+			case prev.r.Status != vocab.StatusSkip && prev.r.Status == r.Status:
+				return nil, fmt.Errorf("case %q × model %q ran in inputs %d and %d, both %s (started %s and %s): they are two runs of it, not shards of one or runs of different cases",
+					r.Case, r.Model, prev.src+1, i+1, r.Status, prev.r.Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
 			case prev.r.Status != vocab.StatusSkip:
-				return nil, fmt.Errorf("merge: case %q × model %q appears in inputs %d and %d with different results (%s vs %s): overlapping shards?",
+				return nil, fmt.Errorf("case %q × model %q ran in inputs %d and %d with different verdicts (%s, then %s): overlapping shards?",
 					r.Case, r.Model, prev.src+1, i+1, prev.r.Status, r.Status)
 			}
 			byKey[k] = entry{r: r, enc: enc, src: i}

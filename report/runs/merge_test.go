@@ -45,12 +45,12 @@ func TestMerge(t *testing.T) {
 			{func() results.Result { r := Res("a", "f", "m", TV, P); r.Reasons = nil; return r }()},
 		}, 1, ""},
 		{"conflicting duplicate is an error", [][]results.Result{all, {set(all, "models-list", "gen-text-1", F)[0]}}, 0,
-			`case "models-list" × model "gen-text-1" appears in inputs 1 and 2 with different results`},
+			`case "models-list" × model "gen-text-1" ran in inputs 1 and 2 with different verdicts (pass, then fail): overlapping shards?`},
 		{"same status, other timing still conflicts", [][]results.Result{{Res("a", "f", "m", TV, P)}, {func() results.Result {
 			r := Res("a", "f", "m", TV, P)
 			r.DurationMS++
 			return r
-		}()}}, 0, "different results (pass vs pass)"},
+		}()}}, 0, `case "a" × model "m" ran in inputs 1 and 2, both pass (started`},
 		{"nothing", nil, 0, ""},
 	}
 	skipped := func(check string) results.Result {
