@@ -235,7 +235,12 @@ func (c *console) summary(rs []results.Result, v results.Verdict) {
 		}
 		fmt.Fprintln(c.w)
 	}
-	fmt.Fprintf(c.w, "%d results in %s\n", len(rs), time.Since(c.started).Round(time.Millisecond))
+	took := time.Since(c.started).Round(time.Millisecond)
+	if kept := len(rs) - c.done; kept > 0 { // --rerun-failed, --resume: the time is this session's
+		fmt.Fprintf(c.w, "%d results: %d made now, in %s; %d kept from the run before\n", len(rs), c.done, took, kept)
+	} else {
+		fmt.Fprintf(c.w, "%d results in %s\n", len(rs), took)
+	}
 	c.recap(rs)
 	fmt.Fprintf(c.w, "\n%s\n", c.paint(outcomeColor[v.Outcome], strings.ToUpper(string(v.Outcome))+": "+v.Headline))
 	for _, n := range v.Notes {

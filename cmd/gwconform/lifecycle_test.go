@@ -62,6 +62,7 @@ func TestRerunFailedMakesTheCallsNeverMade(t *testing.T) {
 	code, stdout, stderr = gw(t, "run", "--out", out, "--rerun-failed")
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	assert.Contains(t, stdout, "made "+strconv.Itoa(len(whole)-3)+" calls the run never finished")
+	assert.Regexp(t, `\d+ results: \d+ made now, in [0-9.]+m?s; \d+ kept from the run before`, stdout, "the summary's time is the re-run's, said so")
 	after := readResultsFile(t, out)
 	assert.Len(t, after, len(whole), "each call of the plan once")
 	type key struct{ caseID, model string }
