@@ -113,7 +113,7 @@ func (c *checker) stoppedAtLimit(kind string, body []byte) bool {
 func (c *checker) checkOutputTokens(body []byte, maxTokens int, path string) {
 	if out := gjson.GetBytes(body, path); out.Type == gjson.Number && out.Num > float64(maxTokens) {
 		c.fail("json", path, fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
-			"more output tokens than max_tokens (spec 4.2, 4.3, 8: max_tokens is an upper bound on output length)")
+			"more output tokens than max_tokens (spec 4.2/max-tokens, 8/max-tokens-256: max_tokens is an upper bound on output length)")
 	}
 }
 
@@ -125,7 +125,7 @@ func (c *checker) checkTextLength(body []byte, maxTokens int) {
 		content := choice.Get("message.content")
 		if n := utf8.RuneCountInString(content.Str); content.Type == gjson.String && n > runesPerToken*maxTokens {
 			c.fail("json", fmt.Sprintf("choices.%d.message.content", i), fmt.Sprintf("at most %d characters (%d per token of max_tokens %d)", runesPerToken*maxTokens, runesPerToken, maxTokens),
-				fmt.Sprintf("%d characters", n), "the text is longer than max_tokens allows (spec 4.2: max_tokens is an upper bound on output length)")
+				fmt.Sprintf("%d characters", n), "the text is longer than max_tokens allows (spec 4.2/max-tokens: max_tokens is an upper bound on output length)")
 		}
 	}
 }

@@ -118,10 +118,10 @@ func (sc *streamCheck) whole(g streams.Grammar) {
 	exp := sc.exp
 	if e, ok := g.(streams.Ender); ok {
 		if exp.StopReason != nil {
-			sc.checkMatcher("message_delta stop_reason", stopValue(e.StopReason()), *exp.StopReason)
+			sc.checkMatcher(e.StopPlace(), stopValue(e.StopReason()), *exp.StopReason)
 		}
 		if exp.FinishReason != nil {
-			sc.checkMatcher("choices[0].finish_reason", stopValue(e.StopReason()), *exp.FinishReason)
+			sc.checkMatcher(e.StopPlace(), stopValue(e.StopReason()), *exp.FinishReason)
 		}
 	}
 	if exp.MinText == 0 {

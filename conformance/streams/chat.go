@@ -180,3 +180,5 @@ func (g *chat) Text() string { return g.text.String() }
 
 // StopReason is the last finish_reason of the first choice, "" when none.
 func (g *chat) StopReason() string { return g.finishReason }
+
+func (g *chat) StopPlace() string { return "choices[0].finish_reason" }

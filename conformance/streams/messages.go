@@ -1,6 +1,7 @@
 package streams
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/tidwall/gjson"
@@ -19,7 +20,8 @@ import (
 type Messages struct {
 	phase      msgPhase
 	stopReason string
-	textDeltas int // content_block_delta events carrying delta.text
+	stopPlace  string // where stopReason was read
+	textDeltas int    // content_block_delta events carrying delta.text
 	text       textBuf
 	events     int
 	errored    bool // an error event arrived: it is the reason the stream ends early
@@ -43,9 +45,13 @@ const (
 func NewMessages() *Messages { return &Messages{once: once{}, open: map[int64]bool{}} }
 
 // StopReason is the last non-empty stop_reason of a message_delta, read from
-// its delta or, failing that, from the event itself; when no message_delta
-// carried one, message_stop's.
+// its delta or, failing that, from the event itself or its message; when
+// no message_delta carried one, message_stop's.
 func (g *Messages) StopReason() string { return g.stopReason }
+
+// StopPlace is where StopReason was read ("message_stop stop_reason"), for
+// a reason that names it; "message_delta delta.stop_reason" when none was.
+func (g *Messages) StopPlace() string { return cmp.Or(g.stopPlace, "message_delta delta.stop_reason") }
 
 func (g *Messages) Text() string { return g.text.String() }
 
@@ -157,9 +163,9 @@ func (g *Messages) messageDelta(n int, doc gjson.Result) []Violation {
 	// its delta or on the event. The official SDKs read delta.stop_reason:
 	// elsewhere is a strict-tier violation.
 	if r := doc.Get("delta.stop_reason"); r.Type == gjson.String && r.Str != "" {
-		g.stopReason = r.Str
+		g.stopReason, g.stopPlace = r.Str, "message_delta delta.stop_reason"
 	} else if where, r, ok := carriedStopReason(doc); ok {
-		g.stopReason = r
+		g.stopReason, g.stopPlace = r, "message_delta "+where
 		if g.once.first(RuleMsgStopReasonPlace) {
 			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
 				Message:  "stop_reason is in message_delta's " + where + ", not in its delta (the official SDKs read delta.stop_reason)",
@@ -191,7 +197,7 @@ func (g *Messages) messageStop(n int, doc gjson.Result) []Violation {
 		return nil
 	}
 	if where, r, ok := carriedStopReason(doc); ok {
-		g.stopReason = r
+		g.stopReason, g.stopPlace = r, "message_stop "+where
 		if g.once.first(RuleMsgStopReasonPlace) {
 			return []Violation{{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
 				Message:  "stop_reason is in message_stop's " + where + ", not in message_delta's delta (the official SDKs read delta.stop_reason)",

@@ -65,9 +65,11 @@ type Grammar interface {
 }
 
 // Ender is a grammar that knows why the generation ended: the final
-// stop_reason of a messages stream, the finish_reason of a chat stream.
+// stop_reason of a messages stream, the finish_reason of a chat stream,
+// and where in the stream it read it.
 type Ender interface {
 	StopReason() string
+	StopPlace() string
 }
 
 // Rule ids. Spec-stated unless marked strict.
