@@ -136,6 +136,9 @@ func variations() []variation {
 			}
 			return id
 		})},
+		// A reasoning model may spend the whole max_tokens before it writes:
+		// an empty text that says the limit ended it is a string (2.3, 2.4).
+		{name: "an empty text at the max_tokens limit", cases: []string{"chat-max-tokens-256", "messages-max-tokens-256"}, json: emptyAtLimit},
 		// 2.4: "read text from blocks whose type is text and join their text".
 		{name: "an empty text block before the text", cases: messageCases, json: prependBlock(map[string]any{"type": "text", "text": ""})},
 		{name: "a block of another type before the text", cases: messageCases, json: prependBlock(map[string]any{"type": "thinking", "thinking": "", "signature": "c2ln"})},
@@ -572,6 +575,25 @@ func respelledModel(respell func(id string) string) func(any) any {
 }
 
 // prependBlock puts block before the content blocks of a message.
+// emptyAtLimit answers with no text, stopped by max_tokens: a chat
+// completion's content "" with finish_reason length, a message without
+// text blocks with stop_reason max_tokens.
+func emptyAtLimit(v any) any {
+	m, ok := v.(map[string]any)
+	switch {
+	case !ok:
+	case m["object"] == "chat.completion":
+		for _, c := range m["choices"].([]any) {
+			choice := c.(map[string]any)
+			choice["message"].(map[string]any)["content"] = ""
+			choice["finish_reason"] = "length"
+		}
+	case m["type"] == "message":
+		m["content"], m["stop_reason"] = []any{}, "max_tokens"
+	}
+	return v
+}
+
 func prependBlock(block map[string]any) func(any) any {
 	return func(v any) any {
 		if m, ok := v.(map[string]any); ok && m["type"] == "message" {
