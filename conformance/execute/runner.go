@@ -266,7 +266,12 @@ func (c *callRun) refusedInBody(name string) bool {
 func (c *callRun) env() catalog.Env {
 	kind := c.call.Case.Key
 	return catalog.Env{PublicImageURL: c.r.Target.PublicImageURL,
-		ModelName: func(id string) string { return c.r.Target.Names.Gateway(kind, id) }}
+		ModelName: func(id string) string {
+			if id == c.call.Model {
+				return c.call.SentModel() // as planned: a probe's new model as its list names it
+			}
+			return c.r.Target.Names.Gateway(kind, id)
+		}}
 }
 
 // unanswered records why a send got no answer to judge.

@@ -152,6 +152,16 @@ func TestPlanUnderGatewayNames(t *testing.T) {
 	assert.Nil(t, got["f.alt/alt-flash/alt"].Skip, "a kind whose list was not read sends the spec's id")
 	assert.Equal(t, "alt-flash", got["f.alt/alt-flash/alt"].Sent)
 
+	// A probe's new model is sent as its list names it, even where the
+	// key's list puts another word in place of its neutral one.
+	probed, err := Probe(cat, target, []NewModel{{ID: "gen-5.7", Key: catalog.KeyText}}, Selection{})
+	require.NoError(t, err)
+	require.NotEmpty(t, probed)
+	assert.Equal(t, "gpt-no-such-model", target.Names.Gateway(catalog.KeyText, "gen-no-such-model"), "the word is learned")
+	for _, c := range probed {
+		assert.Equal(t, "gen-5.7", c.Sent)
+	}
+
 	// --model globs take either name; an exclusion of either excludes.
 	for _, tt := range []struct {
 		globs []string

@@ -139,7 +139,9 @@ func (sel Selection) finish(cat *catalog.Catalog, candidates []Call, t Target) (
 		if sel.Shard.Count > 0 && shardOf(shardKey(call, byID), sel.Shard.Count) != sel.Shard.Index {
 			continue
 		}
-		call.Sent = t.Names.Gateway(call.Case.Key, call.Model)
+		if call.Sent == "" { // a probe's new model is sent as its list names it
+			call.Sent = t.Names.Gateway(call.Case.Key, call.Model)
+		}
 		call.Skip = skipReason(call, t)
 		call.Extra = extraRequests(call.Case, t)
 		calls = append(calls, call)

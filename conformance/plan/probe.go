@@ -49,7 +49,7 @@ func Probe(cat *catalog.Catalog, t Target, models []NewModel, sel Selection) ([]
 				continue
 			}
 			if cs.Key == nm.Key && cs.Feature != "models.list" && sendsModel(cs) && sel.selects(cs) {
-				calls = append(calls, Call{Case: cs, Model: nm.ID})
+				calls = append(calls, Call{Case: cs, Model: nm.ID, Sent: nm.ID})
 			}
 		}
 	}
