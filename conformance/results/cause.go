@@ -41,6 +41,9 @@ func GroupByCause(rs []Result, strict bool) []CauseGroup {
 		}
 		seen := map[string]bool{}
 		for _, reason := range r.Reasons {
+			if retriesNote(reason) && len(r.Reasons) > 1 {
+				continue // how often it was asked: the detail of the cause beside it
+			}
 			c := reason.Cause()
 			if seen[c] {
 				continue
@@ -78,6 +81,11 @@ func GroupByCause(rs []Result, strict bool) []CauseGroup {
 	})
 	return out
 }
+
+// retriesNote reports whether a reason only says how often a call was
+// asked before its answer ("3 attempts; the 2 before the last: HTTP 500
+// each time"), which the execute stage adds beside the answer's reasons.
+func retriesNote(r vocab.Reason) bool { return r.Check == "transport" && r.Where == "attempts" }
 
 // base64RE finds a run of base64 long enough to be data, not a word.
 var base64RE = regexp.MustCompile(`[A-Za-z0-9+/]{64,}={0,2}`)

@@ -50,3 +50,20 @@ func TestShorten(t *testing.T) {
 	assert.Contains(t, got, "<base64: 220 chars, sha256 ")
 	assert.Equal(t, "the model gen-image-2.5-flare", Shorten("the model gen-image-2.5-flare"), "words stay")
 }
+
+// How often a call was asked is the detail of its answer's cause, never a
+// cause of its own; alone (a call that never got an answer) it is one.
+func TestGroupByCauseLeavesRetriesInTheirCause(t *testing.T) {
+	t.Parallel()
+	status := vocab.Reason{Check: "status", Expected: "2xx", Actual: `500 {"error":{"message":"Something went wrong"}}`, Message: "HTTP status 500, want 2xx"}
+	retries := vocab.Reason{Check: "transport", Where: "attempts", Expected: "an answer on the first attempt", Actual: "3 attempts", Message: "3 attempts; the 2 before the last: HTTP 500 each time"}
+	rs := []Result{
+		{Case: "a", Model: "m", Feature: "f", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{status, retries}},
+		{Case: "b", Model: "m", Feature: "f", Tier: vocab.TierVerified, Status: vocab.StatusError, Reasons: []vocab.Reason{retries}},
+	}
+	groups := GroupByCause(rs, false)
+	require.Len(t, groups, 2)
+	assert.Equal(t, "HTTP 500: Something went wrong", groups[0].Cause)
+	assert.Equal(t, []string{"a"}, groups[0].Cases)
+	assert.Equal(t, []string{"b"}, groups[1].Cases)
+}
