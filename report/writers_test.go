@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -465,4 +467,72 @@ func TestWritersNameTheGatewaysModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, tt.in, tt.want) })
 	}
 	assert.NotContains(t, out["gen-image-2.5-flare/edit-json"], "gateway model", "a model sent as is says nothing more")
+}
+
+// junitSchema is the element and attribute vocabulary of the JUnit XML
+// schema Jenkins and the GitHub test reporters read (the Ant/Surefire
+// junit-4 shape): each element's allowed children and attributes, the
+// required ones marked. A writer that strays from it is shown red or not
+// at all by those readers.
+var junitSchema = map[string]struct {
+	children []string
+	attrs    map[string]bool // name → required
+}{
+	"testsuites": {[]string{"testsuite"}, map[string]bool{"name": false, "tests": false, "failures": false, "errors": false, "skipped": false, "disabled": false, "time": false}},
+	"testsuite": {[]string{"properties", "testcase", "system-out", "system-err"}, map[string]bool{"name": true, "tests": true, "failures": false, "errors": false,
+		"skipped": false, "disabled": false, "time": false, "timestamp": false, "hostname": false, "id": false, "package": false}},
+	"properties": {[]string{"property"}, map[string]bool{}},
+	"property":   {nil, map[string]bool{"name": true, "value": true}},
+	"testcase":   {[]string{"skipped", "error", "failure", "system-out", "system-err"}, map[string]bool{"name": true, "classname": false, "assertions": false, "time": false, "status": false}},
+	"failure":    {nil, map[string]bool{"message": false, "type": false}},
+	"error":      {nil, map[string]bool{"message": false, "type": false}},
+	"skipped":    {nil, map[string]bool{"message": false}},
+	"system-out": {nil, map[string]bool{}},
+	"system-err": {nil, map[string]bool{}},
+}
+
+// junit.xml keeps to the JUnit schema: the root, every element under its
+// allowed parent, only allowed attributes, the required ones present.
+func TestJUnitKeepsToTheSchema(t *testing.T) {
+	_, night := Nightly()
+	var b bytes.Buffer
+	require.NoError(t, WriteJUnit(&b, Build(SampleMeta(), append(Sample(), night...))))
+	dec := xml.NewDecoder(&b)
+	var stack []string
+	elements := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		switch el := tok.(type) {
+		case xml.StartElement:
+			elements++
+			name := el.Name.Local
+			def, known := junitSchema[name]
+			require.True(t, known, "element %s is not in the schema", name)
+			if len(stack) == 0 {
+				assert.Equal(t, "testsuites", name, "the root")
+			} else {
+				parent := stack[len(stack)-1]
+				assert.Contains(t, junitSchema[parent].children, name, "%s under %s", name, parent)
+			}
+			got := map[string]bool{}
+			for _, a := range el.Attr {
+				_, allowed := def.attrs[a.Name.Local]
+				assert.True(t, allowed, "attribute %s of %s is not in the schema", a.Name.Local, name)
+				got[a.Name.Local] = true
+			}
+			for a, required := range def.attrs {
+				if required {
+					assert.True(t, got[a], "%s lacks its required attribute %s", name, a)
+				}
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	assert.Greater(t, elements, 10)
 }
