@@ -52,9 +52,11 @@ type ModelName struct {
 	Unlisted bool `json:"unlisted,omitempty"`
 	// Why is what the key's list answered, when it could not be read.
 	Why string `json:"why,omitempty"`
-	// Listed are the ids of the key's list, kept for an unlisted spec id
-	// only: the note that skips it shows what the gateway calls its models.
-	Listed []string `json:"listed,omitempty"`
+	// Listed are the first ids of the key's list (maxListed), and
+	// ListedCount how many it holds, kept for an unlisted spec id only: the
+	// note that skips it shows what the gateway calls its models.
+	Listed      []string `json:"listed,omitempty"`
+	ListedCount int      `json:"listed_count,omitempty"`
 }
 
 // ModelNames maps the spec's ids to the gateway's. The zero value sends
@@ -162,9 +164,20 @@ func resolveName(spec string, kind catalog.KeyKind, list KeyList, given map[stri
 	case len(cands) > 1:
 		e.Source, e.Candidates = NameAmbiguous, slices.Sorted(slices.Values(cands))
 	default:
-		e.Source, e.Listed = NameUnlisted, slices.Sorted(slices.Values(list.IDs))
+		e.Source, e.Listed, e.ListedCount = NameUnlisted, firstListed(list.IDs), len(list.IDs)
 	}
 	return e, ""
+}
+
+// maxListed bounds the ids an unlisted model's record keeps of its key's
+// list: enough to show what the gateway calls its models, not a relay's
+// hundreds in every manifest.
+const maxListed = 8
+
+// firstListed are a list's first ids in order, at most maxListed.
+func firstListed(ids []string) []string {
+	sorted := slices.Sorted(slices.Values(ids))
+	return sorted[:min(len(sorted), maxListed)]
 }
 
 // homeKinds maps each catalog model to the key kind whose list names it:
@@ -236,16 +249,16 @@ func (n ModelNames) Unlisted(spec string) *vocab.Reason {
 	}
 	return &vocab.Reason{Check: vocab.CheckNotListed, Where: spec, Message: fmt.Sprintf(
 		"%s is not listed for the %s key (it lists %s); if the gateway names it otherwise, map it: --model-map %s=ID",
-		spec, e.Key, listedIDs(e.Listed), spec)}
+		spec, e.Key, listedIDs(e.Listed, e.ListedCount), spec)}
 }
 
-// listedIDs shows a list's ids, at most eight.
-func listedIDs(ids []string) string {
+// listedIDs shows the first ids of a list of count.
+func listedIDs(ids []string, count int) string {
 	switch {
-	case len(ids) == 0:
+	case count == 0:
 		return "no model"
-	case len(ids) > 8:
-		return strings.Join(ids[:8], ", ") + fmt.Sprintf(" and %d more", len(ids)-8)
+	case count > len(ids):
+		return strings.Join(ids, ", ") + fmt.Sprintf(" and %d more", count-len(ids))
 	}
 	return strings.Join(ids, ", ")
 }

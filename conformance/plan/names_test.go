@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,6 +114,14 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		assert.Equal(t, vocab.CheckNotListed, why.Check)
 		assert.Equal(t, "gen-5.5 is not listed for the text key (it lists company-chat, gen-5.6-luna); if the gateway names it otherwise, map it: --model-map gen-5.5=ID", why.Message)
 		assert.Nil(t, n.Unlisted("gen-5.6-luna"))
+
+		var many []string
+		for i := range 300 {
+			many = append(many, fmt.Sprintf("vendor/model-%03d", i))
+		}
+		n = ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: many}}, nil)
+		assert.Len(t, n.Entries["gen-5.5"].Listed, 8, "a relay's hundreds are not kept in every record")
+		assert.Contains(t, n.Unlisted("gen-5.5").Message, "vendor/model-007 and 292 more)")
 	})
 	t.Run("an unreadable list and a given name the list lacks are said", func(t *testing.T) {
 		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{
