@@ -125,6 +125,12 @@ func variations() []variation {
 		{name: "model with a vendor prefix", cases: modelCases, json: respelledModel(func(id string) string { return "acme-ai/" + id })},
 		{name: "model with a -MMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "-0613" })},
 		{name: "model with an @YYYYMMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "@20260501" })},
+		// The model used named in a vendor's words (the spec's preamble),
+		// as an alias is answered with the model it stands for.
+		{name: "model used named in a vendor's words", cases: modelCases, json: respelledModel(func(id string) string {
+			word, rest, _ := strings.Cut(id, "-")
+			return map[string]string{"gen": "gpt", "msg": "claude", "alt": "gemini"}[word] + "-" + rest + "-2026-01-01"
+		})},
 		// The spellings of relays and clouds (issue 22).
 		{name: "model with a provider segment holding an underscore", cases: modelCases, json: respelledModel(func(id string) string { return "vertex_ai/" + id })},
 		{name: "model in Bedrock's region.vendor. form with its version", cases: modelCases, json: respelledModel(func(id string) string { return "us.anthropic." + id + "-v1:0" })},

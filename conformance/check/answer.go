@@ -59,7 +59,7 @@ type Limits struct {
 // broken ones, merged (nil: all held). What it observed on the way — the
 // stream's event types and first event, the decoded images — goes into res.
 func Answer(x *Exchange, res *results.Result) []vocab.Reason {
-	c := &checker{model: x.Model, sent: x.Sent, received: x.Received, rows: x.Rows,
+	c := &checker{model: x.Model, spec: res.Model, sent: x.Sent, received: x.Received, rows: x.Rows,
 		request: x.Request, strict: x.Case.Tier == vocab.TierStrict}
 	c.answer(x, res)
 	return mergeReasons(c.reasons)

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -34,6 +35,9 @@ type checker struct {
 	// strict adds the strict tier's readings of a kind's rules (a JSON media
 	// type, a named background) in strict cases.
 	strict bool
+	// spec is the spec's id of the model under test (the result's model),
+	// where model is the id the request named (the gateway's).
+	spec string
 	// rows are the spec rows the case cites: the reason of a generic check
 	// (a status, a matcher) names those it stands for (see cite).
 	rows []*catalog.SpecRow
@@ -142,4 +146,17 @@ func (c *checker) validJSON(body []byte, where string) bool {
 	}
 	c.fail("json", where, "a JSON document", string(body), "body is not valid JSON")
 	return false
+}
+
+// usedNames reports whether a "model used" (2.3, 2.4) names the model
+// requested: the id sent in any spelling of it (modelid.Same), or the
+// spec's model in the gateway's words (modelid.Names: gpt-5.5-2026-01-01
+// for gen-5.5), as an alias given with --model-map is answered with the
+// model it stands for.
+func (c *checker) usedNames(got string) bool {
+	if modelid.Same(c.model, got) {
+		return true
+	}
+	_, ok := modelid.Names(c.spec, got)
+	return ok && c.spec != ""
 }

@@ -213,7 +213,7 @@ func compiled(pattern string) *regexp.Regexp {
 func (c *checker) checkModel(path string, v gjson.Result, mode string) {
 	ok := v.Type == gjson.String && v.Str == c.model
 	if !ok && mode == catalog.ModelRequested && v.Type == gjson.String {
-		ok = modelid.Same(c.model, v.Str)
+		ok = c.usedNames(v.Str)
 	}
 	if ok {
 		return

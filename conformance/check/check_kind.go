@@ -55,7 +55,7 @@ func (c *checker) checkKind(kind string, body []byte) {
 	if kind != kindChatCompletion && kind != kindMessage {
 		return
 	}
-	if got := gjson.GetBytes(body, "model"); got.Exists() && c.model != "" && (got.Type != gjson.String || !modelid.Same(c.model, got.Str)) {
+	if got := gjson.GetBytes(body, "model"); got.Exists() && c.model != "" && (got.Type != gjson.String || !c.usedNames(got.Str)) {
 		c.fail("json", "model", c.model+" ("+modelid.Spellings+")", got.Raw,
 			"the model used is not the model requested (spec 2.3, 2.4: model used)")
 	}

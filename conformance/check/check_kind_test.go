@@ -194,3 +194,27 @@ func TestPathInWords(t *testing.T) {
 		assert.Equal(t, want, pathInWords(in))
 	}
 }
+
+// "Model used" names the model requested in any spelling of the id sent,
+// or names the spec's model in a vendor's words: an alias (company-chat)
+// is answered with the model it stands for.
+func TestModelUsedUnderAnAlias(t *testing.T) {
+	chat := func(model string) string {
+		return `{"object":"chat.completion","model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"The sea."},"finish_reason":"stop"}]}`
+	}
+	for _, tc := range []struct {
+		got  string
+		same bool
+	}{
+		{"company-chat", true},
+		{"gpt-5.5-2026-01-01", true},
+		{"openai/gpt-5.5", true},
+		{"gen-5.5", true},
+		{"gpt-5.6", false},
+		{"company-chat-2", false},
+	} {
+		c := &checker{model: "company-chat", spec: "gen-5.5"}
+		c.checkKind(kindChatCompletion, []byte(chat(tc.got)))
+		assert.Equal(t, tc.same, !hasMessage(c, "the model used is not the model requested"), "%s: %v", tc.got, c.reasons)
+	}
+}

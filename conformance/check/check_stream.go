@@ -140,7 +140,7 @@ func (sc *streamCheck) whole(g streams.Grammar) {
 // JSON checks accept for "model used" (2.3, 2.4). Absent or null is not
 // judged. It reports whether it failed.
 func (c *checker) checkStreamModel(where string, v gjson.Result) bool {
-	if v.Type == gjson.Null || v.Type == gjson.String && modelid.Same(c.model, v.Str) {
+	if v.Type == gjson.Null || v.Type == gjson.String && c.usedNames(v.Str) {
 		return false
 	}
 	c.fail("sse-strict", where+" model", c.model+" ("+modelid.Spellings+")", v.Raw,

@@ -12,7 +12,7 @@ import (
 
 // Spellings describes the spellings Same accepts, for the expected side of
 // a reason.
-const Spellings = "the id requested, optionally <provider>/ or a Bedrock-style <region>.<vendor>. before it, a snapshot or version suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD, -v1:0, -latest, -001) after it, or without the suffix it was requested with"
+const Spellings = "the id requested, optionally <provider>/ or a Bedrock-style <region>.<vendor>. before it, a snapshot or version suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD, -v1:0, -latest, -001) after it, or without the suffix it was requested with; or the spec's model in a vendor's words"
 
 // pathPrefix is one provider segment before the id: openai/, vertex_ai/.
 var pathPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+/$`)
