@@ -111,6 +111,7 @@ func TestMergeShards(t *testing.T) {
 		assert.Equal(t, "incomplete", rep.Verdict)
 		assert.Equal(t, "incomplete: shard 2/2 missing; nothing that ran failed", rep.Headline)
 		assert.Contains(t, stdout, "shard 2/2 missing")
+		assert.Contains(t, stdout, "\n  - shard 2/2 missing: its results are not in this report\n", "the notes, as run says them")
 	})
 	t.Run("a failure exits 1", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "merged")

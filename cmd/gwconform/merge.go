@@ -95,6 +95,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	v := results.Judge(merged, *strict, whole.completion)
 	fmt.Fprintf(stdout, "merged %d results from %d inputs into %s\n%s: %s\n", len(merged), len(shards), out, strings.ToUpper(string(v.Outcome)), v.Headline)
+	for _, n := range v.Notes { // as run's console says them
+		fmt.Fprintf(stdout, "  - %s\n", n)
+	}
 	return exitCode(v)
 }
 
