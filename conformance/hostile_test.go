@@ -551,7 +551,6 @@ func hostileRows() []hostileRow {
 				assert.False(t, r.Flaky, "a pass after waiting on the rate limit is not flaky")
 				assert.Equal(t, 1, r.Waits)
 				assert.GreaterOrEqual(t, r.WaitMS, int64(900))
-				assert.Less(t, r.DurationMS, r.WaitMS, "the wait before the send is not part of the request's duration")
 			},
 		},
 		{
@@ -780,6 +779,12 @@ func TestHostileGateway(t *testing.T) {
 			require.Len(t, got, 1, "one call, one result")
 			r := got[0]
 			assertComplete(t, r, call)
+			// The waits come before the answering send, where the request's
+			// duration starts: two parts of the call that never overlap, so
+			// together no longer than it. A lower bound on the call's time,
+			// which a loaded machine only makes easier to meet.
+			assert.GreaterOrEqual(t, took.Milliseconds(), r.DurationMS+r.WaitMS,
+				"the wait before the send is not part of the request's duration")
 			assert.Equal(t, row.status, r.Status, "reasons: %v", r.Reasons)
 			if row.check == "" {
 				assert.Empty(t, r.Reasons)
