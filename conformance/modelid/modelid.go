@@ -7,6 +7,7 @@ package modelid
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -89,12 +90,10 @@ func Neutral(id string) (word, rest string, ok bool) {
 	if !ok || rest == "" {
 		return "", "", false
 	}
-	for _, w := range NeutralWords {
-		if word == w {
-			return word, rest, true
-		}
+	if !slices.Contains(NeutralWords, word) {
+		return "", "", false
 	}
-	return "", "", false
+	return word, rest, true
 }
 
 // vendorWord is the word a gateway puts in place of a neutral one: gpt,

@@ -315,16 +315,8 @@ func (n ModelNames) GatewayIDs() []string {
 // the gateway's name, or a spelling of one: not a new model for probe or
 // the coverage listing.
 func (n ModelNames) Covers(cat *catalog.Catalog, id string) bool {
-	for spec, e := range n.Entries {
-		if e.Gateway == id || slices.Contains(e.Candidates, id) {
-			return true
-		}
-		if _, ok := modelid.Names(spec, id); ok {
-			return true
-		}
-	}
-	for _, g := range n.Given {
-		if g == id {
+	for _, e := range n.Records() {
+		if _, spelled := modelid.Names(e.Spec, id); spelled || e.Gateway == id || slices.Contains(e.Candidates, id) {
 			return true
 		}
 	}
