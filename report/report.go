@@ -94,6 +94,7 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 		Recording:    meta.Recording,
 		Shard:        meta.Shard,
 		ModelMap:     modelMap(meta.ModelMap),
+		Traffic:      meta.Traffic,
 	}
 	if c := meta.Completion; c.Interrupted || c.Unrun > 0 || len(c.MissingShards) > 0 {
 		m.Completion = &c
@@ -114,6 +115,10 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 // Never nil.
 func notes(m reportv1.Metadata, judged []string) []string {
 	notes := append(ModelNameNotes(m.ModelMap), judged...)
+	if t := m.Traffic; t != nil {
+		notes = append([]string{fmt.Sprintf("observed traffic: %d exchanges judged; the spec rows they covered (%d): %s; no other row was judged",
+			t.Exchanges, len(t.Covered), strings.Join(t.Covered, ", "))}, notes...)
+	}
 	if m.Insecure {
 		notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, notes...)
 	}

@@ -39,6 +39,7 @@ func commands() []command {
 		{"show", "print one result of a run: reasons, request id, transcript; --curl to send it again", runShow},
 		{"diff", "compare two report.json files; exit 1 on regressions", runDiff},
 		{"merge", "merge shard results into one report", runMerge},
+		{"judge", "judge a relay's recording of any client's traffic, both sides", runJudge},
 		{"history", "one page of the matrix over nights from their report.json files", runHistory},
 		{"version", "print the version", runVersion},
 	}

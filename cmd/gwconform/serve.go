@@ -45,6 +45,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printFaults(stdout)
 		return exitOK
 	}
+	if c.judge.on {
+		return c.serveJudging(ctx)
+	}
 	if c.standInRequested() {
 		return c.serveStandIn(ctx)
 	}
@@ -64,6 +67,16 @@ type serveCmd struct {
 	listFaults     bool
 	tlsDir         string
 	si             standIn // --upstream, --record, --replay, --replay-timing
+	judge          judgeFlags
+}
+
+// judgeFlags are serve's judging flags: --judge, --out, --judge-max,
+// --strict.
+type judgeFlags struct {
+	on     bool
+	out    string
+	max    int
+	strict bool
 }
 
 // parseServeFlags parses serve's flags. ok is false when the command ends
@@ -90,6 +103,10 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.StringVar(&c.si.record, "record", "", "with --upstream: the recording `DIR` the relayed exchanges are written to (the key flags name the kind of each client's key; keys are never recorded)")
 	fs.StringVar(&c.si.replay, "replay", "", "answer from the recording `DIR` (made by run --record or serve --upstream --record): a request matching a recorded one by key kind, method, path, model and body gets its recorded answer; any other gets 501 naming the nearest recorded exchange")
 	fs.BoolVar(&c.si.timing, "replay-timing", false, "with --replay: answer with the recorded timing (time to headers, each stream event at its recorded offset)")
+	fs.BoolVar(&c.judge.on, "judge", false, "judge each exchange as it ends: with --upstream, relay and judge both sides (the client's request and the gateway's answer); alone, answer as the reference gateway and judge each client's requests. Results go to --out as exchanges end; the reports are written on SIGINT, SIGTERM or --judge-max")
+	fs.StringVar(&c.judge.out, "out", "out", "with --judge: the `DIR` of results.jsonl, the reports and (without --record) the recording")
+	fs.IntVar(&c.judge.max, "judge-max", 0, "with --judge: stop after `N` exchanges judged and write the reports (0: until SIGINT or SIGTERM)")
+	fs.BoolVar(&c.judge.strict, "strict", false, "with --judge: strict-tier findings fail the judgement too")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,10 +24,15 @@ type standIn struct {
 	timing                   bool
 	// keys name the kind of each client's key, by kind.
 	keys map[string]string
+	// relayed, when set, is handed each relayed round as it is recorded
+	// (serve --judge), with the store that holds its blobs.
+	relayed func(r record.Round, file string, store *record.Store)
 }
 
 func (s *standIn) role() string {
 	switch {
+	case s.upstream != "" && s.relayed != nil:
+		return "judging relay"
 	case s.upstream != "":
 		return "recording relay"
 	case s.replay != "":
@@ -70,6 +76,9 @@ func (s *standIn) relay() (http.Handler, func(io.Writer), error) {
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
 	tap := &record.Tap{Keys: s.keys, Secrets: secrets, Store: store, Relay: true, Bases: record.BasePaths{Default: up.Path}}
+	if s.relayed != nil {
+		tap.Relayed = func(r record.Round, file string) { s.relayed(r, filepath.Join(store.Dir(), file), store) }
+	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(up)

@@ -152,7 +152,7 @@ func (c *checker) checkJSONAnswer(x *Exchange, body []byte, res *results.Result)
 		c.checkListed(body, x.Case.Key, res.Model)
 	}
 	if images || exp.Images != nil {
-		res.Images = c.checkImageResult(body, imageExpect(exp.Images, c.request), x.Limits.Thumbnails)
+		res.Images = c.checkImageResult(body, ExpectedImages(exp.Images, c.request), x.Limits.Thumbnails)
 	}
 }
 

@@ -166,13 +166,14 @@ func generatedText(body []byte) gjson.Result {
 	return gjson.ParseBytes(raw)
 }
 
-// imageExpect is the case's image expectation completed from the request:
+// ExpectedImages is a case's image expectation completed from the request
+// (the judge of observed traffic derives its own from the request alone):
 // every image result holds n images (default 1: 4.4, 4.5), decoded in the
 // requested output_format (2.2) and of the requested size (2.2: `size` is
 // the size of the result). What the case states itself wins; a size of
 // auto, or one omitted, is not derived (the spec verifies the omitted
 // 1254x1254 for named cases only, which state it).
-func imageExpect(exp *catalog.ImageExpect, r *catalog.Request) *catalog.ImageExpect {
+func ExpectedImages(exp *catalog.ImageExpect, r *catalog.Request) *catalog.ImageExpect {
 	var out catalog.ImageExpect
 	if exp != nil {
 		out = *exp

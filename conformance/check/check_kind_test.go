@@ -100,7 +100,7 @@ func TestCheckKind(t *testing.T) {
 
 // Every image result holds n images of the requested format and size; what
 // the case states itself wins.
-func TestImageExpect(t *testing.T) {
+func TestExpectedImages(t *testing.T) {
 	jsonReq := func(m map[string]any) *catalog.Request { return &catalog.Request{JSON: m} }
 	for _, tc := range []struct {
 		name    string
@@ -119,7 +119,7 @@ func TestImageExpect(t *testing.T) {
 			catalog.ImageExpect{Size: "1254x1254", Count: 3, Alpha: new(false)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, *imageExpect(tc.exp, tc.request))
+			assert.Equal(t, tc.want, *ExpectedImages(tc.exp, tc.request))
 		})
 	}
 }

@@ -95,6 +95,21 @@ func credentials(h http.Header) []string {
 	return out
 }
 
+// authOf names how a request sends its credential (Request.Auth): "" for
+// none.
+func authOf(h http.Header) string {
+	if a := h.Get("Authorization"); a != "" {
+		if scheme, _, ok := strings.Cut(a, " "); ok && strings.EqualFold(scheme, "Bearer") {
+			return AuthBearer
+		}
+		return AuthOther
+	}
+	if h.Get("X-Api-Key") != "" {
+		return AuthAPIKey
+	}
+	return ""
+}
+
 // keyKind names the kind of the credential a request carries.
 func keyKind(h http.Header, keys map[string]string, prefer string) string {
 	creds := credentials(h)

@@ -116,6 +116,10 @@ type Tap struct {
 	Store *Store
 	// Relay records requests made outside any call too.
 	Relay bool
+	// Relayed, when set, is handed each relayed round once it is written
+	// to Store, with the file that holds it. It runs in the client's path
+	// (the end of its body): it must hand the round on, not judge it.
+	Relayed func(r Round, file string)
 }
 
 func (t *Tap) next() http.RoundTripper {
@@ -162,7 +166,10 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Tap) writeRelay(c *capture) {
 	blobs := map[string][]byte{}
 	r := t.round(c, "", blobs)
-	_ = t.Store.appendRelay(r, blobs)
+	file, err := t.Store.appendRelay(r, blobs)
+	if err == nil && t.Relayed != nil {
+		t.Relayed(r, file)
+	}
 }
 
 // drain reads a request's body whole, so that it can be recorded and sent.
@@ -287,7 +294,7 @@ func (t *Tap) round(c *capture, prefer string, blobs map[string][]byte) Round {
 	r := Round{
 		Sent: c.sent.UTC(),
 		Request: Request{
-			Method: k.Method, Path: red.text(k.Path), Key: k.Key, Model: red.text(k.Model),
+			Method: k.Method, Path: red.text(k.Path), Key: k.Key, Auth: authOf(c.req.Header), Model: red.text(k.Model),
 			Header: keepHeaders(c.req.Header, droppedRequestHeaders, red),
 			Body:   makeBody(ct, c.body, red, blobs, true),
 			Digest: k.Digest,

@@ -59,6 +59,14 @@ const (
 	KeyOther = "other"
 )
 
+// How a request sent its credential (Request.Auth): the judge of a
+// client's traffic holds it to spec 5.1's bearer scheme.
+const (
+	AuthBearer = "bearer"    // Authorization: Bearer <key>
+	AuthAPIKey = "x-api-key" // the Anthropic SDKs' default header
+	AuthOther  = "other"     // Authorization with another scheme
+)
+
 // Sources of a recording.
 const (
 	SourceRun   = "run"   // gwconform run --record
@@ -137,6 +145,9 @@ type Request struct {
 	Path string `json:"path"`
 	// Key is the kind of the credential sent: a key kind, KeyNone or KeyOther.
 	Key string `json:"key"`
+	// Auth is how the credential was sent (the credential never is): one
+	// of the Auth values, absent when none was (Key is then KeyNone).
+	Auth string `json:"auth,omitempty"`
 	// Model is the body's model field, when it has one.
 	Model  string              `json:"model,omitempty"`
 	Header map[string][]string `json:"header,omitempty"`

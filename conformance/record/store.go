@@ -164,10 +164,11 @@ func (s *Store) writeCall(ex *Exchange, blobs map[string][]byte) (string, error)
 	return filepath.Join(s.dir, rel), nil
 }
 
-// appendRelay adds a relayed round to the file of its request.
-func (s *Store) appendRelay(r Round, blobs map[string][]byte) error {
+// appendRelay adds a relayed round to the file of its request, and
+// returns that file (relative to the recording).
+func (s *Store) appendRelay(r Round, blobs map[string][]byte) (string, error) {
 	if err := s.writeBlobs(blobs); err != nil {
-		return err
+		return "", err
 	}
 	rel := relayFile(r.Request.matchKey())
 	s.mu.Lock()
@@ -177,10 +178,10 @@ func (s *Store) appendRelay(r Round, blobs map[string][]byte) error {
 	case errors.Is(err, fs.ErrNotExist):
 		ex = &Exchange{Version: Version}
 	case err != nil:
-		return err
+		return "", err
 	}
 	ex.Rounds = append(ex.Rounds, r)
-	return s.writeJSON(rel, ex)
+	return rel, s.writeJSON(rel, ex)
 }
 
 // writeBlobs writes the blobs not yet in the recording. A blob's name is
@@ -245,17 +246,17 @@ func (s *Store) Files() ([]string, error) {
 	return out, err
 }
 
-// blob reads the bytes of a blob.
-func (s *Store) blob(name string) ([]byte, error) {
+// Blob reads the bytes of a blob (a multipart file part's Part.Blob).
+func (s *Store) Blob(name string) ([]byte, error) {
 	if strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("bad blob name %q", name)
 	}
 	return os.ReadFile(filepath.Join(s.dir, BlobsDir, name))
 }
 
-// bodyBytes rebuilds the bytes of a recorded response body (blobs put
-// back; JSON compacted, since its spacing is not kept).
-func (s *Store) bodyBytes(b *Body) ([]byte, error) {
+// BodyBytes rebuilds the bytes of a recorded body that is not multipart
+// (blobs put back; JSON compacted, since its spacing is not kept).
+func (s *Store) BodyBytes(b *Body) ([]byte, error) {
 	switch {
 	case b == nil:
 		return nil, nil
@@ -264,13 +265,13 @@ func (s *Store) bodyBytes(b *Body) ([]byte, error) {
 		if err := json.Compact(&c, b.JSON); err != nil {
 			return nil, err
 		}
-		return restoreBlobs(c.Bytes(), s.blob)
+		return restoreBlobs(c.Bytes(), s.Blob)
 	case b.Base64 != "":
 		return base64.StdEncoding.DecodeString(b.Base64)
 	case b.Multipart != nil:
 		return nil, errors.New("a multipart body is kept as parts and cannot be sent again")
 	}
-	return restoreBlobs([]byte(b.Text), s.blob)
+	return restoreBlobs([]byte(b.Text), s.Blob)
 }
 
 // Chunk is a piece of a recorded response body and when it arrived after
@@ -292,7 +293,7 @@ func (s *Store) Playback(r *Round) (time.Duration, []Chunk, error) {
 	if resp.Events != nil {
 		chunks := make([]Chunk, len(resp.Events))
 		for i, ev := range resp.Events {
-			data, err := restoreBlobs([]byte(ev.Text), s.blob)
+			data, err := restoreBlobs([]byte(ev.Text), s.Blob)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -300,7 +301,7 @@ func (s *Store) Playback(r *Round) (time.Duration, []Chunk, error) {
 		}
 		return headers, chunks, nil
 	}
-	body, err := s.bodyBytes(resp.Body)
+	body, err := s.BodyBytes(resp.Body)
 	if err != nil {
 		return 0, nil, err
 	}

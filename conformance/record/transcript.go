@@ -107,3 +107,10 @@ func showBody(b *Body, limit int) string {
 	}
 	return results.Truncate(describeBlobs(s), limit)
 }
+
+// RoundTranscript is the bounded transcript of one round; where is the
+// file that keeps it whole. The judge of a relay's traffic shows each
+// observed exchange with it.
+func RoundTranscript(r Round, where string) *results.Transcript {
+	return transcript([]Round{r}, where)
+}

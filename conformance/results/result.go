@@ -107,6 +107,15 @@ type Result struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 	// Transcript is a bounded copy of the call's exchange for the reports.
 	Transcript *Transcript `json:"transcript,omitempty"`
+	// Observed marks a judgement of traffic gwconform did not send
+	// (gwconform judge, serve --judge): Side says which side of the
+	// exchange it judges, client or gateway, and Model is then the
+	// client's product token (observe.ClientRow) or the model requested.
+	Observed bool   `json:"observed,omitempty"`
+	Side     string `json:"side,omitempty"`
+	// Notes are what an observed request does beyond the spec's verified
+	// rows (4.5 rule 4): no failure, but nothing the spec guarantees.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Transcript is what a call sent and received, cut to a size a report can

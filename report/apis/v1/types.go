@@ -64,6 +64,9 @@ type Meta struct {
 	// ModelMap is the name each spec model was sent as, and how it was
 	// found (plan.ModelNames' records).
 	ModelMap []ModelName
+	// Traffic is set when the results judge observed traffic (gwconform
+	// judge, serve --judge) rather than a run of the catalog.
+	Traffic *Traffic
 }
 
 // NameSource is how a spec id came to the name it was sent as (the
@@ -182,6 +185,18 @@ type Metadata struct {
 	// ModelMap is the name each spec model was sent as, and how it was
 	// found, in spec id order (added within v1alpha1).
 	ModelMap []ModelName `json:"modelMap,omitempty"`
+	// Traffic is set when the results judge observed traffic rather than
+	// a run of the catalog. Added within v1alpha1.
+	Traffic *Traffic `json:"traffic,omitempty"`
+}
+
+// Traffic is what a judgement of observed traffic covered.
+type Traffic struct {
+	// Exchanges is how many exchanges were judged.
+	Exchanges int `json:"exchanges"`
+	// Covered are the spec rows the judgement applied, sorted: the rows
+	// the traffic touched (no other row was judged).
+	Covered []string `json:"covered"`
 }
 
 // Gateway names the gateway judged: its base URL, or ReferenceGateway.

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/observe"
+	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/report"
+	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
+)
+
+// runJudge is gwconform judge RECORDING: a relay's recording judged after
+// the fact, both sides, with no network.
+func runJudge(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return judgeRecording(ctx, args, stdout, stderr)
+}
+
+func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gwconform judge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "out", "the `DIR` results.jsonl and the reports are written to")
+	strict := fs.Bool("strict", false, "strict-tier findings fail the judgement too")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "gwconform judge: want one RECORDING, the directory of serve --upstream URL --record")
+		return exitNotStart
+	}
+	store, meta, err := record.Open(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform judge:", err)
+		return exitNotStart
+	}
+	if meta.Source != record.SourceRelay {
+		fmt.Fprintf(stderr, "gwconform judge: %s is a recording of gwconform run, not of a relay: replay it with run --replay %[1]s\n", fs.Arg(0))
+		return exitNotStart
+	}
+	rounds, err := relayedRounds(store)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform judge:", err)
+		return exitNotStart
+	}
+	jg, err := newJudging(*out, false, 0, *strict, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform judge:", err)
+		return exitNotStart
+	}
+	fmt.Fprintf(stdout, "judging %d exchanges recorded by the relay to %s (%s); nothing is sent\n", len(rounds), meta.BaseURL, fs.Arg(0))
+	interrupted := false
+	for _, r := range rounds {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		jg.round(r.round, r.file, r.store)
+	}
+	return jg.finish(meta.BaseURL, fs.Arg(0), interrupted, stderr)
+}
+
+// relayedRounds are every round of a relay's recording, in the order they
+// were sent.
+func relayedRounds(store *record.Store) ([]queuedRound, error) {
+	files, err := store.Files()
+	if err != nil {
+		return nil, err
+	}
+	var out []queuedRound
+	for _, f := range files {
+		ex, err := store.Read(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, r := range ex.Rounds {
+			out = append(out, queuedRound{round: r, file: filepath.Join(store.Dir(), f), store: store})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b queuedRound) int { return a.round.Sent.Compare(b.round.Sent) })
+	return out, nil
+}
+
+// judging is one judgement of observed traffic: the judge, the results
+// as they are judged (results.jsonl, written as each exchange ends), and
+// what the console says.
+type judging struct {
+	judge  *observe.Judge
+	cat    *catalog.Catalog
+	out    string
+	strict bool
+	stdout io.Writer
+	// max ends the judgement after that many exchanges (--judge-max; 0:
+	// none); full is closed then.
+	max  int
+	full chan struct{}
+
+	mu        sync.Mutex
+	w         *results.Writer
+	rs        []results.Result
+	exchanges int
+	started   time.Time
+}
+
+func newJudging(out string, clientOnly bool, max int, strict bool, stdout io.Writer) (*judging, error) {
+	suite, err := conformance.LoadSuite("")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	w, err := results.Create(filepath.Join(out, results.FileName))
+	if err != nil {
+		return nil, err
+	}
+	limits := check.Limits{MaxBodyBytes: 256 << 20, Thumbnails: true}
+	return &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, clientOnly), cat: suite.Catalog, out: out, strict: strict,
+		stdout: stdout, max: max, full: make(chan struct{}), w: w, started: time.Now().UTC()}, nil
+}
+
+// round judges one exchange, writes its results and says on the console
+// what was found. Past --judge-max, exchanges are left unjudged.
+func (j *judging) round(r record.Round, file string, store *record.Store) {
+	j.mu.Lock()
+	if j.max > 0 && j.exchanges >= j.max {
+		j.mu.Unlock()
+		return
+	}
+	j.mu.Unlock()
+	rs := j.judge.Round(r, file, store)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.max > 0 && j.exchanges >= j.max {
+		return
+	}
+	j.exchanges++
+	for _, res := range rs {
+		if err := j.w.Write(res); err != nil {
+			fmt.Fprintf(j.stdout, "results.jsonl: %v\n", err)
+		}
+		j.rs = append(j.rs, res)
+		j.say(res)
+	}
+	if j.max > 0 && j.exchanges == j.max {
+		close(j.full)
+	}
+}
+
+// say prints one line for a result that found something.
+func (j *judging) say(res results.Result) {
+	if len(res.Reasons) == 0 {
+		return
+	}
+	what := fmt.Sprintf("%s %s %s", res.Case, res.Request.Method, res.Request.Path)
+	fmt.Fprintf(j.stdout, "%s %s (%s): %s\n", strings.ToUpper(string(res.Status)), what, res.Model, res.Reasons[0])
+}
+
+// finish writes the reports and returns the exit code, as a run's.
+func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.Writer) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.w.Close(); err != nil {
+		fmt.Fprintln(stderr, "gwconform judge: results.jsonl:", err)
+	}
+	comp := results.Completion{Interrupted: interrupted}
+	v := results.Judge(j.rs, j.strict, comp)
+	covered := observe.Covered(j.rs)
+	meta := reportv1.Meta{SuiteVersion: suiteVersion(), Commit: buildCommit(), CatalogHash: j.cat.Hash(), BaseURL: baseURL,
+		Features: catalog.Features, Strict: j.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
+		Traffic: &reportv1.Traffic{Exchanges: j.exchanges, Covered: covered}, Completion: comp}
+	if started, _ := report.Span(j.rs); !started.IsZero() {
+		meta.Started = started
+	}
+	rep := report.Build(meta, j.rs)
+	if err := report.WriteAll(j.out, rep); err != nil {
+		fmt.Fprintln(stderr, "gwconform judge: writing reports:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(j.stdout, "\njudged %d exchanges: %s\n", j.exchanges, observe.Summary(j.rs))
+	for _, n := range rep.Notes {
+		fmt.Fprintln(j.stdout, "  note:", n)
+	}
+	fmt.Fprintf(j.stdout, "%s: %s\noutputs in %s\n", strings.ToUpper(string(v.Outcome)), v.Headline, filepath.Clean(j.out))
+	return exitCode(v)
+}
+
+// serveJudging is serve --judge: a relay whose every exchange is judged
+// beside it as it ends, in front of --upstream or of the reference
+// gateway (which is not on trial: the client side alone is judged).
+func (c *serveCmd) serveJudging(ctx context.Context) int {
+	switch {
+	case c.si.replay != "" || c.si.timing:
+		return c.notStarted(errors.New("--judge judges live traffic; a recording is judged with gwconform judge RECORDING"))
+	case c.judge.max < 0:
+		return c.notStarted(errors.New("--judge-max wants 0 (no limit) or more exchanges"))
+	case c.si.upstream != "" && (c.latency != "" || c.rateLimit != "" || len(c.faults) > 0 || len(c.extras) > 0 || len(c.modelNames) > 0 || len(c.vendorWords) > 0):
+		return c.notStarted(errors.New("--latency, --rate-limit, --fault, --extra-model, --model-name and --vendor-words shape the reference gateway; a relay answers what --upstream does"))
+	}
+	clientOnly := c.si.upstream == ""
+	if clientOnly {
+		stop, err := c.startGateway()
+		if err != nil {
+			return c.notStarted(err)
+		}
+		defer stop()
+	}
+	if c.si.record == "" {
+		c.si.record = filepath.Join(c.judge.out, "recording")
+	}
+	jg, err := newJudging(c.judge.out, clientOnly, c.judge.max, c.judge.strict, c.stdout)
+	if err != nil {
+		return c.notStarted(err)
+	}
+	q := newJudgeQueue()
+	worker := make(chan struct{})
+	go func() {
+		defer close(worker)
+		for r, ok := q.pop(); ok; r, ok = q.pop() {
+			jg.round(r.round, r.file, r.store)
+		}
+	}()
+	c.si.relayed = q.push
+	c.si.keys = map[string]string{refgateway.KindText: c.keys.Text, refgateway.KindMessages: c.keys.Messages, refgateway.KindImage: c.keys.Image, refgateway.KindAlt: c.keys.Alt}
+	handler, relayBanner, err := c.si.handler()
+	if err != nil {
+		return c.notStarted(err)
+	}
+	banner := func(w io.Writer) {
+		if clientOnly {
+			fmt.Fprintf(w, "  answering as the reference gateway; judging each client's requests\n  keys:         %s (text), %s (messages), %s (image), %s (alt)\n", c.keys.Text, c.keys.Messages, c.keys.Image, c.keys.Alt)
+			fmt.Fprintf(w, "  recording to: %s\n", c.si.record)
+		} else {
+			relayBanner(w)
+		}
+		fmt.Fprintf(w, "  results:      %s as exchanges end; the reports on SIGINT or SIGTERM%s\n", filepath.Join(c.judge.out, results.FileName), maxSaid(c.judge.max))
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-jg.full:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	if code := c.listenAndServe(sctx, handler, banner); code != exitOK {
+		return code
+	}
+	q.close()
+	<-worker
+	judged := c.si.upstream
+	if clientOnly {
+		judged = "" // the in-process reference gateway, gone with the session
+	}
+	return jg.finish(judged, c.si.record, false, c.stderr)
+}
+
+func maxSaid(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", or after %d exchanges (--judge-max)", n)
+}
+
+// startGateway serves the reference gateway, shaped by serve's flags, on
+// a loopback port of its own, and points the relay at it.
+func (c *serveCmd) startGateway() (stop func(), err error) {
+	cfg, err := c.gatewayConfig()
+	if err != nil {
+		return nil, err
+	}
+	gw, err := refgateway.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	c.si.upstream = "http://" + ln.Addr().String()
+	return func() { _ = srv.Close() }, nil
+}
+
+// judgeQueue hands relayed rounds to the judge: pushing never waits, so
+// judging stays out of the client's path however far behind it falls.
+type judgeQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	items  []queuedRound
+	closed bool
+}
+
+// queuedRound is one relayed round to judge: the round, the file of the
+// recording that keeps it, and the recording.
+type queuedRound struct {
+	round record.Round
+	file  string
+	store *record.Store
+}
+
+func newJudgeQueue() *judgeQueue {
+	q := &judgeQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *judgeQueue) push(r record.Round, file string, store *record.Store) {
+	q.mu.Lock()
+	q.items = append(q.items, queuedRound{r, file, store})
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop waits for the next round; ok is false once the queue is closed and
+// empty.
+func (q *judgeQueue) pop() (queuedRound, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.items) == 0 {
+		return queuedRound{}, false
+	}
+	r := q.items[0]
+	q.items = q.items[1:]
+	return r, true
+}
+
+func (q *judgeQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}

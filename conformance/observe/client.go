@@ -1,0 +1,304 @@
+package observe
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/record"
+)
+
+// A client rule is one sentence of the spec a request must keep: where it
+// applies, how a request breaks it, and, when the spec states one, the
+// answer the gateway owes a request that breaks it (section 7, 5.2).
+type rule struct {
+	row string // the spec row the rule is
+	// on are the endpoints it applies to (nil: every request).
+	on []string
+	// owed is the answer the spec states for a request that breaks it;
+	// nil when it states none (the gateway's answer is then not judged).
+	owed *owed
+	// broken reports how q breaks the rule: one breach per place.
+	broken func(q *Request) []breach
+}
+
+// breach is one place where a request breaks a rule.
+type breach struct{ where, expected, actual string }
+
+// owed is an answer the spec states: a status, or a refusal of any 4xx or
+// 5xx (5.2 shows no status), and the row that states it.
+type owed struct {
+	row    string
+	status int
+	in     *catalog.StatusSet
+}
+
+var (
+	owed400 = func(row string) *owed { return &owed{row: row, status: 400} }
+	// refused is 5.2's "image endpoints require a key with image
+	// permission": any answer that serves no image, as the catalog's
+	// key-permission cases read it; a timeout or a throttle is none.
+	refused = &owed{row: "5.2/image-permission", in: &catalog.StatusSet{Classes: []string{"4xx", "5xx"}, Except: []int{408, 429}}}
+)
+
+var (
+	jsonEndpoints  = []string{endpointChat, endpointMessages, endpointGenerations, endpointEdits}
+	imageEndpoints = []string{endpointGenerations, endpointEdits}
+)
+
+// clientRules are the spec's request rules, in spec order. Each cites the
+// row it keeps; a request outside the verified rows that breaks none of
+// them is noted (notes.go), never failed.
+var clientRules = []rule{
+	{row: "intro/paths-v1", broken: func(q *Request) []breach {
+		if strings.HasPrefix(q.Path, "/v1/") {
+			return nil
+		}
+		return []breach{{"path", "a path under /v1", q.Path}}
+	}},
+	{row: "4/base-url-plus-path", on: []string{endpointModels, endpointChat, endpointGenerations, endpointEdits}, broken: exactPath},
+	{row: "4/json-content-type", on: jsonEndpoints, broken: func(q *Request) []breach {
+		if !q.JSON || q.ContentType == "application/json" {
+			return nil
+		}
+		return []breach{{"Content-Type", "application/json", orNone(q.ContentType)}}
+	}},
+	required("4.2/model-omitted", endpointChat, "model", owed400("7/chat-no-model")),
+	required("4.2/messages-omitted", endpointChat, "messages", owed400("7/chat-no-messages")),
+	{row: "4.3/exact-path", on: []string{endpointMessages}, broken: exactPath},
+	required("4.3/model-omitted", endpointMessages, "model", owed400("7/messages-no-model")),
+	required("4.3/messages", endpointMessages, "messages", nil),
+	{row: "4.3/max-tokens-alt-required", on: []string{endpointMessages}, broken: func(q *Request) []breach {
+		if _, ok := q.param("max_tokens"); ok || !q.alternative() {
+			return nil
+		}
+		return []breach{{"max_tokens", "max_tokens (the alternative text model)", "absent"}}
+	}},
+	required("4.4/prompt", endpointGenerations, "prompt", nil),
+	{row: "4.4/partial-images", on: []string{endpointGenerations}, broken: partialImages},
+	required("4.5/prompt-omitted", endpointEdits, "prompt", owed400("7/edit-no-prompt")),
+	{row: "4.5/rule-1", on: []string{endpointEdits}, owed: owed400("7/edit-no-image"), broken: func(q *Request) []breach {
+		if q.references() > 0 || q.fileIDs() != nil {
+			return nil // a file_id reference breaks rule 2, not rule 1
+		}
+		return []breach{{"images", "a reference image (JSON images, or a multipart image or image[] file)", "none"}}
+	}},
+	{row: "4.5/rule-2", on: []string{endpointEdits}, owed: owed400("7/edit-file-id"), broken: func(q *Request) []breach {
+		var out []breach
+		for _, where := range q.fileIDs() {
+			out = append(out, breach{where, "image_url (file_id is rejected)", "file_id"})
+		}
+		return out
+	}},
+	{row: "4.5/json-images", on: []string{endpointEdits}, broken: func(q *Request) []breach {
+		var out []breach
+		for i, img := range q.jsonList("images") {
+			if _, fileID := img["file_id"]; fileID {
+				continue
+			}
+			u, _ := img["image_url"].(string)
+			if !completeDataURL(u) && !strings.HasPrefix(u, "https://") {
+				out = append(out, breach{fmt.Sprintf("images[%d].image_url", i), "a complete data:<media_type>;base64,<data> URL or an https URL", shortValue(img["image_url"])})
+			}
+		}
+		return out
+	}},
+	{row: "4.5/json-mask", on: []string{endpointEdits}, broken: func(q *Request) []breach {
+		mask, ok := q.Body["mask"]
+		if !ok || q.Multipart() {
+			return nil
+		}
+		m, _ := mask.(map[string]any)
+		if _, fileID := m["file_id"]; fileID {
+			return nil
+		}
+		if u, _ := m["image_url"].(string); !completeDataURL(u) {
+			return []breach{{"mask.image_url", "a complete data:<media_type>;base64,<data> URL", shortValue(m["image_url"])}}
+		}
+		return nil
+	}},
+	{row: "4.5/multipart-image", on: []string{endpointEdits}, broken: func(q *Request) []breach {
+		var out []breach
+		for _, p := range q.Parts {
+			if isFile(p) && p.Name != "image" && p.Name != "image[]" && p.Name != "mask" {
+				out = append(out, breach{"multipart " + p.Name, "a file field named image, image[] or mask", p.Name})
+			}
+		}
+		return out
+	}},
+	{row: "4.5/multipart-two-refs", on: []string{endpointEdits}, broken: func(q *Request) []breach {
+		if n := len(q.files("image")); n > 1 {
+			return []breach{{"multipart image", "image[] fields for two reference images", fmt.Sprintf("%d image fields", n)}}
+		}
+		return nil
+	}},
+	{row: "4.5/partial-images", on: []string{endpointEdits}, broken: partialImages},
+	{row: "5.1/bearer", broken: func(q *Request) []breach {
+		if q.Auth == record.AuthBearer {
+			return nil
+		}
+		sent := map[string]string{"": "no credential", record.AuthAPIKey: "an x-api-key header", record.AuthOther: "Authorization with another scheme"}[q.Auth]
+		return []breach{{"Authorization", "Authorization: Bearer <API_KEY>", sent}}
+	}},
+	{row: "5.2/image-permission", on: imageEndpoints, owed: refused, broken: func(q *Request) []breach {
+		if !slices.Contains([]string{"text", "messages", "alt"}, q.Key) {
+			return nil
+		}
+		return []breach{{"key", "the image key", "the " + q.Key + " key"}}
+	}},
+	{row: "5.2/use-matching-key", on: []string{endpointChat, endpointMessages}, broken: func(q *Request) []breach {
+		want := "text"
+		switch {
+		case q.Endpoint == endpointMessages && q.alternative():
+			return nil // 5.3 says which key the alternative model takes
+		case q.Endpoint == endpointMessages:
+			want = "messages"
+		}
+		if q.Key == want || !slices.Contains([]string{"text", "messages", "image", "alt"}, q.Key) {
+			return nil
+		}
+		return []breach{{"key", "the " + want + " key", "the " + q.Key + " key"}}
+	}},
+	{row: "5.3/alt-key", on: []string{endpointMessages}, broken: func(q *Request) []breach {
+		if !q.alternative() || q.Key == "alt" || !slices.Contains([]string{"text", "messages", "image"}, q.Key) {
+			return nil
+		}
+		return []breach{{"key", "the alt key (the alternative text model's own kind)", "the " + q.Key + " key"}}
+	}},
+}
+
+// exactPath: the request goes to the base URL plus the endpoint's path,
+// nothing between (4; 4.3 says it of messages in so many words). A path
+// outside /v1 is the first rule's.
+func exactPath(q *Request) []breach {
+	if !strings.HasPrefix(q.Path, "/v1/") || q.Path == q.Endpoint {
+		return nil
+	}
+	return []breach{{"path", q.Endpoint, q.Path}}
+}
+
+// required is the rule that a member be given (JSON member or multipart
+// field, not null).
+func required(row, endpoint, member string, o *owed) rule {
+	return rule{row: row, on: []string{endpoint}, owed: o, broken: func(q *Request) []breach {
+		if v, ok := q.param(member); ok && v != nil {
+			return nil
+		}
+		return []breach{{member, member + " (required)", "absent"}}
+	}}
+}
+
+// partialImages: partial_images is 0 to 3 and for a stream only (4.4,
+// 4.5, 8).
+func partialImages(q *Request) []breach {
+	v, ok := q.param("partial_images")
+	if !ok || v == nil {
+		return nil
+	}
+	n, isInt := integer(v)
+	switch {
+	case !isInt:
+		return nil // its type is the type rules'
+	case n < 0 || n > 3:
+		return []breach{{"partial_images", "0 to 3", strconv.Itoa(n)}}
+	case !q.Streams():
+		return []breach{{"partial_images", "only with stream: true (streaming only)", "without stream: true"}}
+	}
+	return nil
+}
+
+// owedFor is the answer the gateway owes q when q breaks a rule whose
+// answer the spec states: the -1 and 4 of partial_images (section 7's
+// row, for a stream), or a rule's own.
+func owedFor(r rule, q *Request) *owed {
+	if r.row == "4.4/partial-images" || r.row == "4.5/partial-images" {
+		v, _ := q.param("partial_images")
+		if n, ok := integer(v); ok && (n == -1 || n == 4) && q.Streams() {
+			return owed400("7/stream-partial-images")
+		}
+		return nil
+	}
+	return r.owed
+}
+
+// alternative says the request is for the alternative text model: sent
+// with its key kind (5.3), or naming a model whose id keeps the neutral
+// word alt.
+func (q *Request) alternative() bool {
+	return q.Key == "alt" || strings.HasPrefix(q.Model(), "alt-")
+}
+
+// fileIDs are the places a JSON edit names a file_id (4.5 rule 2).
+func (q *Request) fileIDs() []string {
+	var out []string
+	for i, img := range q.jsonList("images") {
+		if _, ok := img["file_id"]; ok {
+			out = append(out, fmt.Sprintf("images[%d].file_id", i))
+		}
+	}
+	if m, ok := q.Body["mask"].(map[string]any); ok {
+		if _, ok := m["file_id"]; ok {
+			out = append(out, "mask.file_id")
+		}
+	}
+	return out
+}
+
+// jsonList is a JSON member that is an array, as its objects (an item
+// that is no object is an empty one).
+func (q *Request) jsonList(name string) []map[string]any {
+	items, _ := q.Body[name].([]any)
+	out := make([]map[string]any, len(items))
+	for i, it := range items {
+		out[i], _ = it.(map[string]any)
+	}
+	return out
+}
+
+// completeDataURL: data:<media_type>;base64,<data>, with data.
+func completeDataURL(u string) bool {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return false
+	}
+	mt, data, ok := strings.Cut(rest, ";base64,")
+	return ok && strings.Contains(mt, "/") && data != ""
+}
+
+// integer reads an integer parameter: a JSON number without a fraction,
+// or a multipart field's decimal text.
+func integer(v any) (int, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<31 {
+			return 0, false
+		}
+		return int(x), true
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// shortValue shows a value in a finding: a long one (an image) is cut.
+func shortValue(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	s := fmt.Sprint(v)
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,199 @@
+package observe
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/schemas"
+)
+
+// Sides of an observed exchange (results.Result.Side).
+const (
+	SideClient  = "client"
+	SideGateway = "gateway"
+)
+
+// ClientRow is the row label of a client in the matrix: its product token.
+func ClientRow(product string) string { return "client: " + product }
+
+// Judge judges observed exchanges, one round at a time; it is safe for
+// concurrent use.
+type Judge struct {
+	catalog *catalog.Catalog
+	schemas *schemas.Set
+	forms   verifiedForms
+	rules   []rule
+	limits  check.Limits
+	// clientOnly judges the client side alone (serve --judge: the
+	// reference gateway answers, and is not on trial).
+	clientOnly bool
+	seq        atomic.Int64
+}
+
+// New returns a judge that reads the verified rows from cat and validates
+// answers with set.
+func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, clientOnly bool) *Judge {
+	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat), rules: append(slices.Clone(clientRules), typeRules()...),
+		limits: limits, clientOnly: clientOnly}
+}
+
+// Round judges one recorded round: the client's result, and the
+// gateway's when its answer can be judged. file is the recording's file
+// that keeps the round (shown in the transcript); store reads its blobs.
+func (j *Judge) Round(r record.Round, file string, store *record.Store) []results.Result {
+	id := fmt.Sprintf("observed-%06d", j.seq.Add(1))
+	q, err := FromRound(r, store)
+	if err != nil {
+		res := j.base(id, r, file, nil)
+		res.Model, res.Side, res.Status = ClientRow("unreadable request"), SideClient, vocab.StatusError
+		res.Reasons = []vocab.Reason{{Check: "recording", Message: err.Error()}}
+		return []results.Result{res}
+	}
+	client, owed := j.client(id, q, r, file)
+	out := []results.Result{client}
+	if gw, ok := j.gateway(id, q, r, file, store, owed, client.Status == vocab.StatusFail); ok && !j.clientOnly {
+		out = append(out, gw)
+	}
+	return out
+}
+
+// base is what both sides' results share: the exchange, its times and its
+// transcript.
+func (j *Judge) base(id string, r record.Round, file string, q *Request) results.Result {
+	res := results.Result{Case: id, Tier: vocab.TierVerified, Observed: true, Started: r.Sent, Attempts: 1, Requests: 1,
+		Key: r.Request.Key, Transcript: record.RoundTranscript(r, file),
+		Request: &results.Request{Method: r.Request.Method, Path: r.Request.Path}}
+	if q != nil {
+		res.Feature = cmp.Or(j.forms.feature(q), featureOf(q))
+	}
+	if resp := r.Response; resp != nil {
+		res.HTTPStatus = resp.Status
+		res.TTFBMS = resp.Received.Sub(r.Sent).Milliseconds()
+		res.DurationMS = resp.EndedMS
+	}
+	return res
+}
+
+// client judges the request against every rule that applies to it, and
+// returns the answer the gateway owes it, if the spec states one.
+func (j *Judge) client(id string, q *Request, r record.Round, file string) (results.Result, *owed) {
+	res := j.base(id, r, file, q)
+	res.Model, res.Side = ClientRow(q.Product()), SideClient
+	var rows []string
+	var owes *owed
+	for _, ru := range j.rules {
+		if ru.on != nil && !slices.Contains(ru.on, q.Endpoint) {
+			continue
+		}
+		if !slices.Contains(rows, ru.row) {
+			rows = append(rows, ru.row)
+		}
+		for _, b := range ru.broken(q) {
+			res.Reasons = append(res.Reasons, vocab.Reason{Check: "client", Where: b.where, Expected: b.expected, Actual: b.actual,
+				Message: fmt.Sprintf("the request breaks spec %s: %s", ru.row, j.sentence(ru.row))})
+			if o := owedFor(ru, q); o != nil && owes == nil {
+				owes = o
+			}
+		}
+	}
+	res.Spec = strings.Join(rows, ", ")
+	res.Status = vocab.StatusPass
+	if len(res.Reasons) > 0 {
+		res.Status = vocab.StatusFail
+	}
+	if len(res.Reasons) == 0 {
+		// A broken request is a finding already: what it does beyond the
+		// verified rows besides would only repeat it.
+		res.Notes = j.forms.notes(q)
+	}
+	return res, owes
+}
+
+// sentence is a row's sentence, for a finding.
+func (j *Judge) sentence(row string) string {
+	if j.catalog.Spec == nil {
+		return ""
+	}
+	rows, err := j.catalog.Spec.Resolve(catalog.SpecRef(row))
+	if err != nil || len(rows) == 0 {
+		return ""
+	}
+	return rows[0].Sentence
+}
+
+// gateway judges the answer with the check stage, against what the
+// request asks (gateway.go). ok is false when there is nothing to judge:
+// no answer, an endpoint the spec does not show, or a request that
+// breaks a rule whose answer the spec does not state.
+func (j *Judge) gateway(id string, q *Request, r record.Round, file string, store *record.Store, o *owed, clientBroke bool) (results.Result, bool) {
+	res := j.base(id, r, file, q)
+	res.Side = SideGateway
+	res.Model = q.Model()
+	if res.Model == "" {
+		res.Model = "(default model)"
+	}
+	switch {
+	case r.Response == nil || r.Cut != "" || q.Endpoint == "" || q.Endpoint == endpointResponses:
+		return res, false
+	case clientBroke && o == nil:
+		return res, false
+	}
+	cs := gatewayCase(q, o, res.Feature)
+	if o == nil && (r.Response.Status < 200 || r.Response.Status > 299) {
+		// A listed model may refuse a request (section 1): the refusal
+		// is reported, as the explore tier reports a declined capability.
+		cs.Tier = vocab.TierExplore
+	}
+	res.Tier = cs.Tier
+	resp, err := response(r, store)
+	if err != nil {
+		res.Status, res.Reasons = vocab.StatusError, []vocab.Reason{{Check: "recording", Message: err.Error()}}
+		return res, true
+	}
+	defer resp.Body.Close()
+	res.Reasons = check.Answer(&check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.rows(cs),
+		Schemas: j.schemas, Response: resp, Sent: r.Sent, Received: r.Response.Received, Started: r.Sent, Limits: j.limits}, &res)
+	res.Status = check.Status(cs, resp.StatusCode, res.Reasons)
+	res.Spec = cs.Spec
+	if r.Error != "" && res.Status == vocab.StatusPass {
+		res.Status, res.Reasons = vocab.StatusFail, []vocab.Reason{{Check: "transport", Actual: r.Error, Message: "the answer ended in an error before its end"}}
+	}
+	return res, true
+}
+
+// rows are the spec rows a synthesized case cites.
+func (j *Judge) rows(cs *catalog.Case) []*catalog.SpecRow {
+	if j.catalog.Spec == nil {
+		return nil
+	}
+	var out []*catalog.SpecRow
+	for _, ref := range cs.Refs {
+		rs, _ := j.catalog.Spec.Resolve(ref)
+		out = append(out, rs...)
+	}
+	return out
+}
+
+// response rebuilds the recorded answer as the check stage reads it.
+func response(r record.Round, store *record.Store) (*http.Response, error) {
+	_, chunks, err := store.Playback(&r)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	for _, c := range chunks {
+		body.Write(c.Data)
+	}
+	return &http.Response{StatusCode: r.Response.Status, Header: record.Header(r.Response.Header), Body: io.NopCloser(&body)}, nil
+}

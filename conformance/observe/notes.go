@@ -1,0 +1,249 @@
+package observe
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/modelid"
+	"github.com/gwconform/gwconform/conformance/vocab"
+)
+
+// What a request may do beyond the verified rows is no breach of the spec:
+// 4.5 rule 4 says such combinations "are not guaranteed", and section 1
+// that a listed model may still refuse. The judge notes them, so a team
+// knows which of its requests rest on nothing the spec verifies.
+//
+// The verified rows are the catalog's verified cases: each is one row of
+// the spec's verified tables, sent as the spec shows it, so a request is
+// within them when some verified case of its endpoint and model sends the
+// same parameters or more, with the same values.
+
+// valued are the parameters whose values the verified rows name.
+var valued = []string{"n", "size", "quality", "output_format", "background", "output_compression", "partial_images", "stream"}
+
+// form is what one verified case sends: its model, its parameters' names,
+// and the values of those in valued.
+type form struct {
+	model, feature string
+	names          map[string]bool
+	values         map[string]string
+	refs           int // reference images
+}
+
+// verifiedForms are the forms of a catalog's verified cases, by endpoint.
+type verifiedForms map[string][]form
+
+func formsOf(cat *catalog.Catalog) verifiedForms {
+	out := verifiedForms{}
+	for i := range cat.Cases {
+		cs := &cat.Cases[i]
+		if cs.Tier != vocab.TierVerified || cs.Request.Auth != catalog.AuthKey {
+			continue
+		}
+		bodies := []any{cs.Request.JSON}
+		for _, v := range cs.Variants {
+			bodies = append(bodies, v.JSON)
+		}
+		for _, body := range bodies {
+			r := cs.Request
+			r.JSON = body
+			names, values, refs := map[string]bool{}, map[string]string{}, 0
+			if m, ok := body.(map[string]any); ok {
+				for k := range m {
+					names[k] = true
+				}
+				images, _ := m["images"].([]any)
+				refs = len(images)
+			}
+			for _, f := range r.Multipart {
+				names[f.Name] = true
+				if f.Name == "image" || f.Name == "image[]" {
+					refs++
+				}
+			}
+			for _, p := range valued {
+				values[p] = r.ParamText(p)
+			}
+			for _, model := range cs.Models {
+				out[r.Path] = append(out[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs})
+			}
+		}
+	}
+	return out
+}
+
+// feature is the feature of the verified case that sends what q sends:
+// the same parameters with the same values, to the same model (the
+// spec's id for it); "" when none does.
+func (v verifiedForms) feature(q *Request) string {
+	spec := q.Model()
+	if spec != "" {
+		spec = specModel(spec, v.models(q.Endpoint))
+	}
+	names := q.names()
+	for _, f := range v[q.Endpoint] {
+		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
+			continue
+		}
+		if !slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.text(p) }) {
+			return f.feature
+		}
+	}
+	return ""
+}
+
+// models are the spec ids verified on an endpoint, sorted.
+func (v verifiedForms) models(endpoint string) []string {
+	var out []string
+	for _, f := range v[endpoint] {
+		if !slices.Contains(out, f.model) {
+			out = append(out, f.model)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// specModel is the spec id an observed model names (the id itself, or the
+// spec's id in a vendor's words: gpt-5.5 names gen-5.5), "" for none.
+func specModel(model string, ids []string) string {
+	for _, id := range ids {
+		if modelid.Same(id, model) {
+			return id
+		}
+	}
+	for _, id := range ids {
+		if _, ok := modelid.Names(id, model); ok {
+			return id
+		}
+	}
+	return ""
+}
+
+// modelRows are the rows naming the models verified on each endpoint.
+var modelRows = map[string]string{
+	endpointChat:        "1/chat-models",
+	endpointMessages:    "1/messages-models",
+	endpointGenerations: "1/image-models",
+	endpointEdits:       "1/image-models",
+}
+
+// notes are what q does beyond the verified rows, each citing the row it
+// goes beyond. The Responses interface and the model list have no rows
+// to go beyond.
+func (v verifiedForms) notes(q *Request) []string {
+	forms := v[q.Endpoint]
+	if len(forms) == 0 || (q.Body == nil && !q.Multipart()) {
+		return nil
+	}
+	var out []string
+	model := q.Model()
+	spec := model
+	if model != "" {
+		spec = specModel(model, v.models(q.Endpoint))
+		if spec == "" {
+			return []string{fmt.Sprintf("the model %s is none the spec verifies on %s (%s); its other parameters were not weighed against the verified rows (spec %s)",
+				model, q.Endpoint, strings.Join(v.models(q.Endpoint), ", "), modelRows[q.Endpoint])}
+		}
+	}
+	var mine []form
+	for _, f := range forms {
+		if f.model == spec || model == "" {
+			mine = append(mine, f)
+		}
+	}
+	out = append(out, valueNotes(q, mine, spec)...)
+	if q.Endpoint == endpointChat || q.Endpoint == endpointMessages {
+		out = append(out, roleNotes(q)...)
+	}
+	names := q.names()
+	if len(out) == 0 && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) }) {
+		row := map[string]string{endpointGenerations: "4.4/further-params", endpointEdits: "4.5/rule-4"}[q.Endpoint]
+		if row == "" {
+			row = modelRows[q.Endpoint]
+		}
+		out = append(out, fmt.Sprintf("no verified row sends %s together%s (spec %s: combinations beyond the verified rows are not guaranteed)",
+			strings.Join(slices.Sorted(maps.Keys(names)), ", "), forModel(spec), row))
+	}
+	return out
+}
+
+// valueNotes: each valued parameter whose value no verified form of the
+// model sends.
+func valueNotes(q *Request, forms []form, spec string) []string {
+	var out []string
+	for _, p := range valued {
+		got := q.text(p)
+		if got == "" || p == "stream" && got == "false" {
+			continue
+		}
+		if slices.ContainsFunc(forms, func(f form) bool { return f.values[p] == got }) {
+			continue
+		}
+		var seen []string
+		for _, f := range forms {
+			if s := f.values[p]; s != "" && !slices.Contains(seen, s) {
+				seen = append(seen, s)
+			}
+		}
+		slices.Sort(seen)
+		verified := "none"
+		if len(seen) > 0 {
+			verified = strings.Join(seen, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s %s is not verified%s (verified: %s; spec %s)", p, got, forModel(spec), verified, typeRow(q.Endpoint, p)))
+	}
+	return out
+}
+
+// roleNotes: 4.2 verifies one user message; other roles are not shown.
+func roleNotes(q *Request) []string {
+	for _, m := range q.jsonList("messages") {
+		if r, _ := m["role"].(string); r != "" && r != "user" {
+			return []string{fmt.Sprintf("a message of role %s: roles other than user are not shown (spec 4.2/other-roles)", r)}
+		}
+	}
+	return nil
+}
+
+// names are the parameters q sends.
+func (q *Request) names() map[string]bool {
+	out := map[string]bool{}
+	for k := range q.Body {
+		out[k] = true
+	}
+	for _, p := range q.Parts {
+		out[p.Name] = true
+	}
+	return out
+}
+
+// within says every name of got is one of the form's.
+func within(got, form map[string]bool) bool {
+	for n := range got {
+		if !form[n] {
+			return false
+		}
+	}
+	return true
+}
+
+func forModel(spec string) string {
+	if spec == "" {
+		return ""
+	}
+	return " for " + spec
+}
+
+// typeRow is the row of the parameter table that names p on an endpoint.
+func typeRow(endpoint, p string) string {
+	for _, m := range memberTypes {
+		if m.endpoint == endpoint && m.member == p {
+			return m.row
+		}
+	}
+	return "4.5/rule-4"
+}

@@ -1,0 +1,202 @@
+// Package observe judges traffic gwconform did not send: each exchange a
+// client had with a gateway, seen by a relay (serve --upstream --judge,
+// serve --judge) or read back from a relay's recording (gwconform judge).
+//
+// It judges both sides of an exchange:
+//   - the client's request against the spec's request rules (the rule
+//     table of client.go), each finding naming the row it breaks; what the
+//     spec does not verify is a note, never a finding;
+//   - the gateway's answer with the check stage itself (check.Answer),
+//     against an expectation derived from the request (gateway.go): the
+//     checks the catalog applies to that kind of request, and the error
+//     rows of section 7 whose condition the request meets.
+//
+// The rules here are the judge's own: the reference gateway validates
+// requests with code of its own, so that a mistake in one is not hidden by
+// the same mistake in the other.
+package observe
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/record"
+)
+
+// Endpoints of the spec (4.1–4.6), by the path after the base URL.
+const (
+	endpointModels      = "/v1/models"
+	endpointChat        = "/v1/chat/completions"
+	endpointMessages    = "/v1/messages"
+	endpointGenerations = "/v1/images/generations"
+	endpointEdits       = "/v1/images/edits"
+	endpointResponses   = "/v1/responses"
+)
+
+var endpoints = []string{endpointModels, endpointChat, endpointMessages, endpointGenerations, endpointEdits, endpointResponses}
+
+// Request is an observed request as the rules read it.
+type Request struct {
+	Method string
+	// Path is the path after the base URL, without the query.
+	Path string
+	// Endpoint is the spec's endpoint the path is meant for: the path
+	// itself, or the endpoint it ends with when the client left out /v1
+	// or added a segment ("" when it names none).
+	Endpoint string
+	// Key is the kind of the credential (record.Request.Key) and Auth how
+	// it was sent (record.Request.Auth).
+	Key, Auth   string
+	ContentType string // the media type, without parameters
+	UserAgent   string
+	// Body is the body's top-level JSON object; nil when the body is not
+	// one. JSON says the body parses as JSON at all.
+	Body map[string]any
+	JSON bool
+	// Parts are the parts of a multipart/form-data body, in order.
+	Parts []record.Part
+	// Empty says the request has no body.
+	Empty bool
+}
+
+// FromRound reads the request of a recorded round; store rebuilds a JSON
+// body's images from the recording's blobs.
+func FromRound(r record.Round, store *record.Store) (*Request, error) {
+	rq := r.Request
+	header := record.Header(rq.Header)
+	q := &Request{Method: rq.Method, Key: rq.Key, Auth: rq.Auth, UserAgent: header.Get("User-Agent")}
+	if u, err := url.Parse(rq.Path); err == nil {
+		q.Path = u.Path
+	} else {
+		q.Path = rq.Path
+	}
+	q.Endpoint = endpointOf(q.Path)
+	q.ContentType, _, _ = mime.ParseMediaType(header.Get("Content-Type"))
+	b := rq.Body
+	switch {
+	case b == nil || b.Bytes == 0:
+		q.Empty = true
+	case b.Multipart != nil:
+		q.Parts = b.Multipart
+	default:
+		raw, err := store.BodyBytes(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: the request body: %w", rq.Method, rq.Path, err)
+		}
+		q.JSON = json.Valid(raw)
+		if q.JSON {
+			var obj map[string]any
+			if json.Unmarshal(raw, &obj) == nil {
+				q.Body = obj
+			}
+		}
+	}
+	return q, nil
+}
+
+// endpointOf is the spec endpoint a path is meant for: exactly one, or
+// the one it ends with (/chat/completions, /anthropic/v1/messages).
+func endpointOf(path string) string {
+	path = strings.TrimSuffix(path, "/")
+	for _, e := range endpoints {
+		if path == e {
+			return e
+		}
+	}
+	for _, e := range endpoints {
+		if strings.HasSuffix(path, strings.TrimPrefix(e, "/v1")) {
+			return e
+		}
+	}
+	return ""
+}
+
+// Multipart says the body is a multipart form.
+func (q *Request) Multipart() bool { return q.Parts != nil }
+
+// param is a top-level parameter: a JSON member, or a multipart text
+// field's value (a string).
+func (q *Request) param(name string) (any, bool) {
+	if q.Multipart() {
+		for _, p := range q.Parts {
+			if p.Name == name && !isFile(p) {
+				return p.Value, true
+			}
+		}
+		return nil, false
+	}
+	v, ok := q.Body[name]
+	return v, ok
+}
+
+// text is a parameter as text ("" when absent or null).
+func (q *Request) text(name string) string {
+	v, ok := q.param(name)
+	if !ok || v == nil {
+		return ""
+	}
+	if f, ok := v.(float64); ok {
+		return fmt.Sprint(f)
+	}
+	return fmt.Sprint(v)
+}
+
+// Model is the model the request names ("" when none).
+func (q *Request) Model() string {
+	s, _ := q.param("model")
+	m, _ := s.(string)
+	return m
+}
+
+// Streams says the request asks for a stream (stream: true, or the
+// multipart field "true").
+func (q *Request) Streams() bool {
+	v, _ := q.param("stream")
+	return v == true || v == "true"
+}
+
+// files are the multipart file parts of a name.
+func (q *Request) files(name string) []record.Part {
+	var out []record.Part
+	for _, p := range q.Parts {
+		if p.Name == name && isFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isFile(p record.Part) bool { return p.Filename != "" || p.Blob != "" }
+
+// references are the reference images the request carries: JSON images
+// entries, or multipart image and image[] files.
+func (q *Request) references() int {
+	if q.Multipart() {
+		return len(q.files("image")) + len(q.files("image[]"))
+	}
+	images, _ := q.Body["images"].([]any)
+	return len(images)
+}
+
+// Product is the client's product token: the User-Agent's first word
+// without its version (OpenAI/Go 1.2.0 is OpenAI/Go; curl/8.5.0 is curl),
+// "unnamed client" when it sends none.
+func (q *Request) Product() string {
+	ua := strings.Fields(q.UserAgent)
+	if len(ua) == 0 {
+		return "unnamed client"
+	}
+	tok := ua[0]
+	if name, version, ok := strings.Cut(tok, "/"); ok && version != "" && strings.IndexFunc(version[:1], func(r rune) bool { return r >= '0' && r <= '9' }) == 0 {
+		return name
+	}
+	return tok
+}
+
+// header is the request's headers as a client sent them, for the curl
+// command of an observed exchange.
+func header(r record.Round) http.Header { return record.Header(r.Request.Header) }

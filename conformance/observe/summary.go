@@ -1,0 +1,55 @@
+package observe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+)
+
+// Covered are the spec rows the observed results judged, sorted: what
+// the traffic covered (rows it did not touch were not judged).
+func Covered(rs []results.Result) []string {
+	var out []string
+	for _, r := range rs {
+		if !r.Observed {
+			continue
+		}
+		for _, row := range strings.Split(r.Spec, ", ") {
+			if row != "" && !slices.Contains(out, row) {
+				out = append(out, row)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Summary says in one line what each side's judgement found.
+func Summary(rs []results.Result) string {
+	type count struct{ judged, failed, findings, notes, refused int }
+	var client, gateway count
+	for _, r := range rs {
+		c := &client
+		if r.Side == SideGateway {
+			c = &gateway
+		}
+		c.judged++
+		c.notes += len(r.Notes)
+		if r.Status == vocab.StatusUnsupported {
+			c.refused++
+		}
+		if r.Status == vocab.StatusFail || r.Status == vocab.StatusError {
+			c.failed++
+			c.findings += len(r.Reasons)
+		}
+	}
+	s := fmt.Sprintf("client side: %d findings in %d of %d requests, %d notes", client.findings, client.failed, client.judged, client.notes)
+	s += fmt.Sprintf("; gateway side: %d findings in %d of %d answers judged", gateway.findings, gateway.failed, gateway.judged)
+	if gateway.refused > 0 {
+		s += fmt.Sprintf(" (%d refusals of requests the spec owes no answer, reported)", gateway.refused)
+	}
+	return s
+}
