@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -160,13 +161,14 @@ func (v verifiedForms) notes(q *Request) []string {
 		out = append(out, roleNotes(q)...)
 	}
 	names := q.names()
-	if len(out) == 0 && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) }) {
-		row := map[string]string{endpointGenerations: "4.4/further-params", endpointEdits: "4.5/rule-4"}[q.Endpoint]
+	refs := q.references()
+	if len(out) == 0 && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
+		row := beyondRows[q.Endpoint]
 		if row == "" {
 			row = modelRows[q.Endpoint]
 		}
-		out = append(out, fmt.Sprintf("no verified row sends %s together%s (spec %s: combinations beyond the verified rows are not guaranteed)",
-			strings.Join(slices.Sorted(maps.Keys(names)), ", "), forModel(spec), row))
+		out = append(out, fmt.Sprintf("no verified row sends %s together%s%s (spec %s: combinations beyond the verified rows are not guaranteed)",
+			strings.Join(slices.Sorted(maps.Keys(names)), ", "), refsSaid(refs), forModel(spec), row))
 	}
 	return out
 }
@@ -231,6 +233,13 @@ func within(got, form map[string]bool) bool {
 	return true
 }
 
+func refsSaid(n int) string {
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" with %d reference images", n)
+}
+
 func forModel(spec string) string {
 	if spec == "" {
 		return ""
@@ -238,12 +247,17 @@ func forModel(spec string) string {
 	return " for " + spec
 }
 
-// typeRow is the row of the parameter table that names p on an endpoint.
+// beyondRows say, per endpoint, that what goes beyond its verified rows
+// is not guaranteed.
+var beyondRows = map[string]string{endpointGenerations: "4.4/further-params", endpointEdits: "4.5/rule-4"}
+
+// typeRow is the row of the parameter table that names p on an endpoint,
+// or the one saying that what goes beyond them is not guaranteed.
 func typeRow(endpoint, p string) string {
 	for _, m := range memberTypes {
 		if m.endpoint == endpoint && m.member == p {
 			return m.row
 		}
 	}
-	return "4.5/rule-4"
+	return cmp.Or(beyondRows[endpoint], modelRows[endpoint])
 }

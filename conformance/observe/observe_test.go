@@ -1,0 +1,238 @@
+package observe_test
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/observe"
+	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+)
+
+const dataURL = "data:image/png;base64,iVBORw0KGgo="
+
+// sent is one request as a relay records it.
+type sent struct {
+	path, key, auth, contentType string
+	json                         map[string]any
+	parts                        []record.Part
+}
+
+// valid are requests the spec verifies, one per endpoint: the judge finds
+// nothing in them and notes nothing.
+func valid() map[string]sent {
+	return map[string]sent{
+		"chat": {path: "/v1/chat/completions", key: "text", json: map[string]any{"model": "gen-5.5", "max_tokens": 256,
+			"messages": []any{map[string]any{"role": "user", "content": "Hi"}}}},
+		"messages": {path: "/v1/messages", key: "messages", json: map[string]any{"model": "msg-sonnet-5", "max_tokens": 256,
+			"messages": []any{map[string]any{"role": "user", "content": "Hi"}}}},
+		"alt": {path: "/v1/messages", key: "alt", json: map[string]any{"model": "alt-flash", "max_tokens": 256,
+			"messages": []any{map[string]any{"role": "user", "content": "Hi"}}}},
+		"generation": {path: "/v1/images/generations", key: "image", json: map[string]any{"model": "gen-image-2", "prompt": "A lighthouse", "size": "1024x1024"}},
+		"generation stream": {path: "/v1/images/generations", key: "image", json: map[string]any{"model": "gen-image-2.5-flare", "prompt": "A lighthouse",
+			"size": "1024x1024", "stream": true, "partial_images": 2}},
+		"edit": {path: "/v1/images/edits", key: "image", json: map[string]any{"model": "gen-image-2.5-flare", "prompt": "Make it blue",
+			"images": []any{map[string]any{"image_url": dataURL}}, "size": "1024x1024"}},
+		"edit multipart": {path: "/v1/images/edits", key: "image", parts: []record.Part{
+			{Name: "model", Value: "gen-image-2.5-flare"}, {Name: "prompt", Value: "Make it blue"},
+			{Name: "image[]", Filename: "a.png", Blob: "x.png"}, {Name: "image[]", Filename: "b.png", Blob: "y.png"}}},
+		"models": {path: "/v1/models", key: "text"},
+	}
+}
+
+// with is a valid request changed: set members (nil deletes one).
+func with(base sent, f func(s *sent), set map[string]any) sent {
+	s := base
+	s.json = maps.Clone(base.json)
+	s.parts = slices.Clone(base.parts)
+	for k, v := range set {
+		if v == nil {
+			delete(s.json, k)
+		} else {
+			s.json[k] = v
+		}
+	}
+	if f != nil {
+		f(&s)
+	}
+	return s
+}
+
+func (s sent) round(t *testing.T, status int) record.Round {
+	t.Helper()
+	req := record.Request{Method: "POST", Path: s.path, Key: s.key, Auth: s.auth, Header: map[string][]string{"User-Agent": {"OpenAI/Go 3.1.0"}}}
+	if s.auth == "" {
+		req.Auth = record.AuthBearer
+	} else if s.auth == "none" {
+		req.Auth, req.Key = "", record.KeyNone
+	}
+	switch {
+	case s.parts != nil:
+		req.Body = &record.Body{Bytes: 100, Multipart: s.parts}
+		req.Header["Content-Type"] = []string{"multipart/form-data; boundary=x"}
+	case s.json != nil:
+		raw, err := json.Marshal(s.json)
+		require.NoError(t, err)
+		req.Body = &record.Body{Bytes: len(raw), JSON: raw}
+		req.Header["Content-Type"] = []string{"application/json"}
+	default:
+		req.Method = "GET"
+	}
+	if s.contentType != "" {
+		req.Header["Content-Type"] = []string{s.contentType}
+	}
+	now := time.Now().UTC()
+	body := []byte(`{"error":{"message":"refused"}}`)
+	if status == 200 {
+		body = []byte(`{"created":1}`)
+	}
+	return record.Round{Sent: now, Request: req, Response: &record.Response{Received: now, Status: status,
+		Header: map[string][]string{"Content-Type": {"application/json"}}, Body: &record.Body{Bytes: len(body), JSON: body}}}
+}
+
+var breaks = regexp.MustCompile(`breaks spec (\S+):`)
+
+// rowsOf are the rows a client result's findings name, in order, once each.
+func rowsOf(res results.Result) []string {
+	var out []string
+	for _, r := range res.Reasons {
+		if m := breaks.FindStringSubmatch(r.Message); m != nil && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+func newJudge(t *testing.T) (*observe.Judge, *record.Store) {
+	t.Helper()
+	suite, err := conformance.LoadSuite("")
+	require.NoError(t, err)
+	store, err := record.Create(t.TempDir(), record.Meta{Source: record.SourceRelay})
+	require.NoError(t, err)
+	return observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, false), store
+}
+
+// TestMalformedRequests: each request breaks one rule alone, and the judge
+// names exactly that rule; where the spec states the answer the gateway
+// owes it, the gateway's answer is judged against that (a 400 passes).
+func TestMalformedRequests(t *testing.T) {
+	v := valid()
+	judge, store := newJudge(t)
+	for name, s := range v {
+		t.Run("valid "+name, func(t *testing.T) {
+			rs := judge.Round(s.round(t, 400), "", store)
+			require.NotEmpty(t, rs)
+			assert.Equal(t, observe.SideClient, rs[0].Side)
+			assert.Equal(t, vocab.StatusPass, rs[0].Status, "%v", rs[0].Reasons)
+			assert.Empty(t, rs[0].Notes)
+		})
+	}
+	msgs := func(role string) []any { return []any{map[string]any{"role": role, "content": "Hi"}} }
+	for _, tc := range []struct {
+		name string
+		req  sent
+		row  string
+		owed string // the error row the gateway's answer is judged by ("" none)
+	}{
+		{"path without /v1", with(v["chat"], func(s *sent) { s.path = "/chat/completions" }, nil), "intro/paths-v1", ""},
+		{"a prefix before the messages path", with(v["messages"], func(s *sent) { s.path = "/v1/anthropic/v1/messages" }, nil), "4.3/exact-path", ""},
+		{"a prefix before the chat path", with(v["chat"], func(s *sent) { s.path = "/v1/openai/chat/completions" }, nil), "4/base-url-plus-path", ""},
+		{"no credential", with(v["chat"], func(s *sent) { s.auth = "none" }, nil), "5.1/bearer", ""},
+		{"x-api-key", with(v["messages"], func(s *sent) { s.auth = record.AuthAPIKey }, nil), "5.1/bearer", ""},
+		{"JSON sent as text/plain", with(v["chat"], func(s *sent) { s.contentType = "text/plain" }, nil), "4/json-content-type", ""},
+		{"chat without model", with(v["chat"], nil, map[string]any{"model": nil}), "4.2/model-omitted", "7/chat-no-model"},
+		{"chat without messages", with(v["chat"], nil, map[string]any{"messages": nil}), "4.2/messages-omitted", "7/chat-no-messages"},
+		{"chat max_tokens as a string", with(v["chat"], nil, map[string]any{"max_tokens": "256"}), "4.2/max-tokens", ""},
+		{"chat stream not a boolean", with(v["chat"], nil, map[string]any{"stream": "yes"}), "4.2/stream-true", ""},
+		{"chat temperature not a number", with(v["chat"], nil, map[string]any{"temperature": "warm"}), "4.2/temperature", ""},
+		{"chat message without a role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"content": "Hi"}}}), "4.2/messages", ""},
+		{"messages without model", with(v["messages"], nil, map[string]any{"model": nil}), "4.3/model-omitted", "7/messages-no-model"},
+		{"messages without messages", with(v["messages"], nil, map[string]any{"messages": nil}), "4.3/messages", ""},
+		{"alternative model without max_tokens", with(v["alt"], nil, map[string]any{"max_tokens": nil}), "4.3/max-tokens-alt-required", ""},
+		{"alternative model with the messages key", with(v["alt"], func(s *sent) { s.key = "messages" }, nil), "5.3/alt-key", ""},
+		{"chat with the messages key", with(v["chat"], func(s *sent) { s.key = "messages" }, nil), "5.2/use-matching-key", ""},
+		{"messages with the text key", with(v["messages"], func(s *sent) { s.key = "text" }, map[string]any{"messages": msgs("user")}), "5.2/use-matching-key", ""},
+		{"generation with the text key", with(v["generation"], func(s *sent) { s.key = "text" }, nil), "5.2/image-permission", "5.2/image-permission"},
+		{"generation without prompt", with(v["generation"], nil, map[string]any{"prompt": nil}), "4.4/prompt", ""},
+		{"generation size as a number", with(v["generation"], nil, map[string]any{"size": 1024}), "4.4/size", ""},
+		{"generation partial_images 5", with(v["generation stream"], nil, map[string]any{"partial_images": 5}), "4.4/partial-images", ""},
+		{"generation partial_images 4", with(v["generation stream"], nil, map[string]any{"partial_images": 4}), "4.4/partial-images", "7/stream-partial-images"},
+		{"generation partial_images without stream", with(v["generation stream"], nil, map[string]any{"stream": nil}), "4.4/partial-images", ""},
+		{"edit without prompt", with(v["edit"], nil, map[string]any{"prompt": nil}), "4.5/prompt-omitted", "7/edit-no-prompt"},
+		{"edit without a reference image", with(v["edit"], nil, map[string]any{"images": nil}), "4.5/rule-1", "7/edit-no-image"},
+		{"edit with images[].file_id", with(v["edit"], nil, map[string]any{"images": []any{map[string]any{"file_id": "file-1"}}}), "4.5/rule-2", "7/edit-file-id"},
+		{"edit with mask.file_id", with(v["edit"], nil, map[string]any{"mask": map[string]any{"file_id": "file-1"}}), "4.5/rule-2", "7/edit-file-id"},
+		{"edit with a data URL without data", with(v["edit"], nil, map[string]any{"images": []any{map[string]any{"image_url": "data:image/png;base64,"}}}), "4.5/json-images", ""},
+		{"edit with a mask over http", with(v["edit"], nil, map[string]any{"mask": map[string]any{"image_url": "http://example.test/m.png"}}), "4.5/json-mask", ""},
+		{"edit images not objects", with(v["edit"], nil, map[string]any{"images": []any{dataURL}}), "4.5/json-images", ""},
+		{"edit n as a fraction", with(v["edit"], nil, map[string]any{"n": 1.5}), "4.5/n", ""},
+		{"edit partial_images -1", with(v["edit"], nil, map[string]any{"stream": true, "partial_images": -1}), "4.5/partial-images", "7/stream-partial-images"},
+		{"multipart file under another name", with(v["edit multipart"], func(s *sent) {
+			s.parts = append(s.parts, record.Part{Name: "reference", Filename: "c.png", Blob: "z.png"})
+		}, nil), "4.5/multipart-image", ""},
+		{"multipart two image fields", with(v["edit multipart"], func(s *sent) {
+			s.parts[2].Name, s.parts[3].Name = "image", "image"
+		}, nil), "4.5/multipart-two-refs", ""},
+		{"multipart n not an integer", with(v["edit multipart"], func(s *sent) {
+			s.parts = append(s.parts, record.Part{Name: "n", Value: "two"})
+		}, nil), "4.5/n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge.Round(tc.req.round(t, 400), "", store)
+			require.NotEmpty(t, rs)
+			client := rs[0]
+			assert.Equal(t, vocab.StatusFail, client.Status)
+			assert.Equal(t, []string{tc.row}, rowsOf(client), "%v", client.Reasons)
+			if tc.owed == "" {
+				assert.Len(t, rs, 1, "the spec states no answer to this request: the gateway's is not judged")
+				return
+			}
+			require.Len(t, rs, 2)
+			gw := rs[1]
+			assert.Equal(t, vocab.TierNegative, gw.Tier)
+			assert.Equal(t, tc.owed, gw.Spec)
+			assert.Equal(t, vocab.StatusPass, gw.Status, "%v", gw.Reasons)
+			// The same request answered with a success: the gateway broke
+			// the row that states its answer.
+			rs = judge.Round(tc.req.round(t, 200), "", store)
+			require.Len(t, rs, 2)
+			assert.Equal(t, vocab.StatusFail, rs[1].Status)
+		})
+	}
+}
+
+// TestNotes: a request outside the verified rows breaks nothing and is
+// noted, citing the row it goes beyond.
+func TestNotes(t *testing.T) {
+	v := valid()
+	judge, store := newJudge(t)
+	for _, tc := range []struct {
+		name string
+		req  sent
+		says string
+	}{
+		{"a quality gen-image-2 does not verify", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "quality": "xhigh"}), "quality xhigh is not verified for gen-image-2"},
+		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4"},
+		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models"},
+		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles"},
+		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge.Round(tc.req.round(t, 400), "", store)
+			require.NotEmpty(t, rs)
+			assert.Equal(t, vocab.StatusPass, rs[0].Status, "%v", rs[0].Reasons)
+			require.NotEmpty(t, rs[0].Notes)
+			assert.Contains(t, rs[0].Notes[0], tc.says)
+		})
+	}
+}
