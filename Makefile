@@ -37,6 +37,7 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -skip BenchmarkPacedRun -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
 	$(GO) test -run '^$$' -bench BenchmarkPacedRun -benchtime 1x -timeout 60m ./conformance/
+	$(GO) test -run '^$$' -bench BenchmarkJudg -benchtime 10x ./cmd/gwconform/
 
 ## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows and action.yml), and the case files and schemas
 lint:
