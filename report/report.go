@@ -141,7 +141,7 @@ func notes(m reportv1.Metadata, judged []string) []string {
 
 // featuresAndModels returns the report's columns and rows: the catalog's
 // features in order, then the features only the results name, sorted; the
-// models, sorted. Never nil.
+// clients of observed traffic, then the models, each sorted. Never nil.
 func featuresAndModels(catalog []string, rs []results.Result) (features, models []string) {
 	features, models = []string{}, []string{}
 	seenF := map[string]bool{}
@@ -151,21 +151,28 @@ func featuresAndModels(catalog []string, rs []results.Result) (features, models 
 			features = append(features, f)
 		}
 	}
-	var extraF []string
+	var extraF, clients []string
 	seenM := map[string]bool{}
 	for _, res := range rs {
 		if !seenF[res.Feature] {
 			seenF[res.Feature] = true
 			extraF = append(extraF, res.Feature)
 		}
-		if !seenM[res.Model] {
-			seenM[res.Model] = true
+		switch {
+		case seenM[res.Model]:
+		case res.Side == "client":
+			clients = append(clients, res.Model)
+		default:
 			models = append(models, res.Model)
 		}
+		seenM[res.Model] = true
 	}
 	slices.Sort(extraF)
+	slices.Sort(clients)
 	slices.Sort(models)
-	return append(features, extraF...), models
+	// Observed traffic: the client side's rows (one per client) come
+	// before the gateway side's (one per model).
+	return append(features, extraF...), append(clients, models...)
 }
 
 // sortResults orders the results by feature (in the report's order),

@@ -270,6 +270,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	if code := c.listenAndServe(sctx, handler, banner); code != exitOK {
 		return code
 	}
+	c.si.wait()
 	q.close()
 	<-worker
 	judged := c.si.upstream

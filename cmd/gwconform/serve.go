@@ -210,6 +210,7 @@ func (c *serveCmd) serveStandIn(ctx context.Context) int {
 	if err != nil {
 		return c.notStarted(err)
 	}
+	defer c.si.wait()
 	return c.listenAndServe(ctx, handler, banner)
 }
 

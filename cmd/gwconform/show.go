@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -62,12 +63,16 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	}
 	m, _ := conformance.ReadManifest(out) // no manifest: the embedded catalog, the base URL as a variable
 	headers := append(set.List("header"), set.List(r.Key+"-header")...)
-	cmd, err := curlCommand(m, r, filepath.Join(out, "curl"), headers)
+	build := curlCommand
+	if r.Observed {
+		build = observedCurl
+	}
+	cmd, err := build(m, r, filepath.Join(out, "curl"), headers)
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform show --curl: %v\n", err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "\ncurl (the key from %s; export it first):\n%s\n", plan.KeyVariables[catalog.KeyKind(r.Key)], cmd)
+	fmt.Fprintf(stdout, "\ncurl (%s; export it first):\n%s\n", keySaid(r.Key), cmd)
 	return exitOK
 }
 
@@ -196,4 +201,22 @@ func curlCommand(m conformance.Manifest, r results.Result, dir string, headers [
 		base = execute.BaseURLVariable(t, cs.Key, rendered.Path) // the in-process gateway's is gone with the run
 	}
 	return execute.CurlCommand(cs, rendered, base, headers, dir)
+}
+
+// keySaid says where a curl command's key comes from.
+func keySaid(kind string) string {
+	if v := plan.KeyVariables[catalog.KeyKind(kind)]; v != "" {
+		return "the key from " + v
+	}
+	return "the base URL from " + plan.BaseURLVariables[""] + "; the client sent no key of a configured kind"
+}
+
+// observedCurl sends an observed exchange's request again, rebuilt from
+// the recording that keeps it whole, to the base URL as its variable.
+func observedCurl(_ conformance.Manifest, r results.Result, dir string, headers []string) (string, error) {
+	cs, rendered, err := observe.Reproduce(r)
+	if err != nil {
+		return "", err
+	}
+	return execute.CurlCommand(cs, rendered, "${"+plan.BaseURLVariables[""]+"}", headers, dir)
 }

@@ -27,6 +27,16 @@ type standIn struct {
 	// relayed, when set, is handed each relayed round as it is recorded
 	// (serve --judge), with the store that holds its blobs.
 	relayed func(r record.Round, file string, store *record.Store)
+	// tap is the relay's, once it is built: wait() waits on it.
+	tap *record.Tap
+}
+
+// wait waits until the relay has written every exchange that ended: call
+// it once serving has stopped.
+func (s *standIn) wait() {
+	if s.tap != nil {
+		s.tap.Wait()
+	}
 }
 
 func (s *standIn) role() string {
@@ -79,6 +89,7 @@ func (s *standIn) relay() (http.Handler, func(io.Writer), error) {
 	if s.relayed != nil {
 		tap.Relayed = func(r record.Round, file string) { s.relayed(r, filepath.Join(store.Dir(), file), store) }
 	}
+	s.tap = tap
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(up)

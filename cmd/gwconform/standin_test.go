@@ -20,8 +20,16 @@ import (
 )
 
 // startServe runs gwconform serve in-process with args and returns its base
-// URL; it stops when the test ends, or at stop().
+// URL; it stops when the test ends, or at stop(), and must exit 0.
 func startServe(t *testing.T, args ...string) (base string, stop func()) {
+	t.Helper()
+	base, stopCode := startServeCode(t, args...)
+	return base, func() { assert.Equal(t, exitOK, stopCode(), "serve %v", args) }
+}
+
+// startServeCode is startServe for a serve whose exit code the test
+// judges: stop() stops it and returns the code (once; again, the same).
+func startServeCode(t *testing.T, args ...string) (base string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
@@ -42,16 +50,19 @@ func startServe(t *testing.T, args ...string) (base string, stop func()) {
 		require.True(t, time.Now().Before(deadline), "serve did not start: %s", errb.String())
 		time.Sleep(10 * time.Millisecond)
 	}
-	var stopped bool
-	stop = func() {
-		if stopped {
-			return
+	code, stopped := 0, false
+	stop = func() int {
+		if !stopped {
+			stopped = true
+			cancel()
+			code = <-done
+			if code != exitOK {
+				t.Logf("serve %v exited %d: %s", args, code, errb.String())
+			}
 		}
-		stopped = true
-		cancel()
-		assert.Equal(t, exitOK, <-done, "serve %v: %s", args, errb.String())
+		return code
 	}
-	t.Cleanup(stop)
+	t.Cleanup(func() { stop() })
 	return base, stop
 }
 

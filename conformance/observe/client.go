@@ -136,6 +136,7 @@ var clientRules = []rule{
 		return nil
 	}},
 	{row: "4.5/partial-images", on: []string{endpointEdits}, broken: partialImages},
+	{row: "7/stream-partial-images", on: imageEndpoints, owed: owed400("7/stream-partial-images"), broken: streamPartialImages},
 	{row: "5.1/bearer", broken: func(q *Request) []breach {
 		if q.Auth == record.AuthBearer {
 			return nil
@@ -192,16 +193,12 @@ func required(row, endpoint, member string, o *owed) rule {
 }
 
 // partialImages: partial_images is 0 to 3 and for a stream only (4.4,
-// 4.5, 8).
+// 4.5, 8); a stream's -1 and 4 are section 7's row (streamPartialImages).
 func partialImages(q *Request) []breach {
-	v, ok := q.param("partial_images")
-	if !ok || v == nil {
-		return nil
-	}
-	n, isInt := integer(v)
+	n, ok := partialImagesSent(q)
 	switch {
-	case !isInt:
-		return nil // its type is the type rules'
+	case !ok || streamPartialImages(q) != nil:
+		return nil
 	case n < 0 || n > 3:
 		return []breach{{"partial_images", "0 to 3", strconv.Itoa(n)}}
 	case !q.Streams():
@@ -210,18 +207,23 @@ func partialImages(q *Request) []breach {
 	return nil
 }
 
-// owedFor is the answer the gateway owes q when q breaks a rule whose
-// answer the spec states: the -1 and 4 of partial_images (section 7's
-// row, for a stream), or a rule's own.
-func owedFor(r rule, q *Request) *owed {
-	if r.row == "4.4/partial-images" || r.row == "4.5/partial-images" {
-		v, _ := q.param("partial_images")
-		if n, ok := integer(v); ok && (n == -1 || n == 4) && q.Streams() {
-			return owed400("7/stream-partial-images")
-		}
-		return nil
+// streamPartialImages: a streaming image request with partial_images of
+// -1 or 4, which section 7 says gives 400.
+func streamPartialImages(q *Request) []breach {
+	if n, ok := partialImagesSent(q); ok && (n == -1 || n == 4) && q.Streams() {
+		return []breach{{"partial_images", "0 to 3", strconv.Itoa(n)}}
 	}
-	return r.owed
+	return nil
+}
+
+// partialImagesSent is the integer partial_images sent (a value of
+// another type is the type rules').
+func partialImagesSent(q *Request) (int, bool) {
+	v, ok := q.param("partial_images")
+	if !ok || v == nil {
+		return 0, false
+	}
+	return integer(v)
 }
 
 // alternative says the request is for the alternative text model: sent

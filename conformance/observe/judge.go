@@ -102,8 +102,8 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 		for _, b := range ru.broken(q) {
 			res.Reasons = append(res.Reasons, vocab.Reason{Check: "client", Where: b.where, Expected: b.expected, Actual: b.actual,
 				Message: fmt.Sprintf("the request breaks spec %s: %s", ru.row, j.sentence(ru.row))})
-			if o := owedFor(ru, q); o != nil && owes == nil {
-				owes = o
+			if owes == nil {
+				owes = ru.owed
 			}
 		}
 	}

@@ -166,7 +166,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"generation without prompt", with(v["generation"], nil, map[string]any{"prompt": nil}), "4.4/prompt", ""},
 		{"generation size as a number", with(v["generation"], nil, map[string]any{"size": 1024}), "4.4/size", ""},
 		{"generation partial_images 5", with(v["generation stream"], nil, map[string]any{"partial_images": 5}), "4.4/partial-images", ""},
-		{"generation partial_images 4", with(v["generation stream"], nil, map[string]any{"partial_images": 4}), "4.4/partial-images", "7/stream-partial-images"},
+		{"generation partial_images 4", with(v["generation stream"], nil, map[string]any{"partial_images": 4}), "7/stream-partial-images", "7/stream-partial-images"},
 		{"generation partial_images without stream", with(v["generation stream"], nil, map[string]any{"stream": nil}), "4.4/partial-images", ""},
 		{"edit without prompt", with(v["edit"], nil, map[string]any{"prompt": nil}), "4.5/prompt-omitted", "7/edit-no-prompt"},
 		{"edit without a reference image", with(v["edit"], nil, map[string]any{"images": nil}), "4.5/rule-1", "7/edit-no-image"},
@@ -176,7 +176,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"edit with a mask over http", with(v["edit"], nil, map[string]any{"mask": map[string]any{"image_url": "http://example.test/m.png"}}), "4.5/json-mask", ""},
 		{"edit images not objects", with(v["edit"], nil, map[string]any{"images": []any{dataURL}}), "4.5/json-images", ""},
 		{"edit n as a fraction", with(v["edit"], nil, map[string]any{"n": 1.5}), "4.5/n", ""},
-		{"edit partial_images -1", with(v["edit"], nil, map[string]any{"stream": true, "partial_images": -1}), "4.5/partial-images", "7/stream-partial-images"},
+		{"edit partial_images -1", with(v["edit"], nil, map[string]any{"stream": true, "partial_images": -1}), "7/stream-partial-images", "7/stream-partial-images"},
 		{"multipart file under another name", with(v["edit multipart"], func(s *sent) {
 			s.parts = append(s.parts, record.Part{Name: "reference", Filename: "c.png", Blob: "z.png"})
 		}, nil), "4.5/multipart-image", ""},

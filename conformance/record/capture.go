@@ -117,10 +117,16 @@ type Tap struct {
 	// Relay records requests made outside any call too.
 	Relay bool
 	// Relayed, when set, is handed each relayed round once it is written
-	// to Store, with the file that holds it. It runs in the client's path
-	// (the end of its body): it must hand the round on, not judge it.
+	// to Store, with the file that holds it. It runs beside the relay:
+	// it may take its time, but must be safe for concurrent use.
 	Relayed func(r Round, file string)
+
+	pending sync.WaitGroup // relayed rounds being written
 }
+
+// Wait waits until every relayed round that ended is written (and handed
+// to Relayed): a relay calls it once it has stopped serving.
+func (t *Tap) Wait() { t.pending.Wait() }
 
 func (t *Tap) next() http.RoundTripper {
 	if t.Next == nil {
@@ -148,7 +154,16 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 		log.captured = append(log.captured, c)
 		log.mu.Unlock()
 	} else {
-		c.onDone = func() { t.writeRelay(c) }
+		// Written beside the client's exchange, not in its path: the
+		// last bytes of a body may come with its end, and the client
+		// must not wait on the recording for them (Wait waits for it).
+		c.onDone = func() {
+			t.pending.Add(1)
+			go func() {
+				defer t.pending.Done()
+				t.writeRelay(c)
+			}()
+		}
 	}
 	resp, err := t.next().RoundTrip(out)
 	if err != nil {

@@ -271,13 +271,15 @@ func TestRelayAndIndex(t *testing.T) {
 	dir := t.TempDir()
 	store, err := record.Create(dir, record.Meta{Source: record.SourceRelay, Keys: []string{"text"}})
 	require.NoError(t, err)
-	client := &http.Client{Transport: &record.Tap{Bases: record.BasePaths{Default: "/base"}, Keys: map[string]string{"text": textKey}, Secrets: []string{textKey}, Store: store, Relay: true}}
+	tap := &record.Tap{Bases: record.BasePaths{Default: "/base"}, Keys: map[string]string{"text": textKey}, Secrets: []string{textKey}, Store: store, Relay: true}
+	client := &http.Client{Transport: tap}
 	for range 2 {
 		_, _, err := do(t, t.Context(), client, "POST", srv.URL+"/base/v1/chat/completions", textKey, `{"model":"gen-5.5"}`)
 		require.NoError(t, err)
 	}
 	_, _, err = do(t, t.Context(), client, "GET", srv.URL+"/base/v1/models", "sk-someone-else-0000", "")
 	require.NoError(t, err)
+	tap.Wait() // relayed rounds are written beside the exchange
 
 	files, err := store.Files()
 	require.NoError(t, err)
