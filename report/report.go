@@ -151,8 +151,8 @@ func featuresAndModels(catalog []string, rs []results.Result) (features, models 
 			features = append(features, f)
 		}
 	}
-	var extraF, clients []string
-	seenM := map[string]bool{}
+	var extraF []string
+	clients, seenM := []string{}, map[string]bool{}
 	for _, res := range rs {
 		if !seenF[res.Feature] {
 			seenF[res.Feature] = true
