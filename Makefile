@@ -26,7 +26,7 @@ run:
 # the race pass runs with -short, which skips only them; the concurrent
 # runner, the gateway and every other test stay under -race. A second pass
 # runs them without it.
-E2E = TestConformance|TestFaults|TestEveryFaultIsCaught|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation
+E2E = TestConformance|TestFaults|TestEveryFaultIsCaught|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation|TestJudgingRelayOnTheCatalog|TestJudgingRelayNamesWhatTheCatalogFails
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:

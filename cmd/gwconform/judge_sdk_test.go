@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,7 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -152,9 +151,10 @@ var judgeSDKCalls = []judgeSDKCall{
 	//
 	// An edit without prompt is not among them: openai-go cannot omit
 	// prompt (a required string of ImageEditParams, sent as an empty
-	// multipart field when left ""). The judge reads an empty prompt as
-	// given (4.5/prompt-omitted: no finding) while the reference gateway
-	// refuses it with 400 "prompt is required".
+	// multipart field when left ""). An empty prompt is given, so it
+	// breaks no row (4.5/prompt-omitted); the judge notes it, since no
+	// verified row sends one and the reference gateway refuses it with
+	// 400 "prompt is required" (observe's TestNotes).
 
 	// The Anthropic SDK's own default: the key as x-api-key, not as the
 	// spec's Authorization: Bearer.
@@ -271,88 +271,33 @@ func (c judgeSDKClients) anthropicAPIKey(key string) *anthropic.Client {
 type judgeSession struct {
 	clients judgeSDKClients
 	out     string
+	stop    func() int
 	stdout  *syncBuffer
-	stderr  *syncBuffer
-	cancel  context.CancelFunc
-	done    chan int
 }
 
 func startJudgeSession(t *testing.T) *judgeSession {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &judgeSession{out: t.TempDir(), stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
-	args := []string{"--judge", "--addr", "127.0.0.1:0", "--out", s.out}
-	go func() { s.done <- serve(ctx, args, s.stdout, s.stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-s.done:
-		case <-time.After(time.Minute):
-		}
-	})
-	re := regexp.MustCompile(`gwconform judging relay listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if m := re.FindStringSubmatch(s.stdout.String()); m != nil {
-			s.clients = judgeSDKClients{base: m[1], requests: &atomic.Int64{}}
-			break
-		}
-		select {
-		case code := <-s.done:
-			s.done <- code
-			t.Fatalf("serve %v exited %d: %s", args, code, s.stderr.String())
-		default:
-		}
-		require.True(t, time.Now().Before(deadline), "serve --judge did not start: %s", s.stderr.String())
-		time.Sleep(10 * time.Millisecond)
-	}
+	s := &judgeSession{out: t.TempDir()}
+	var base string
+	base, s.stop, s.stdout = startServeCode(t, "--judge", "--out", s.out)
+	s.clients = judgeSDKClients{base: base, requests: &atomic.Int64{}}
 	s.clients.http = &http.Client{Transport: countingTransport{n: s.clients.requests, next: http.DefaultTransport.(*http.Transport).Clone()}}
 	return s
 }
 
-// judgedResult is a line of results.jsonl, as its fields are named there.
-type judgedResult struct {
-	Case     string `json:"case"`
-	Model    string `json:"model"`
-	Side     string `json:"side"`
-	Observed bool   `json:"observed"`
-	Status   string `json:"status"`
-	Spec     string `json:"spec"`
-	Reasons  []struct {
-		Check, Where, Expected, Actual, Message string
-	} `json:"reasons"`
-	Notes   []string `json:"notes"`
-	Request struct {
-		Method string `json:"method"`
-		Path   string `json:"path"`
-	} `json:"request"`
-}
-
-// stop cancels the session's context (serve's SIGINT) and returns serve's
-// exit code and the client-side lines of results.jsonl.
-func (s *judgeSession) stop(t *testing.T) (code int, client []judgedResult) {
+// end stops serve (its SIGINT) and returns its exit code and the client
+// side's results.
+func (s *judgeSession) end(t *testing.T) (code int, client []results.Result) {
 	t.Helper()
-	s.cancel()
-	select {
-	case code = <-s.done:
-		s.done <- code // for the cleanup
-	case <-time.After(time.Minute):
-		t.Fatalf("serve --judge did not stop on cancel: %s", s.stdout.String())
-	}
-	f, err := os.Open(filepath.Join(s.out, "results.jsonl"))
+	code = s.stop()
+	rs, err := results.ReadFile(filepath.Join(s.out, results.FileName))
 	require.NoError(t, err)
-	defer f.Close()
-	lines := bufio.NewScanner(f)
-	lines.Buffer(nil, 64<<20)
-	for lines.Scan() {
-		var r judgedResult
-		require.NoError(t, json.Unmarshal(lines.Bytes(), &r), "results.jsonl line %q", lines.Text())
-		if r.Side == "client" {
+	for _, r := range rs {
+		if r.Side == observe.SideClient {
 			assert.True(t, r.Observed, "%s: observed", r.Case)
 			client = append(client, r)
 		}
 	}
-	require.NoError(t, lines.Err())
 	assert.FileExists(t, filepath.Join(s.out, "report.json"))
 	return code, client
 }
@@ -383,7 +328,7 @@ func TestJudgeOfficialSDKs(t *testing.T) {
 		calls++
 	}
 	requests := int(s.clients.requests.Load())
-	code, client := s.stop(t)
+	code, client := s.end(t)
 
 	t.Logf("calls %d, requests %d, client results %d", calls, requests, len(client))
 	assert.Equal(t, calls, requests, "retries are off: one request per call")
@@ -394,7 +339,7 @@ func TestJudgeOfficialSDKs(t *testing.T) {
 	for _, r := range client {
 		got[r.Model]++
 		findings += len(r.Reasons)
-		assert.Equal(t, "pass", r.Status, "%s %s %s (%s): %+v", r.Case, r.Request.Method, r.Request.Path, r.Model, r.Reasons)
+		assert.Equal(t, vocab.StatusPass, r.Status, "%s %s %s (%s): %+v", r.Case, r.Request.Method, r.Request.Path, r.Model, r.Reasons)
 		assert.Empty(t, r.Reasons, "%s %s %s (%s)", r.Case, r.Request.Method, r.Request.Path, r.Model)
 		// Each request is one a verified row sends: the judge notes
 		// nothing beyond the verified rows either.
@@ -429,12 +374,12 @@ func TestJudgeBrokenSDKRequests(t *testing.T) {
 			} else {
 				assert.NoError(t, err, "the gateway serves the request")
 			}
-			code, client := s.stop(t)
+			code, client := s.end(t)
 			assert.Equal(t, exitFailed, code, "serve --judge exit code; stdout:\n%s", s.stdout.String())
 			require.Len(t, client, 1, "one client result for the one request")
 			r := client[0]
 			assert.Equal(t, tc.product, r.Model)
-			assert.Equal(t, "fail", r.Status)
+			assert.Equal(t, vocab.StatusFail, r.Status)
 			require.NotEmpty(t, r.Reasons)
 			for _, reason := range r.Reasons {
 				assert.Equal(t, "client", reason.Check)

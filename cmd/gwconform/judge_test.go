@@ -25,7 +25,7 @@ func runThrough(t *testing.T, tiers string, faults ...string) (run, judged []res
 	clearEnv(t)
 	gw := refGateway(t, refgateway.Config{Faults: faults})
 	dir := t.TempDir()
-	relay, stop := startServeCode(t, "--upstream", gw.URL, "--judge", "--out", filepath.Join(dir, "judged"))
+	relay, stop, _ := startServeCode(t, "--upstream", gw.URL, "--judge", "--out", filepath.Join(dir, "judged"))
 	def := refgateway.DefaultKeys()
 	runCode, stdout, stderr := gw2(t, "run", filepath.Join(dir, "run"), []string{"--base-url", relay, "--tier", tiers, "--retries", "0",
 		"--text-key", def.Text, "--messages-key", def.Messages, "--image-key", def.Image, "--alt-key", def.Alt})

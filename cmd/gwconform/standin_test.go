@@ -23,13 +23,14 @@ import (
 // URL; it stops when the test ends, or at stop(), and must exit 0.
 func startServe(t *testing.T, args ...string) (base string, stop func()) {
 	t.Helper()
-	base, stopCode := startServeCode(t, args...)
+	base, stopCode, _ := startServeCode(t, args...)
 	return base, func() { assert.Equal(t, exitOK, stopCode(), "serve %v", args) }
 }
 
-// startServeCode is startServe for a serve whose exit code the test
-// judges: stop() stops it and returns the code (once; again, the same).
-func startServeCode(t *testing.T, args ...string) (base string, stop func() int) {
+// startServeCode is startServe for a serve whose exit code and console the
+// test judges: stop() stops it and returns the code (once; again, the
+// same); stdout is what it printed.
+func startServeCode(t *testing.T, args ...string) (base string, stop func() int, stdout *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
@@ -63,7 +64,7 @@ func startServeCode(t *testing.T, args ...string) (base string, stop func() int)
 		return code
 	}
 	t.Cleanup(func() { stop() })
-	return base, stop
+	return base, stop, &out
 }
 
 // gateway starts a reference gateway on loopback.

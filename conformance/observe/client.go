@@ -171,6 +171,27 @@ var clientRules = []rule{
 	}},
 }
 
+// retiredModels are the ids the spec names as retired, by endpoint: a
+// request for one breaks no rule of the client's (its list may still
+// name it), but the gateway owes it a 404 (1, 7, 9).
+var retiredModels = map[string][]string{endpointMessages: {"msg-sonnet-4-6"}}
+
+// retired is the 404 a request for a retired model is owed, and the note
+// that says so; nil for any other request.
+func retired(q *Request) (*owed, string) {
+	model := q.Model()
+	if model == "" {
+		return nil, ""
+	}
+	for _, id := range retiredModels[q.Endpoint] {
+		if specModel(model, []string{id}) != "" {
+			return &owed{row: "7/messages-unknown-model", status: 404},
+				fmt.Sprintf("%s is retired: the spec states 404 for it (spec 1/sonnet-4-6-404, 9/retired-404-messages)", model)
+		}
+	}
+	return nil, ""
+}
+
 // exactPath: the request goes to the base URL plus the endpoint's path,
 // nothing between (4; 4.3 says it of messages in so many words). A path
 // outside /v1 is the first rule's.

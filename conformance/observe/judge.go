@@ -107,6 +107,13 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 			}
 		}
 	}
+	if o, note := retired(q); o != nil {
+		rows = append(rows, o.row)
+		res.Notes = append(res.Notes, note)
+		if owes == nil {
+			owes = o
+		}
+	}
 	res.Spec = strings.Join(rows, ", ")
 	res.Status = vocab.StatusPass
 	if len(res.Reasons) > 0 {
@@ -115,7 +122,7 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 	if len(res.Reasons) == 0 {
 		// A broken request is a finding already: what it does beyond the
 		// verified rows besides would only repeat it.
-		res.Notes = j.forms.notes(q)
+		res.Notes = append(res.Notes, j.forms.notes(q)...)
 	}
 	return res, owes
 }

@@ -156,6 +156,7 @@ func (v verifiedForms) notes(q *Request) []string {
 			mine = append(mine, f)
 		}
 	}
+	out = append(out, emptyNotes(q)...)
 	out = append(out, valueNotes(q, mine, spec)...)
 	if q.Endpoint == endpointChat || q.Endpoint == endpointMessages {
 		out = append(out, roleNotes(q)...)
@@ -197,6 +198,22 @@ func valueNotes(q *Request, forms []form, spec string) []string {
 			verified = strings.Join(seen, ", ")
 		}
 		out = append(out, fmt.Sprintf("%s %s is not verified%s (verified: %s; spec %s)", p, got, forModel(spec), verified, typeRow(q.Endpoint, p)))
+	}
+	return out
+}
+
+// emptyNotes: a required string sent empty is sent (the rules hold), but
+// no verified row sends one, and a gateway may read it as missing (an
+// official client cannot leave a required string out, and sends "").
+func emptyNotes(q *Request) []string {
+	var out []string
+	for _, m := range memberTypes {
+		if m.endpoint != q.Endpoint || m.typ != "string" || (m.member != "model" && m.member != "prompt") {
+			continue
+		}
+		if v, ok := q.param(m.member); ok && v == "" {
+			out = append(out, fmt.Sprintf("%s is empty: no verified row sends an empty %[1]s, and a gateway may answer it as one without it (spec %s)", m.member, m.row))
+		}
 	}
 	return out
 }

@@ -226,6 +226,8 @@ func TestNotes(t *testing.T) {
 		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models"},
 		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles"},
 		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params"},
+		{"an empty prompt", with(v["edit"], nil, map[string]any{"prompt": ""}), "prompt is empty"},
+		{"a retired model", with(v["messages"], nil, map[string]any{"model": "claude-sonnet-4-6"}), "claude-sonnet-4-6 is retired"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge.Round(tc.req.round(t, 400), "", store)
@@ -234,5 +236,20 @@ func TestNotes(t *testing.T) {
 			require.NotEmpty(t, rs[0].Notes)
 			assert.Contains(t, rs[0].Notes[0], tc.says)
 		})
+	}
+}
+
+// TestRetiredModelIsOwedA404: a request for the model the spec names
+// retired breaks no client rule, but the gateway owes it 404 (section 7).
+func TestRetiredModelIsOwedA404(t *testing.T) {
+	judge, store := newJudge(t)
+	req := with(valid()["messages"], nil, map[string]any{"model": "msg-sonnet-4-6"})
+	for status, want := range map[int]vocab.Status{404: vocab.StatusPass, 200: vocab.StatusFail, 400: vocab.StatusFail} {
+		rs := judge.Round(req.round(t, status), "", store)
+		require.Len(t, rs, 2)
+		assert.Equal(t, vocab.StatusPass, rs[0].Status)
+		assert.Equal(t, vocab.TierNegative, rs[1].Tier)
+		assert.Equal(t, "7/messages-unknown-model", rs[1].Spec)
+		assert.Equal(t, want, rs[1].Status, "answered %d", status)
 	}
 }
