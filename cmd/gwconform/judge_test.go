@@ -1,11 +1,14 @@
 package main
 
 import (
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,4 +176,72 @@ func TestJudgeARecording(t *testing.T) {
 
 	code, _, stderr = gw2(t, "judge", filepath.Join(dir, "again"), []string{filepath.Join(dir, "run-rec-missing")})
 	assert.Equal(t, exitNotStart, code, stderr)
+}
+
+// TestServeJudgeMax: serve --judge answers as the reference gateway,
+// judges the client side only, and after --judge-max exchanges writes the
+// reports and ends by itself with the usual exit code. A client's key,
+// configured or not, lands in no output; an observed failure can be shown
+// and sent again with the key as its variable.
+func TestServeJudgeMax(t *testing.T) {
+	clearEnv(t)
+	out := t.TempDir()
+	base, stop, stdout := startServeCode(t, "--judge", "--judge-max", "2", "--out", out)
+	const someoneElse = "sk-someone-elses-key-5e1f"
+	def := refgateway.DefaultKeys()
+	_, body, _ := post(t, base+"/v1/chat/completions", def.Text, `{"messages":[{"role":"user","content":"Hi"}]}`)
+	assert.Contains(t, body, "error", "the reference gateway refuses a chat without model")
+	resp, _, _ := post(t, base+"/v1/chat/completions", someoneElse, `{"model":"gen-5.5","messages":[{"role":"user","content":"Hi"}]}`)
+	assert.Equal(t, 401, resp.StatusCode)
+	// Within a minute serve ends by itself: the hang guard, not a timing.
+	require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(out, "junit.xml")); return err == nil }, time.Minute, 20*time.Millisecond,
+		"serve --judge ends after --judge-max exchanges: %s", stdout.String())
+	assert.Equal(t, exitFailed, stop(), "a client finding fails the judgement")
+	assert.Contains(t, stdout.String(), "judged 2 exchanges")
+
+	judged, err := results.ReadFile(filepath.Join(out, results.FileName))
+	require.NoError(t, err)
+	for _, r := range judged {
+		assert.Equal(t, observe.SideClient, r.Side, "the reference gateway is not on trial")
+	}
+	require.Len(t, judged, 2)
+	slices.SortFunc(judged, func(a, b results.Result) int { return strings.Compare(b.Key, a.Key) }) // text, then other
+	assert.Equal(t, "4.2/model-omitted", rowsBroken(judged[0]))
+	assert.Equal(t, "other", judged[1].Key)
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		if !d.IsDir() {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for _, key := range []string{def.Text, someoneElse} {
+				assert.NotContains(t, string(b), key, "%s holds a client's key", path)
+			}
+		}
+		return nil
+	})
+
+	code, shown, stderr := gw(t, "show", "--out", out, "--curl", judged[0].Case)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, shown, "4.2/model-omitted")
+	curl := shown[strings.Index(shown, "curl -sS"):]
+	assert.Contains(t, curl, `"${GWCONFORM_BASE_URL}/v1/chat/completions"`)
+	assert.Contains(t, curl, `"Authorization: Bearer ${GWCONFORM_TEXT_KEY}"`)
+	assert.Contains(t, curl, `{"messages":[{"role":"user","content":"Hi"}]}`, "the body as the client sent it")
+	parse, err := exec.Command("bash", "-n", "-c", curl).CombinedOutput()
+	assert.NoError(t, err, "the shell parses it:\n%s\n%s", curl, parse)
+}
+
+func TestServeJudgeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--judge", "--replay", t.TempDir()}, "gwconform judge RECORDING"},
+		{[]string{"--judge", "--judge-max", "-1"}, "--judge-max"},
+		{[]string{"--judge", "--upstream", "http://127.0.0.1:1", "--fault", "chat-no-done"}, "shape the reference gateway"},
+	} {
+		code, _, stderr := gw(t, append([]string{"serve"}, tc.args...)...)
+		assert.Equal(t, exitNotStart, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.says, "%v", tc.args)
+	}
 }
