@@ -116,8 +116,12 @@ func metadata(meta reportv1.Meta) reportv1.Metadata {
 func notes(m reportv1.Metadata, judged []string) []string {
 	notes := append(ModelNameNotes(m.ModelMap), judged...)
 	if t := m.Traffic; t != nil {
-		notes = append([]string{fmt.Sprintf("observed traffic: %d exchanges judged; the spec rows they covered (%d): %s; no other row was judged",
-			t.Exchanges, len(t.Covered), strings.Join(t.Covered, ", "))}, notes...)
+		note := "observed traffic: no exchange was judged"
+		if len(t.Covered) > 0 {
+			note = fmt.Sprintf("observed traffic: %d exchanges judged; the spec rows they covered (%d): %s; no other row was judged",
+				t.Exchanges, len(t.Covered), strings.Join(t.Covered, ", "))
+		}
+		notes = append([]string{note}, notes...)
 	}
 	if m.Insecure {
 		notes = append([]string{"insecure: the gateway's TLS certificate was not verified (--insecure)"}, notes...)
