@@ -62,7 +62,7 @@ func (j *Judge) Round(r record.Round, file string, store *record.Store) []result
 	}
 	client, owed := j.client(id, q, r, file)
 	out := []results.Result{client}
-	if gw, ok := j.gateway(id, q, r, file, store, owed, client.Status == vocab.StatusFail); ok && !j.clientOnly {
+	if gw, ok := j.gateway(id, q, r, file, store, owed, client); ok && !j.clientOnly {
 		out = append(out, gw)
 	}
 	return out
@@ -142,8 +142,10 @@ func (j *Judge) sentence(row string) string {
 // gateway judges the answer with the check stage, against what the
 // request asks (gateway.go). ok is false when there is nothing to judge:
 // no answer, an endpoint the spec does not show, or a request that
-// breaks a rule whose answer the spec does not state.
-func (j *Judge) gateway(id string, q *Request, r record.Round, file string, store *record.Store, o *owed, clientBroke bool) (results.Result, bool) {
+// breaks a rule whose answer the spec does not state. A request beyond
+// the verified rows (the client's notes) is judged in the explore tier:
+// reported, never deciding, since the spec guarantees it nothing.
+func (j *Judge) gateway(id string, q *Request, r record.Round, file string, store *record.Store, o *owed, client results.Result) (results.Result, bool) {
 	res := j.base(id, r, file, q)
 	res.Side = SideGateway
 	res.Model = q.Model()
@@ -153,11 +155,11 @@ func (j *Judge) gateway(id string, q *Request, r record.Round, file string, stor
 	switch {
 	case r.Response == nil || r.Cut != "" || q.Endpoint == "" || q.Endpoint == endpointResponses:
 		return res, false
-	case clientBroke && o == nil:
+	case client.Status == vocab.StatusFail && o == nil:
 		return res, false
 	}
 	cs := gatewayCase(q, o, res.Feature)
-	if o == nil && (r.Response.Status < 200 || r.Response.Status > 299) {
+	if o == nil && (len(client.Notes) > 0 || r.Response.Status < 200 || r.Response.Status > 299) {
 		// A listed model may refuse a request (section 1): the refusal
 		// is reported, as the explore tier reports a declined capability.
 		cs.Tier = vocab.TierExplore

@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"regexp"
@@ -220,14 +221,15 @@ func TestNotes(t *testing.T) {
 		name string
 		req  sent
 		says string
+		tier vocab.Tier // of the answer's judgement (default explore)
 	}{
-		{"a quality gen-image-2 does not verify", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "quality": "xhigh"}), "quality xhigh is not verified for gen-image-2"},
-		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4"},
-		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models"},
-		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles"},
-		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params"},
-		{"an empty prompt", with(v["edit"], nil, map[string]any{"prompt": ""}), "prompt is empty"},
-		{"a retired model", with(v["messages"], nil, map[string]any{"model": "claude-sonnet-4-6"}), "claude-sonnet-4-6 is retired"},
+		{"a quality gen-image-2 does not verify", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "quality": "xhigh"}), "quality xhigh is not verified for gen-image-2", ""},
+		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4", ""},
+		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models", ""},
+		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles", ""},
+		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params", ""},
+		{"an empty prompt", with(v["edit"], nil, map[string]any{"prompt": ""}), "prompt is empty", ""},
+		{"a retired model", with(v["messages"], nil, map[string]any{"model": "claude-sonnet-4-6"}), "claude-sonnet-4-6 is retired", vocab.TierNegative},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge.Round(tc.req.round(t, 400), "", store)
@@ -235,6 +237,12 @@ func TestNotes(t *testing.T) {
 			assert.Equal(t, vocab.StatusPass, rs[0].Status, "%v", rs[0].Reasons)
 			require.NotEmpty(t, rs[0].Notes)
 			assert.Contains(t, rs[0].Notes[0], tc.says)
+			// Its answer is reported, never deciding: the spec
+			// guarantees such a request nothing (but the 404 of a
+			// retired model, which section 7 states).
+			rs = judge.Round(tc.req.round(t, 200), "", store)
+			require.Len(t, rs, 2)
+			assert.Equal(t, cmp.Or(tc.tier, vocab.TierExplore), rs[1].Tier, "%v", rs[1].Reasons)
 		})
 	}
 }
