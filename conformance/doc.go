@@ -14,6 +14,11 @@
 //	results  one results.Result per case × model, handed on as it finishes
 //	report   package report renders results; the engine never imports it
 //
+// Traffic gwconform did not send enters at check: observe reads each
+// round a relay recorded (record), judges the client's request by its own
+// rule table and the gateway's answer by check.Answer, and hands on
+// results as check's caller in a run does (gwconform judge, serve --judge).
+//
 // The stages share a vocabulary (vocab: tiers, statuses, reasons). This
 // root package wires a run: its settings (Settings: flags, variables,
 // gwconform.yaml), its Manifest (manifest.json, written before the first
@@ -31,6 +36,6 @@
 // of the engine and the engine imports nothing of it. Only the wiring — the
 // CLI, the tests and conformancetest — meets both. TestImportRules in
 // conformancetest holds that line and the stages' direction (no stage
-// imports a later one; pace and record are execute's alone), and
+// imports a later one; pace and record are execute's and observe's alone), and
 // TestCheckSendsNothing holds check to reading.
 package conformance

@@ -143,20 +143,15 @@ func newJudging(out string, clientOnly bool, max int, strict bool, stdout io.Wri
 }
 
 // round judges one exchange, writes its results and says on the console
-// what was found. Past --judge-max, exchanges are left unjudged.
+// what was found. Past --judge-max, exchanges are left unjudged. One
+// exchange is judged at a time, in the order they ended.
 func (j *judging) round(r record.Round, file string, store *record.Store) {
-	j.mu.Lock()
-	if j.max > 0 && j.exchanges >= j.max {
-		j.mu.Unlock()
-		return
-	}
-	j.mu.Unlock()
-	rs := j.judge.Round(r, file, store)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.max > 0 && j.exchanges >= j.max {
 		return
 	}
+	rs := j.judge.Round(r, file, store)
 	j.exchanges++
 	for _, res := range rs {
 		if err := j.w.Write(res); err != nil {

@@ -142,7 +142,7 @@ func catalogRows(t *testing.T, tier vocab.Tier) []string {
 func rowsBroken(r results.Result) string {
 	var rows []string
 	for _, reason := range r.Reasons {
-		if _, rest, ok := strings.Cut(reason.Message, "breaks spec "); ok {
+		if _, rest, ok := strings.Cut(reason.Message, "(spec "); ok {
 			row, _, _ := strings.Cut(rest, ":")
 			rows = append(rows, row)
 		}

@@ -40,7 +40,7 @@ var forbidden = map[string][]string{
 // root that wires a run, or a support package the stages build on.
 func stage(pkg string) string {
 	switch rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"); rel {
-	case "conformance/vocab", "conformance/results", "conformance/plan", "conformance/execute", "conformance/check":
+	case "conformance/vocab", "conformance/results", "conformance/plan", "conformance/execute", "conformance/check", "conformance/observe":
 		return strings.TrimPrefix(rel, "conformance/")
 	case "conformance":
 		return "root"
@@ -59,10 +59,14 @@ var stageForbidden = map[string][]string{
 	"plan":    {"execute", "check", "root"},
 	"check":   {"plan", "execute", "root"},
 	"execute": {"root"},
+	// observe judges recorded traffic through check: it reads recordings
+	// (record) as execute's tap writes them, and never sends.
+	"observe": {"plan", "execute", "root"},
 }
 
-// transportOnly are the support packages only execute may use: pacing and
-// recording taps belong to the stage that sends.
+// transportOnly are the support packages only execute (and observe, which
+// reads what a relay's tap recorded) may use: pacing and recording taps
+// belong to the stage that sends.
 var transportOnly = []string{module + "/conformance/pace", module + "/conformance/record"}
 
 // importViolations lists every dependency that breaks a rule, for a graph

@@ -101,7 +101,7 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 		}
 		for _, b := range ru.broken(q) {
 			res.Reasons = append(res.Reasons, vocab.Reason{Check: "client", Where: b.where, Expected: b.expected, Actual: b.actual,
-				Message: fmt.Sprintf("the request breaks spec %s: %s", ru.row, j.sentence(ru.row))})
+				Message: fmt.Sprintf("the request breaks a rule on %s (spec %s: %s)", b.where, ru.row, j.sentence(ru.row))})
 			if owes == nil {
 				owes = ru.owed
 			}

@@ -101,7 +101,7 @@ func (s sent) round(t *testing.T, status int) record.Round {
 		Header: map[string][]string{"Content-Type": {"application/json"}}, Body: &record.Body{Bytes: len(body), JSON: body}}}
 }
 
-var breaks = regexp.MustCompile(`breaks spec (\S+):`)
+var breaks = regexp.MustCompile(`\(spec (\S+):`)
 
 // rowsOf are the rows a client result's findings name, in order, once each.
 func rowsOf(res results.Result) []string {

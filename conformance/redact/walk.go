@@ -55,7 +55,7 @@ func Walk(r *results.Result, f func(string) string) {
 		w.Case, w.Model, w.Reason, w.Link, w.Source = f(w.Case), f(w.Model), f(w.Reason), f(w.Link), f(w.Source)
 		r.Waiver = &w
 	}
-	r.EventTypes = texts(r.EventTypes)
+	r.EventTypes, r.Notes, r.Side = texts(r.EventTypes), texts(r.Notes), f(r.Side)
 	if r.Images != nil {
 		imgs := make([]results.ImageInfo, len(r.Images))
 		for i, im := range r.Images {
