@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -196,7 +195,3 @@ func (q *Request) Product() string {
 	}
 	return tok
 }
-
-// header is the request's headers as a client sent them, for the curl
-// command of an observed exchange.
-func header(r record.Round) http.Header { return record.Header(r.Request.Header) }
