@@ -159,9 +159,14 @@ func (v verifiedForms) notes(q *Request) []string {
 	out = append(out, emptyNotes(q)...)
 	out = append(out, valueNotes(q, mine, spec)...)
 	if q.Endpoint == endpointChat || q.Endpoint == endpointMessages {
-		out = append(out, roleNotes(q)...)
+		out = append(out, messageNotes(q)...)
 	}
 	names := q.names()
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if !slices.ContainsFunc(mine, func(f form) bool { return f.names[n] }) && !slices.Contains(valued, n) {
+			out = append(out, fmt.Sprintf("%s is sent in no verified row%s (spec %s)", n, forModel(spec), typeRow(q.Endpoint, n)))
+		}
+	}
 	refs := q.references()
 	if len(out) == 0 && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
 		row := beyondRows[q.Endpoint]
@@ -218,14 +223,20 @@ func emptyNotes(q *Request) []string {
 	return out
 }
 
-// roleNotes: 4.2 verifies one user message; other roles are not shown.
-func roleNotes(q *Request) []string {
+// messageNotes: 4.2 verifies one user message, other roles not shown;
+// 4.3 shows image input for the alternative model only.
+func messageNotes(q *Request) []string {
+	var out []string
 	for _, m := range q.jsonList("messages") {
-		if r, _ := m["role"].(string); r != "" && r != "user" {
-			return []string{fmt.Sprintf("a message of role %s: roles other than user are not shown (spec 4.2/other-roles)", r)}
+		if r, _ := m["role"].(string); r != "" && r != "user" && q.Endpoint == endpointChat {
+			out = append(out, fmt.Sprintf("a message of role %s: roles other than user are not shown (spec 4.2/other-roles)", r))
+			break
 		}
 	}
-	return nil
+	if q.Endpoint == endpointMessages && q.carriesImage() && !q.alternative() {
+		out = append(out, "an image in the content: the spec shows image input for the alternative text model only (spec 4.3/alt-image-input)")
+	}
+	return out
 }
 
 // names are the parameters q sends.

@@ -227,6 +227,9 @@ func TestNotes(t *testing.T) {
 		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4", ""},
 		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models", ""},
 		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles", ""},
+		{"a temperature", with(v["chat"], nil, map[string]any{"temperature": 0.2}), "temperature is sent in no verified row for gen-5.5 (spec 4.2/temperature)", ""},
+		{"an image for a messages model", with(v["messages"], nil, map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}}}}}), "4.3/alt-image-input", ""},
 		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params", ""},
 		{"an empty prompt", with(v["edit"], nil, map[string]any{"prompt": ""}), "prompt is empty", ""},
 		{"a retired model", with(v["messages"], nil, map[string]any{"model": "claude-sonnet-4-6"}), "claude-sonnet-4-6 is retired", vocab.TierNegative},
