@@ -137,7 +137,9 @@ func newJudging(out string, clientOnly bool, max int, strict bool, stdout io.Wri
 	if err != nil {
 		return nil, err
 	}
-	limits := check.Limits{MaxBodyBytes: 256 << 20, Thumbnails: true}
+	// No thumbnails: a day of traffic would make a report of megabytes of
+	// them, and drawing them is most of the time an image takes to judge.
+	limits := check.Limits{MaxBodyBytes: 256 << 20}
 	return &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, clientOnly), cat: suite.Catalog, out: out, strict: strict,
 		stdout: stdout, max: max, full: make(chan struct{}), w: w, started: time.Now().UTC()}, nil
 }

@@ -3,13 +3,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,44 +103,12 @@ func timeStream(tb testing.TB, client *http.Client, base string, s benchStream) 
 
 // startJudgingRelay starts serve --upstream URL --judge --out DIR in
 // process, as the command line does, and returns its base URL and a stop
-// that ends it and waits for the judge to finish.
+// that ends it and waits for the judge to finish (the verdict of the
+// judged traffic is not a benchmark's).
 func startJudgingRelay(tb testing.TB, upstream, out string) (base string, stop func()) {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	args := []string{"--addr", "127.0.0.1:0", "--upstream", upstream, "--judge", "--out", out}
-	go func() { done <- serve(ctx, args, &stdout, &stderr) }()
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-			break
-		}
-		select {
-		case code := <-done:
-			cancel()
-			tb.Fatalf("serve %v exited %d: %s", args, code, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			tb.Fatalf("serve %v did not start: %s", args, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		<-done // the verdict of the judged traffic is not this benchmark's
-	}
-	tb.Cleanup(stop)
-	return base, stop
+	base, stopCode, _ := startServeCode(tb, "--upstream", upstream, "--judge", "--out", out)
+	return base, func() { stopCode() }
 }
 
 // BenchmarkJudgingRelayLatency measures what a judging relay (serve
@@ -261,7 +227,8 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 		require.NoError(b, err)
 		require.Equal(b, http.StatusOK, resp.StatusCode, "%s: %s", e.kind, body)
 	}
-	relay.Close() // every exchange recorded
+	relay.Close()
+	si.wait() // every exchange recorded
 
 	store, _, err := record.Open(rec)
 	require.NoError(b, err)

@@ -30,7 +30,7 @@ func startServe(t *testing.T, args ...string) (base string, stop func()) {
 // startServeCode is startServe for a serve whose exit code and console the
 // test judges: stop() stops it and returns the code (once; again, the
 // same); stdout is what it printed.
-func startServeCode(t *testing.T, args ...string) (base string, stop func() int, stdout *syncBuffer) {
+func startServeCode(t testing.TB, args ...string) (base string, stop func() int, stdout *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
