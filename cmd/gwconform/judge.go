@@ -21,6 +21,7 @@ import (
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/observe"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -41,6 +42,8 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	out := fs.String("out", "out", "the `DIR` results.jsonl and the reports are written to")
 	strict := fs.Bool("strict", false, "strict-tier findings fail the judgement too")
+	var modelMap repeatFlag
+	fs.Var(&modelMap, "model-map", modelMapUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
 		fs.PrintDefaults()
@@ -66,7 +69,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
 	}
-	jg, err := newJudging(*out, false, 0, *strict, stdout)
+	jg, err := newJudging(judgeSettings{out: *out, strict: *strict, modelMap: modelMap}, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
@@ -125,23 +128,45 @@ type judging struct {
 	started   time.Time
 }
 
-func newJudging(out string, clientOnly bool, max int, strict bool, stdout io.Writer) (*judging, error) {
+// modelMapUsage is --model-map's, on judge and serve --judge alike.
+const modelMapUsage = "the gateway's id of a spec model its traffic names otherwise, `SPEC=GATEWAY` (repeatable, or comma-separated), as run's --model-map: its requests are weighed against the spec model's verified rows (ids that only put a vendor's word in place of gen-, msg-, alt- need none)"
+
+// judgeSettings are what a judgement is asked to do: where its outputs
+// go, whether the client side alone is judged (serve --judge), after how
+// many exchanges it ends (0: never), whether strict findings count, and
+// the --model-map entries.
+type judgeSettings struct {
+	out        string
+	clientOnly bool
+	max        int
+	strict     bool
+	modelMap   []string
+}
+
+func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	suite, err := conformance.LoadSuite("")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	modelMap, err := plan.ParseModelMap(js.modelMap)
+	if err != nil {
 		return nil, err
 	}
-	w, err := results.Create(filepath.Join(out, results.FileName))
+	if err := plan.CheckModelMap(suite.Catalog, modelMap); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(js.out, 0o755); err != nil {
+		return nil, err
+	}
+	w, err := results.Create(filepath.Join(js.out, results.FileName))
 	if err != nil {
 		return nil, err
 	}
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	return &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, clientOnly), cat: suite.Catalog, out: out, strict: strict,
-		stdout: stdout, max: max, full: make(chan struct{}), w: w, started: time.Now().UTC()}, nil
+	return &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, js.clientOnly, modelMap), cat: suite.Catalog, out: js.out, strict: js.strict,
+		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}, nil
 }
 
 // round judges one exchange, writes its results and says on the console
@@ -228,7 +253,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	if c.si.record == "" {
 		c.si.record = filepath.Join(c.judge.out, "recording")
 	}
-	jg, err := newJudging(c.judge.out, clientOnly, c.judge.max, c.judge.strict, c.stdout)
+	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, modelMap: c.judge.modelMap}, c.stdout)
 	if err != nil {
 		return c.notStarted(err)
 	}

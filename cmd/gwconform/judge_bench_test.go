@@ -247,7 +247,7 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 		byKind[kind] = append(byKind[kind], r)
 	}
 
-	jg, err := newJudging(b.TempDir(), false, 0, false, io.Discard)
+	jg, err := newJudging(judgeSettings{out: b.TempDir()}, io.Discard)
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = jg.w.Close() })
 	for _, kind := range []string{"chat-json", "image-json", "image-stream"} {

@@ -239,6 +239,7 @@ func TestServeJudgeFlags(t *testing.T) {
 		{[]string{"--judge", "--replay", t.TempDir()}, "gwconform judge RECORDING"},
 		{[]string{"--judge", "--judge-max", "-1"}, "--judge-max"},
 		{[]string{"--judge", "--upstream", "http://127.0.0.1:1", "--fault", "chat-no-done"}, "shape the reference gateway"},
+		{[]string{"--judge", "--model-map", "gen-5.55=company-chat"}, "gen-5.55 is no model of the catalog"},
 	} {
 		code, _, stderr := gw(t, append([]string{"serve"}, tc.args...)...)
 		assert.Equal(t, exitNotStart, code, "%v", tc.args)

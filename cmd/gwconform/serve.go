@@ -71,12 +71,13 @@ type serveCmd struct {
 }
 
 // judgeFlags are serve's judging flags: --judge, --out, --judge-max,
-// --strict.
+// --strict, --model-map.
 type judgeFlags struct {
-	on     bool
-	out    string
-	max    int
-	strict bool
+	on       bool
+	out      string
+	max      int
+	strict   bool
+	modelMap repeatFlag
 }
 
 // parseServeFlags parses serve's flags. ok is false when the command ends
@@ -107,6 +108,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.StringVar(&c.judge.out, "out", "out", "with --judge: the `DIR` of results.jsonl, the reports and (without --record) the recording")
 	fs.IntVar(&c.judge.max, "judge-max", 0, "with --judge: stop after `N` exchanges judged and write the reports (0: until SIGINT or SIGTERM)")
 	fs.BoolVar(&c.judge.strict, "strict", false, "with --judge: strict-tier findings fail the judgement too")
+	fs.Var(&c.judge.modelMap, "model-map", "with --judge: "+modelMapUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()

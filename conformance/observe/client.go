@@ -178,13 +178,13 @@ var retiredModels = map[string][]string{endpointMessages: {"msg-sonnet-4-6"}}
 
 // retired is the 404 a request for a retired model is owed, and the note
 // that says so; nil for any other request.
-func retired(q *Request) (*owed, string) {
+func (v verifiedForms) retired(q *Request) (*owed, string) {
 	model := q.Model()
 	if model == "" {
 		return nil, ""
 	}
 	for _, id := range retiredModels[q.Endpoint] {
-		if specModel(model, []string{id}) != "" {
+		if v.specModel(model, []string{id}) != "" {
 			return &owed{row: "7/messages-unknown-model", status: 404},
 				fmt.Sprintf("%s is retired: the spec states 404 for it (spec 1/sonnet-4-6-404, 9/retired-404-messages)", model)
 		}

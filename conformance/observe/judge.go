@@ -42,9 +42,11 @@ type Judge struct {
 }
 
 // New returns a judge that reads the verified rows from cat and validates
-// answers with set.
-func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, clientOnly bool) *Judge {
-	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat), rules: append(slices.Clone(clientRules), typeRules()...),
+// answers with set. modelMap gives the gateway's id of spec ids its
+// traffic names otherwise than the spec's ids in a vendor's words
+// (--model-map, spec id → gateway id; nil: none).
+func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, clientOnly bool, modelMap map[string]string) *Judge {
+	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat, modelMap), rules: append(slices.Clone(clientRules), typeRules()...),
 		limits: limits, clientOnly: clientOnly}
 }
 
@@ -107,7 +109,7 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 			}
 		}
 	}
-	if o, note := retired(q); o != nil {
+	if o, note := j.forms.retired(q); o != nil {
 		rows = append(rows, o.row)
 		res.Notes = append(res.Notes, note)
 		if owes == nil {

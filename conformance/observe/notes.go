@@ -34,11 +34,19 @@ type form struct {
 	refs           int // reference images
 }
 
-// verifiedForms are the forms of a catalog's verified cases, by endpoint.
-type verifiedForms map[string][]form
+// verifiedForms are the forms of a catalog's verified cases, by endpoint,
+// and the gateway's names for the spec's models that a --model-map gives
+// (gateway id → spec id).
+type verifiedForms struct {
+	byEndpoint map[string][]form
+	aliases    map[string]string
+}
 
-func formsOf(cat *catalog.Catalog) verifiedForms {
-	out := verifiedForms{}
+func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
+	out := verifiedForms{byEndpoint: map[string][]form{}, aliases: map[string]string{}}
+	for spec, gw := range modelMap {
+		out.aliases[gw] = spec
+	}
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
 		if cs.Tier != vocab.TierVerified || cs.Request.Auth != catalog.AuthKey {
@@ -69,7 +77,7 @@ func formsOf(cat *catalog.Catalog) verifiedForms {
 				values[p] = r.ParamText(p)
 			}
 			for _, model := range cs.Models {
-				out[r.Path] = append(out[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs})
+				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs})
 			}
 		}
 	}
@@ -82,10 +90,10 @@ func formsOf(cat *catalog.Catalog) verifiedForms {
 func (v verifiedForms) feature(q *Request) string {
 	spec := q.Model()
 	if spec != "" {
-		spec = specModel(spec, v.models(q.Endpoint))
+		spec = v.specModel(spec, v.models(q.Endpoint))
 	}
 	names := q.names()
-	for _, f := range v[q.Endpoint] {
+	for _, f := range v.byEndpoint[q.Endpoint] {
 		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
 			continue
 		}
@@ -99,7 +107,7 @@ func (v verifiedForms) feature(q *Request) string {
 // models are the spec ids verified on an endpoint, sorted.
 func (v verifiedForms) models(endpoint string) []string {
 	var out []string
-	for _, f := range v[endpoint] {
+	for _, f := range v.byEndpoint[endpoint] {
 		if !slices.Contains(out, f.model) {
 			out = append(out, f.model)
 		}
@@ -108,9 +116,16 @@ func (v verifiedForms) models(endpoint string) []string {
 	return out
 }
 
-// specModel is the spec id an observed model names (the id itself, or the
-// spec's id in a vendor's words: gpt-5.5 names gen-5.5), "" for none.
-func specModel(model string, ids []string) string {
+// specModel is the spec id of ids an observed model names: the one a
+// --model-map gives it, the id itself, or the spec's id in a vendor's
+// words (gpt-5.5 names gen-5.5); "" for none.
+func (v verifiedForms) specModel(model string, ids []string) string {
+	if spec, ok := v.aliases[model]; ok {
+		if slices.Contains(ids, spec) {
+			return spec
+		}
+		return ""
+	}
 	for _, id := range ids {
 		if modelid.Same(id, model) {
 			return id
@@ -136,7 +151,7 @@ var modelRows = map[string]string{
 // goes beyond. The Responses interface and the model list have no rows
 // to go beyond.
 func (v verifiedForms) notes(q *Request) []string {
-	forms := v[q.Endpoint]
+	forms := v.byEndpoint[q.Endpoint]
 	if len(forms) == 0 || (q.Body == nil && !q.Multipart()) {
 		return nil
 	}
@@ -144,7 +159,7 @@ func (v verifiedForms) notes(q *Request) []string {
 	model := q.Model()
 	spec := model
 	if model != "" {
-		spec = specModel(model, v.models(q.Endpoint))
+		spec = v.specModel(model, v.models(q.Endpoint))
 		if spec == "" {
 			return []string{fmt.Sprintf("the model %s is none the spec verifies on %s (%s); its other parameters were not weighed against the verified rows (spec %s)",
 				model, q.Endpoint, strings.Join(v.models(q.Endpoint), ", "), modelRows[q.Endpoint])}

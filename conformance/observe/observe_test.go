@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,13 +115,18 @@ func rowsOf(res results.Result) []string {
 	return out
 }
 
-func newJudge(t *testing.T) (*observe.Judge, *record.Store) {
+func newJudge(t *testing.T, modelMap ...string) (*observe.Judge, *record.Store) {
 	t.Helper()
 	suite, err := conformance.LoadSuite("")
 	require.NoError(t, err)
 	store, err := record.Create(t.TempDir(), record.Meta{Source: record.SourceRelay})
 	require.NoError(t, err)
-	return observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, false), store
+	given := map[string]string{}
+	for _, pair := range modelMap {
+		spec, gw, _ := strings.Cut(pair, "=")
+		given[spec] = gw
+	}
+	return observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, false, given), store
 }
 
 // TestMalformedRequests: each request breaks one rule alone, and the judge
@@ -262,5 +268,30 @@ func TestRetiredModelIsOwedA404(t *testing.T) {
 		assert.Equal(t, vocab.TierNegative, rs[1].Tier)
 		assert.Equal(t, "7/messages-unknown-model", rs[1].Spec)
 		assert.Equal(t, want, rs[1].Status, "answered %d", status)
+	}
+}
+
+// TestModelMap: a gateway's own name for a spec model, given as run's
+// --model-map gives it, is weighed against that model's verified rows;
+// without the map it is a model the spec does not verify, and its answer
+// decides nothing.
+func TestModelMap(t *testing.T) {
+	req := with(valid()["chat"], nil, map[string]any{"model": "company-chat"})
+	for _, tc := range []struct {
+		name     string
+		modelMap []string
+		tier     vocab.Tier
+	}{
+		{"mapped", []string{"gen-5.5=company-chat"}, vocab.TierVerified},
+		{"not mapped", nil, vocab.TierExplore},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judge, store := newJudge(t, tc.modelMap...)
+			rs := judge.Round(req.round(t, 200), "", store)
+			require.Len(t, rs, 2)
+			assert.Equal(t, tc.tier == vocab.TierExplore, len(rs[0].Notes) > 0, "%v", rs[0].Notes)
+			assert.Equal(t, tc.tier, rs[1].Tier)
+			assert.Equal(t, "chat.basic", rs[1].Feature)
+		})
 	}
 }
