@@ -36,13 +36,13 @@ type owed struct {
 	in     *catalog.StatusSet
 }
 
-var (
-	owed400 = func(row string) *owed { return &owed{row: row, status: 400} }
-	// refused is 5.2's "image endpoints require a key with image
-	// permission": any answer that serves no image, as the catalog's
-	// key-permission cases read it; a timeout or a throttle is none.
-	refused = &owed{row: "5.2/image-permission", in: &catalog.StatusSet{Classes: []string{"4xx", "5xx"}, Except: []int{408, 429}}}
-)
+// owed400 is a 400, as the row states.
+func owed400(row string) *owed { return &owed{row: row, status: 400} }
+
+// refused is 5.2's "image endpoints require a key with image permission":
+// any answer that serves no image, as the catalog's key-permission cases
+// read it; a timeout or a throttle is none.
+var refused = &owed{row: "5.2/image-permission", in: &catalog.StatusSet{Classes: []string{"4xx", "5xx"}, Except: []int{408, 429}}}
 
 var (
 	jsonEndpoints  = []string{endpointChat, endpointMessages, endpointGenerations, endpointEdits}

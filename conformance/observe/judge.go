@@ -64,7 +64,10 @@ func (j *Judge) Round(r record.Round, file string, store *record.Store) []result
 	}
 	client, owed := j.client(id, q, r, file)
 	out := []results.Result{client}
-	if gw, ok := j.gateway(id, q, r, file, store, owed, client); ok && !j.clientOnly {
+	if j.clientOnly {
+		return out
+	}
+	if gw, ok := j.gateway(id, q, r, file, store, owed, client); ok {
 		out = append(out, gw)
 	}
 	return out
@@ -73,7 +76,7 @@ func (j *Judge) Round(r record.Round, file string, store *record.Store) []result
 // base is what both sides' results share: the exchange, its times and its
 // transcript.
 func (j *Judge) base(id string, r record.Round, file string, q *Request) results.Result {
-	res := results.Result{Case: id, Tier: vocab.TierVerified, Observed: true, Started: r.Sent, Attempts: 1, Requests: 1,
+	res := results.Result{Case: id, Feature: "other", Tier: vocab.TierVerified, Observed: true, Started: r.Sent, Attempts: 1, Requests: 1,
 		Key: r.Request.Key, Transcript: record.RoundTranscript(r, file),
 		Request: &results.Request{Method: r.Request.Method, Path: r.Request.Path}}
 	if q != nil {

@@ -190,7 +190,7 @@ func (q *Request) Product() string {
 		return "unnamed client"
 	}
 	tok := ua[0]
-	if name, version, ok := strings.Cut(tok, "/"); ok && version != "" && strings.IndexFunc(version[:1], func(r rune) bool { return r >= '0' && r <= '9' }) == 0 {
+	if name, version, ok := strings.Cut(tok, "/"); ok && version != "" && version[0] >= '0' && version[0] <= '9' {
 		return name
 	}
 	return tok

@@ -49,10 +49,16 @@ func typeRules() []rule {
 			if !ok || v == nil || hasType(v, m.typ, q.Multipart()) {
 				return nil
 			}
-			return []breach{{m.member, m.typ, fmt.Sprintf("%s %s", typeOf(v, q.Multipart()), shortValue(v))}}
+			return []breach{{m.member, typeSaid[m.typ], fmt.Sprintf("%s %s", typeOf(v, q.Multipart()), shortValue(v))}}
 		}})
 	}
 	return out
+}
+
+// typeSaid is each type of memberTypes as a finding says it.
+var typeSaid = map[string]string{
+	"string": "a string", "boolean": "a boolean", "number": "a number", "integer": "an integer", "object": "an object",
+	"array of objects": "an array of objects", "messages": "an array of objects, each with role and content",
 }
 
 // hasType reports whether a member's value is of the type the spec gives
