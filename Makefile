@@ -51,7 +51,8 @@ lint:
 FUZZ_TARGETS = ./conformance/sse/:FuzzReader ./conformance/streams/:FuzzGrammars ./conformance/catalog/:FuzzLoad ./conformance/catalog/:FuzzReadSettings \
 	./conformance/imagecheck/:FuzzInspect ./conformance/imagecheck/:FuzzDecodeBase64 ./conformance/imagecheck/:FuzzParseSize \
 	./conformance/refgateway/:FuzzChatJSON ./conformance/refgateway/:FuzzMessagesJSON \
-	./conformance/refgateway/:FuzzImagesEditJSON ./conformance/refgateway/:FuzzImagesEditMultipart
+	./conformance/refgateway/:FuzzImagesEditJSON ./conformance/refgateway/:FuzzImagesEditMultipart \
+	./conformance/observe/:FuzzJudgeRequest
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -115,7 +115,7 @@ func rowsOf(res results.Result) []string {
 	return out
 }
 
-func newJudge(t *testing.T, modelMap ...string) (*observe.Judge, *record.Store) {
+func newJudge(t testing.TB, modelMap ...string) (*observe.Judge, *record.Store) {
 	t.Helper()
 	suite, err := conformance.LoadSuite("")
 	require.NoError(t, err)
