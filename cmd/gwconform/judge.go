@@ -266,7 +266,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 		}
 	}()
 	c.si.relayed = q.push
-	c.si.keys = map[string]string{refgateway.KindText: c.keys.Text, refgateway.KindMessages: c.keys.Messages, refgateway.KindImage: c.keys.Image, refgateway.KindAlt: c.keys.Alt}
+	c.si.keys = c.keyKinds()
 	handler, relayBanner, err := c.si.handler()
 	if err != nil {
 		return c.notStarted(err)
@@ -289,12 +289,13 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 		case <-sctx.Done():
 		}
 	}()
-	if code := c.listenAndServe(sctx, handler, banner); code != exitOK {
-		return code
-	}
+	code := c.listenAndServe(sctx, handler, banner)
 	c.si.wait()
 	q.close()
 	<-worker
+	if code != exitOK {
+		return code
+	}
 	judged := c.si.upstream
 	if clientOnly {
 		judged = "" // the in-process reference gateway, gone with the session

@@ -207,13 +207,19 @@ func (c *serveCmd) serveStandIn(ctx context.Context) int {
 		fmt.Fprintln(c.stderr, "gwconform serve: --latency, --rate-limit, --fault and --extra-model shape the reference gateway, as --model-name and --vendor-words do; a relay or a replay answers what the recording says")
 		return exitNotStart
 	}
-	c.si.keys = map[string]string{refgateway.KindText: c.keys.Text, refgateway.KindMessages: c.keys.Messages, refgateway.KindImage: c.keys.Image, refgateway.KindAlt: c.keys.Alt}
+	c.si.keys = c.keyKinds()
 	handler, banner, err := c.si.handler()
 	if err != nil {
 		return c.notStarted(err)
 	}
 	defer c.si.wait()
 	return c.listenAndServe(ctx, handler, banner)
+}
+
+// keyKinds maps each key kind to its key flag's value: how a relay names
+// the kind of each client's key.
+func (c *serveCmd) keyKinds() map[string]string {
+	return map[string]string{refgateway.KindText: c.keys.Text, refgateway.KindMessages: c.keys.Messages, refgateway.KindImage: c.keys.Image, refgateway.KindAlt: c.keys.Alt}
 }
 
 // listenAndServe serves handler on --addr (with --tls, HTTPS) until ctx is
