@@ -57,7 +57,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	store, meta, err := record.Open(fs.Arg(0))
 	if err != nil {
-		fmt.Fprintln(stderr, "gwconform judge:", err)
+		fmt.Fprintf(stderr, "gwconform judge: %v\n(judge reads a relay's recording: gwconform serve --upstream URL --record DIR)\n", err)
 		return exitNotStart
 	}
 	if meta.Source != record.SourceRelay {
