@@ -154,8 +154,11 @@ func (j *Judge) gateway(id string, q *Request, r record.Round, file string, stor
 	res := j.base(id, r, file, q)
 	res.Side = SideGateway
 	res.Model = q.Model()
-	if res.Model == "" {
-		res.Model = "(default model)"
+	switch {
+	case q.Endpoint == endpointModels:
+		res.Model = "(" + q.Key + " key's list)"
+	case res.Model == "":
+		res.Model = "(no model)" // the request names none: the gateway's default serves it, or it is refused
 	}
 	switch {
 	case r.Response == nil || r.Cut != "" || q.Endpoint == "" || q.Endpoint == endpointResponses:
