@@ -164,7 +164,7 @@ func featuresAndModels(catalog []string, rs []results.Result) (features, models 
 		}
 		switch {
 		case seenM[res.Model]:
-		case res.Side == "client":
+		case res.Side == results.SideClient:
 			clients = append(clients, res.Model)
 		default:
 			models = append(models, res.Model)

@@ -19,7 +19,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -293,7 +292,7 @@ func (s *judgeSession) end(t *testing.T) (code int, client []results.Result) {
 	rs, err := results.ReadFile(filepath.Join(s.out, results.FileName))
 	require.NoError(t, err)
 	for _, r := range rs {
-		if r.Side == observe.SideClient {
+		if r.Side == results.SideClient {
 			assert.True(t, r.Observed, "%s: observed", r.Case)
 			client = append(client, r)
 		}

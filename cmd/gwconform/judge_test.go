@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/conformance"
-	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -77,7 +76,7 @@ func TestJudgingRelayOnTheCatalog(t *testing.T) {
 	// The model lists the run asks beside its cases (the preflight, the
 	// coverage) are judged too: every other request is one case's.
 	assert.Equal(t, requestsOf(run, false), requestsOf(judged, true), "one client result per request of a case")
-	assert.Equal(t, sides[observe.SideClient], sides[observe.SideGateway], "every answer judged")
+	assert.Equal(t, sides[results.SideClient], sides[results.SideGateway], "every answer judged")
 }
 
 // requestsOf counts the HTTP requests results made beyond the model list:
@@ -89,7 +88,7 @@ func requestsOf(rs []results.Result, observed bool) int {
 		case r.Feature == "models.list":
 		case !observed:
 			n += r.Requests
-		case r.Side == observe.SideClient:
+		case r.Side == results.SideClient:
 			n++
 		}
 	}
@@ -110,9 +109,9 @@ func TestJudgingRelayNamesWhatTheCatalogFails(t *testing.T) {
 			assert.Equal(t, exitFailed, code)
 			want := failedFeatures(run, "")
 			require.NotEmpty(t, want, "the fault fails the catalog")
-			assert.Equal(t, want, failedFeatures(judged, observe.SideGateway))
+			assert.Equal(t, want, failedFeatures(judged, results.SideGateway))
 			for _, r := range judged {
-				if r.Side == observe.SideClient && r.Status == vocab.StatusFail {
+				if r.Side == results.SideClient && r.Status == vocab.StatusFail {
 					for _, row := range strings.Split(rowsBroken(r), ",") {
 						assert.Contains(t, negativeRows, row, "%s: %v", r.Case, r.Reasons)
 					}
@@ -168,7 +167,7 @@ func TestJudgeARecording(t *testing.T) {
 	assert.Contains(t, stdout, "judged ")
 	judged, err := results.ReadFile(filepath.Join(dir, "judged", results.FileName))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"chat.stream"}, failedFeatures(judged, observe.SideGateway))
+	assert.Equal(t, []string{"chat.stream"}, failedFeatures(judged, results.SideGateway))
 	report, err := os.ReadFile(filepath.Join(dir, "judged", "report.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(report), `"covered"`)
@@ -202,7 +201,7 @@ func TestServeJudgeMax(t *testing.T) {
 	judged, err := results.ReadFile(filepath.Join(out, results.FileName))
 	require.NoError(t, err)
 	for _, r := range judged {
-		assert.Equal(t, observe.SideClient, r.Side, "the reference gateway is not on trial")
+		assert.Equal(t, results.SideClient, r.Side, "the reference gateway is not on trial")
 	}
 	require.Len(t, judged, 2)
 	slices.SortFunc(judged, func(a, b results.Result) int { return strings.Compare(b.Key, a.Key) }) // text, then other

@@ -86,6 +86,21 @@ func (s *Spec) Resolve(ref SpecRef) ([]*SpecRow, error) {
 	return nil, fmt.Errorf("unknown reference %q: give a requirement id such as 4.5/rule-2 or a section such as 4.5 (cases/requirements/requirements.yaml)", ref)
 }
 
+// RowsOf resolves references to their rows, in order: what a generic
+// check's reason cites. References that resolve to nothing are skipped
+// (the loader reports them); a nil Spec has no rows.
+func (s *Spec) RowsOf(refs SpecRefs) []*SpecRow {
+	if s == nil {
+		return nil
+	}
+	var rows []*SpecRow
+	for _, ref := range refs {
+		rs, _ := s.Resolve(ref)
+		rows = append(rows, rs...)
+	}
+	return rows
+}
+
 // Sentences is what a case with these references checks, in words: the
 // sentences of the rows they stand for, in order (a row once), then the
 // case's own words (its requirement:, what the rows do not say), if any.

@@ -333,7 +333,7 @@ func (c *callRun) judge() {
 		}
 		others = lists
 	}
-	reasons := check.Answer(&check.Exchange{Case: cs, Request: &c.judged.Request, Model: c.requested, Rows: c.r.citedRows(cs),
+	reasons := check.Answer(&check.Exchange{Case: cs, Request: &c.judged.Request, Model: c.requested, Rows: c.r.Catalog.Spec.RowsOf(cs.Refs),
 		Schemas: c.r.Schemas, Response: ex.resp, Sent: sent, Received: received, Started: ex.started, Others: others,
 		Limits: c.o.Limits}, res)
 	if len(reasons) > 0 {
@@ -459,20 +459,6 @@ func (r *Runner) Waiting() []string {
 		return nil
 	}
 	return g.pacer.Waiting()
-}
-
-// citedRows resolves the case's spec references to rows, for the reasons
-// of its generic checks. A catalog without a spec cites none.
-func (r *Runner) citedRows(cs *catalog.Case) []*catalog.SpecRow {
-	if r.Catalog.Spec == nil {
-		return nil
-	}
-	var rows []*catalog.SpecRow
-	for _, ref := range cs.Refs {
-		rs, _ := r.Catalog.Spec.Resolve(ref) // the loader resolved every reference
-		rows = append(rows, rs...)
-	}
-	return rows
 }
 
 // shape is one body a call may send: the case itself, or one of its variants.

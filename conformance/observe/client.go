@@ -145,7 +145,7 @@ var clientRules = []rule{
 		return []breach{{"Authorization", "Authorization: Bearer <API_KEY>", sent}}
 	}},
 	{row: "5.2/image-permission", on: imageEndpoints, owed: refused, broken: func(q *Request) []breach {
-		if !slices.Contains([]string{"text", "messages", "alt"}, q.Key) {
+		if !q.keyOfKind() || q.Key == string(catalog.KeyImage) {
 			return nil
 		}
 		return []breach{{"key", "the image key", "the " + q.Key + " key"}}
@@ -158,13 +158,13 @@ var clientRules = []rule{
 		case q.Endpoint == endpointMessages:
 			want = "messages"
 		}
-		if q.Key == want || !slices.Contains([]string{"text", "messages", "image", "alt"}, q.Key) {
+		if q.Key == want || !q.keyOfKind() {
 			return nil
 		}
 		return []breach{{"key", "the " + want + " key", "the " + q.Key + " key"}}
 	}},
 	{row: "5.3/alt-key", on: []string{endpointMessages}, broken: func(q *Request) []breach {
-		if !q.alternative() || q.Key == "alt" || !slices.Contains([]string{"text", "messages", "image"}, q.Key) {
+		if !q.alternative() || q.Key == "alt" || !q.keyOfKind() {
 			return nil
 		}
 		return []breach{{"key", "the alt key (the alternative text model's own kind)", "the " + q.Key + " key"}}
@@ -245,6 +245,13 @@ func partialImagesSent(q *Request) (int, bool) {
 		return 0, false
 	}
 	return integer(v)
+}
+
+// keyOfKind says the request's key is one of the configured kinds (not
+// none, nor a key of no configured kind): only then can the key rules of
+// 5.2 and 5.3 tell a wrong kind.
+func (q *Request) keyOfKind() bool {
+	return slices.Contains(catalog.KeyKinds, catalog.KeyKind(q.Key))
 }
 
 // alternative says the request is for the alternative text model: sent

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // FuzzJudgeRequest: whatever a client sends (any path, any JSON body), the
@@ -36,7 +36,7 @@ func FuzzJudgeRequest(f *testing.F) {
 				Body: &record.Body{Bytes: len(body), JSON: json.RawMessage(body)}}}
 		rs := judge.Round(r, "", store)
 		require.NotEmpty(t, rs)
-		require.Equal(t, observe.SideClient, rs[0].Side)
+		require.Equal(t, results.SideClient, rs[0].Side)
 		require.NotEmpty(t, rs[0].Feature)
 	})
 }

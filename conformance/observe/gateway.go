@@ -55,8 +55,8 @@ func gatewayCase(q *Request, o *owed, feature string) *catalog.Case {
 		}
 		cs.Expect.SSE = sse
 	}
-	cs.Refs = answerRows(q)
-	cs.Spec = strings.Join(refStrings(cs.Refs), ", ")
+	cs.Refs = answerRows[q.Endpoint]
+	cs.Spec = cs.Refs.String()
 	return cs
 }
 
@@ -74,29 +74,14 @@ func transparency(q *Request) *catalog.ImageExpect {
 	return &catalog.ImageExpect{Transparent: &t}
 }
 
-// answerRows are the rows an answer to the endpoint is judged by, cited
+// answerRows are the rows an answer to each endpoint is judged by, cited
 // by a generic check's reason.
-func answerRows(q *Request) catalog.SpecRefs {
-	rows := map[string][]string{
-		endpointModels:      {"4.1/returns-list"},
-		endpointChat:        {"4.2/stream-omitted", "4.2/stream-true"},
-		endpointMessages:    {"4.3/stream-omitted", "4.3/stream-true"},
-		endpointGenerations: {"4.4/stream"},
-		endpointEdits:       {"4.5/stream"},
-	}[q.Endpoint]
-	var out catalog.SpecRefs
-	for _, r := range rows {
-		out = append(out, catalog.SpecRef(r))
-	}
-	return out
-}
-
-func refStrings(refs catalog.SpecRefs) []string {
-	out := make([]string, len(refs))
-	for i, r := range refs {
-		out[i] = string(r)
-	}
-	return out
+var answerRows = map[string]catalog.SpecRefs{
+	endpointModels:      {"4.1/returns-list"},
+	endpointChat:        {"4.2/stream-omitted", "4.2/stream-true"},
+	endpointMessages:    {"4.3/stream-omitted", "4.3/stream-true"},
+	endpointGenerations: {"4.4/stream"},
+	endpointEdits:       {"4.5/stream"},
 }
 
 // featureOf is the matrix column of an observed request: the catalog's

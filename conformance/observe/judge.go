@@ -1,11 +1,8 @@
 package observe
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -16,12 +13,6 @@ import (
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/schemas"
-)
-
-// Sides of an observed exchange (results.Result.Side).
-const (
-	SideClient  = "client"
-	SideGateway = "gateway"
 )
 
 // ClientRow is the row label of a client in the matrix: its product token.
@@ -58,23 +49,24 @@ func (j *Judge) Round(r record.Round, file string, store *record.Store) []result
 	q, err := FromRound(r, store)
 	if err != nil {
 		res := j.base(id, r, file, nil)
-		res.Model, res.Side, res.Status = ClientRow("unreadable request"), SideClient, vocab.StatusError
+		res.Model, res.Side, res.Status = ClientRow("unreadable request"), results.SideClient, vocab.StatusError
 		res.Reasons = []vocab.Reason{{Check: "recording", Message: err.Error()}}
 		return []results.Result{res}
 	}
-	client, owed := j.client(id, q, r, file)
+	base := j.base(id, r, file, q)
+	client, owed := j.client(q, base)
 	out := []results.Result{client}
 	if j.clientOnly {
 		return out
 	}
-	if gw, ok := j.gateway(id, q, r, file, store, owed, client); ok {
+	if gw, ok := j.gateway(q, r, store, owed, client, base); ok {
 		out = append(out, gw)
 	}
 	return out
 }
 
-// base is what both sides' results share: the exchange, its times and its
-// transcript.
+// base is what both sides' results share: the exchange, its feature, its
+// times and its transcript.
 func (j *Judge) base(id string, r record.Round, file string, q *Request) results.Result {
 	res := results.Result{Case: id, Feature: "other", Tier: vocab.TierVerified, Observed: true, Started: r.Sent, Attempts: 1, Requests: 1,
 		Key: r.Request.Key, Transcript: record.RoundTranscript(r, file),
@@ -92,9 +84,8 @@ func (j *Judge) base(id string, r record.Round, file string, q *Request) results
 
 // client judges the request against every rule that applies to it, and
 // returns the answer the gateway owes it, if the spec states one.
-func (j *Judge) client(id string, q *Request, r record.Round, file string) (results.Result, *owed) {
-	res := j.base(id, r, file, q)
-	res.Model, res.Side = ClientRow(q.Product()), SideClient
+func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
+	res.Model, res.Side = ClientRow(q.Product()), results.SideClient
 	var rows []string
 	var owes *owed
 	for _, ru := range j.rules {
@@ -134,11 +125,8 @@ func (j *Judge) client(id string, q *Request, r record.Round, file string) (resu
 
 // sentence is a row's sentence, for a finding.
 func (j *Judge) sentence(row string) string {
-	if j.catalog.Spec == nil {
-		return ""
-	}
-	rows, err := j.catalog.Spec.Resolve(catalog.SpecRef(row))
-	if err != nil || len(rows) == 0 {
+	rows := j.catalog.Spec.RowsOf(catalog.SpecRefs{catalog.SpecRef(row)})
+	if len(rows) == 0 {
 		return ""
 	}
 	return rows[0].Sentence
@@ -150,9 +138,8 @@ func (j *Judge) sentence(row string) string {
 // breaks a rule whose answer the spec does not state. A request beyond
 // the verified rows (the client's notes) is judged in the explore tier:
 // reported, never deciding, since the spec guarantees it nothing.
-func (j *Judge) gateway(id string, q *Request, r record.Round, file string, store *record.Store, o *owed, client results.Result) (results.Result, bool) {
-	res := j.base(id, r, file, q)
-	res.Side = SideGateway
+func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed, client, res results.Result) (results.Result, bool) {
+	res.Side = results.SideGateway
 	res.Model = q.Model()
 	switch {
 	case q.Endpoint == endpointModels:
@@ -173,13 +160,13 @@ func (j *Judge) gateway(id string, q *Request, r record.Round, file string, stor
 		cs.Tier = vocab.TierExplore
 	}
 	res.Tier = cs.Tier
-	resp, err := response(r, store)
+	resp, err := store.Response(&r)
 	if err != nil {
 		res.Status, res.Reasons = vocab.StatusError, []vocab.Reason{{Check: "recording", Message: err.Error()}}
 		return res, true
 	}
 	defer resp.Body.Close()
-	res.Reasons = check.Answer(&check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.rows(cs),
+	res.Reasons = check.Answer(&check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.catalog.Spec.RowsOf(cs.Refs),
 		Schemas: j.schemas, Response: resp, Sent: r.Sent, Received: r.Response.Received, Started: r.Sent, Limits: j.limits}, &res)
 	res.Status = check.Status(cs, resp.StatusCode, res.Reasons)
 	res.Spec = cs.Spec
@@ -187,30 +174,4 @@ func (j *Judge) gateway(id string, q *Request, r record.Round, file string, stor
 		res.Status, res.Reasons = vocab.StatusFail, []vocab.Reason{{Check: "transport", Actual: r.Error, Message: "the answer ended in an error before its end"}}
 	}
 	return res, true
-}
-
-// rows are the spec rows a synthesized case cites.
-func (j *Judge) rows(cs *catalog.Case) []*catalog.SpecRow {
-	if j.catalog.Spec == nil {
-		return nil
-	}
-	var out []*catalog.SpecRow
-	for _, ref := range cs.Refs {
-		rs, _ := j.catalog.Spec.Resolve(ref)
-		out = append(out, rs...)
-	}
-	return out
-}
-
-// response rebuilds the recorded answer as the check stage reads it.
-func response(r record.Round, store *record.Store) (*http.Response, error) {
-	_, chunks, err := store.Playback(&r)
-	if err != nil {
-		return nil, err
-	}
-	var body bytes.Buffer
-	for _, c := range chunks {
-		body.Write(c.Data)
-	}
-	return &http.Response{StatusCode: r.Response.Status, Header: record.Header(r.Response.Header), Body: io.NopCloser(&body)}, nil
 }

@@ -39,11 +39,12 @@ type form struct {
 // (gateway id → spec id).
 type verifiedForms struct {
 	byEndpoint map[string][]form
+	models     map[string][]string // the spec ids verified on each endpoint, sorted
 	aliases    map[string]string
 }
 
 func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
-	out := verifiedForms{byEndpoint: map[string][]form{}, aliases: map[string]string{}}
+	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, aliases: map[string]string{}}
 	for spec, gw := range modelMap {
 		out.aliases[gw] = spec
 	}
@@ -78,8 +79,14 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 			}
 			for _, model := range cs.Models {
 				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs})
+				if !slices.Contains(out.models[r.Path], model) {
+					out.models[r.Path] = append(out.models[r.Path], model)
+				}
 			}
 		}
+	}
+	for _, ids := range out.models {
+		slices.Sort(ids)
 	}
 	return out
 }
@@ -90,7 +97,7 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 func (v verifiedForms) feature(q *Request) string {
 	spec := q.Model()
 	if spec != "" {
-		spec = v.specModel(spec, v.models(q.Endpoint))
+		spec = v.specModel(spec, v.models[q.Endpoint])
 	}
 	names := q.names()
 	for _, f := range v.byEndpoint[q.Endpoint] {
@@ -102,18 +109,6 @@ func (v verifiedForms) feature(q *Request) string {
 		}
 	}
 	return ""
-}
-
-// models are the spec ids verified on an endpoint, sorted.
-func (v verifiedForms) models(endpoint string) []string {
-	var out []string
-	for _, f := range v.byEndpoint[endpoint] {
-		if !slices.Contains(out, f.model) {
-			out = append(out, f.model)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // specModel is the spec id of ids an observed model names: the one a
@@ -159,10 +154,10 @@ func (v verifiedForms) notes(q *Request) []string {
 	model := q.Model()
 	spec := model
 	if model != "" {
-		spec = v.specModel(model, v.models(q.Endpoint))
+		spec = v.specModel(model, v.models[q.Endpoint])
 		if spec == "" {
 			return []string{fmt.Sprintf("the model %s is none the spec verifies on %s (%s); its other parameters were not weighed against the verified rows (spec %s)",
-				model, q.Endpoint, strings.Join(v.models(q.Endpoint), ", "), modelRows[q.Endpoint])}
+				model, q.Endpoint, strings.Join(v.models[q.Endpoint], ", "), modelRows[q.Endpoint])}
 		}
 	}
 	var mine []form

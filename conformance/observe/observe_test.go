@@ -139,7 +139,7 @@ func TestMalformedRequests(t *testing.T) {
 		t.Run("valid "+name, func(t *testing.T) {
 			rs := judge.Round(s.round(t, 400), "", store)
 			require.NotEmpty(t, rs)
-			assert.Equal(t, observe.SideClient, rs[0].Side)
+			assert.Equal(t, results.SideClient, rs[0].Side)
 			assert.Equal(t, vocab.StatusPass, rs[0].Status, "%v", rs[0].Reasons)
 			assert.Empty(t, rs[0].Notes)
 		})

@@ -33,7 +33,7 @@ func Summary(rs []results.Result) string {
 	var client, gateway count
 	for _, r := range rs {
 		c := &client
-		if r.Side == SideGateway {
+		if r.Side == results.SideGateway {
 			c = &gateway
 		}
 		c.judged++

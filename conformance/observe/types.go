@@ -2,6 +2,8 @@ package observe
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // memberTypes are the types the spec's parameter tables give the members
@@ -73,8 +75,7 @@ func hasType(v any, typ string, multipart bool) bool {
 		case "boolean":
 			return s == "true" || s == "false"
 		case "number":
-			var f float64
-			_, err := fmt.Sscan(s, &f)
+			_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			return err == nil
 		}
 		return typ == "string"

@@ -1,10 +1,8 @@
 package record
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptrace"
@@ -75,15 +73,11 @@ func (r *Replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	case rd.Response == nil:
 		return nil, errors.New(rd.Error)
 	}
-	headers, chunks, err := r.Store.Playback(&rd)
+	resp, err := r.Store.Response(&rd) // a run's replay does not wait: only serve --replay-timing does
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", where, err)
 	}
-	_ = headers // a run's replay does not wait: only serve --replay-timing does
-	var buf bytes.Buffer
-	for _, c := range chunks {
-		buf.Write(c.Data)
-	}
+	resp.Request = req
 	// The engine's watchdog moves through its phases on these trace
 	// events, as it does on a live connection.
 	if tr := httptrace.ContextClientTrace(req.Context()); tr != nil {
@@ -93,17 +87,6 @@ func (r *Replay) RoundTrip(req *http.Request) (*http.Response, error) {
 		if tr.GotFirstResponseByte != nil {
 			tr.GotFirstResponseByte()
 		}
-	}
-	resp := &http.Response{
-		Status:        fmt.Sprintf("%d %s", rd.Response.Status, http.StatusText(rd.Response.Status)),
-		StatusCode:    rd.Response.Status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        Header(rd.Response.Header),
-		Body:          io.NopCloser(&buf),
-		ContentLength: int64(buf.Len()),
-		Request:       req,
 	}
 	log.mu.Lock()
 	if log.times == nil {

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,4 +311,29 @@ func (s *Store) Playback(r *Round) (time.Duration, []Chunk, error) {
 		return headers, nil, nil
 	}
 	return headers, []Chunk{{At: time.Duration(resp.EndedMS) * time.Millisecond, Data: body}}, nil
+}
+
+// Response is a recorded answer as a client reads it, whole and at once:
+// a run's replay answers with it, and the judge of a relay's traffic
+// judges it.
+func (s *Store) Response(r *Round) (*http.Response, error) {
+	_, chunks, err := s.Playback(r)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	for _, c := range chunks {
+		buf.Write(c.Data)
+	}
+	status := r.Response.Status
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        Header(r.Response.Header),
+		Body:          io.NopCloser(&buf),
+		ContentLength: int64(buf.Len()),
+	}, nil
 }

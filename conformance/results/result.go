@@ -35,6 +35,12 @@ type Request struct {
 	Curl string `json:"curl,omitempty"`
 }
 
+// The sides of an observed exchange a result judges (Result.Side).
+const (
+	SideClient  = "client"
+	SideGateway = "gateway"
+)
+
 // Result is one line of results.jsonl: one finished case × model.
 type Result struct {
 	Case    string `json:"case"`
@@ -112,7 +118,7 @@ type Result struct {
 	// exchange it judges, client or gateway, and Model is then the
 	// client's product token (observe.ClientRow) or the model requested.
 	Observed bool   `json:"observed,omitempty"`
-	Side     string `json:"side,omitempty"`
+	Side     string `json:"side,omitempty"` // SideClient or SideGateway
 	// Notes are what an observed request does beyond the spec's verified
 	// rows (4.5 rule 4): no failure, but nothing the spec guarantees.
 	Notes []string `json:"notes,omitempty"`
