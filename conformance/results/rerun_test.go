@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,25 +13,29 @@ import (
 
 func TestRerunnable(t *testing.T) {
 	tests := []struct {
-		tier   vocab.Tier
-		status vocab.Status
-		strict bool
-		want   bool
+		tier      vocab.Tier
+		status    vocab.Status
+		strict    bool
+		cancelled bool // cut by an interrupt: never finished, of any tier
+		want      bool
 	}{
-		{vocab.TierVerified, vocab.StatusFail, false, true},
-		{vocab.TierNegative, vocab.StatusError, false, true},
-		{vocab.TierVerified, vocab.StatusThrottled, false, true},
-		{vocab.TierNegative, vocab.StatusInconclusive, false, true},
-		{vocab.TierVerified, vocab.StatusPass, false, false},
-		{vocab.TierVerified, vocab.StatusWaived, false, false},
-		{vocab.TierVerified, vocab.StatusSkip, false, false},
-		{vocab.TierStrict, vocab.StatusFail, false, false},
-		{vocab.TierStrict, vocab.StatusFail, true, true},
-		{vocab.TierExplore, vocab.StatusFail, true, false},
+		{vocab.TierVerified, vocab.StatusFail, false, false, true},
+		{vocab.TierNegative, vocab.StatusError, false, false, true},
+		{vocab.TierVerified, vocab.StatusThrottled, false, false, true},
+		{vocab.TierNegative, vocab.StatusInconclusive, false, false, true},
+		{vocab.TierVerified, vocab.StatusPass, false, false, false},
+		{vocab.TierVerified, vocab.StatusWaived, false, false, false},
+		{vocab.TierVerified, vocab.StatusSkip, false, false, false},
+		{vocab.TierStrict, vocab.StatusFail, false, false, false},
+		{vocab.TierStrict, vocab.StatusFail, true, false, true},
+		{vocab.TierExplore, vocab.StatusFail, true, false, false},
+		{vocab.TierVerified, vocab.StatusError, false, true, true},
+		{vocab.TierStrict, vocab.StatusError, false, true, true},
+		{vocab.TierExplore, vocab.StatusError, false, true, true},
 	}
 	for _, tt := range tests {
-		t.Run(string(tt.tier)+"/"+string(tt.status), func(t *testing.T) {
-			assert.Equal(t, tt.want, Result{Tier: tt.tier, Status: tt.status}.Rerunnable(tt.strict))
+		t.Run(fmt.Sprintf("%s/%s/strict=%t/cancelled=%t", tt.tier, tt.status, tt.strict, tt.cancelled), func(t *testing.T) {
+			assert.Equal(t, tt.want, Result{Tier: tt.tier, Status: tt.status, Cancelled: tt.cancelled}.Rerunnable(tt.strict))
 		})
 	}
 }

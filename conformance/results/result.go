@@ -242,10 +242,12 @@ func (r Result) FailsRun(strict bool) bool { return r.Decides(strict) && r.Faile
 
 // Rerunnable reports whether --rerun-failed runs a result again: it decides
 // the exit code (Decides) and ended fail, error, throttled or inconclusive —
-// the results that would page someone or leave the run incomplete — or was
-// cut by an interrupt. A waived result is a known deviation, not run again.
+// the results that would page someone or leave the run incomplete — or it
+// was cut by an interrupt, of any tier: a call never finished, as run
+// --resume makes it again (plan.Resume). A waived result is a known
+// deviation, not run again.
 func (r Result) Rerunnable(strict bool) bool {
-	return r.Decides(strict) && (r.Failed() || r.Status == vocab.StatusThrottled || r.Status == vocab.StatusInconclusive || r.Cancelled)
+	return r.Cancelled || r.Decides(strict) && (r.Failed() || r.Status == vocab.StatusThrottled || r.Status == vocab.StatusInconclusive)
 }
 
 // Rerun combines a result with its re-run: the re-run's outcome, with the
