@@ -111,11 +111,12 @@ func relayedRounds(store *record.Store) ([]queuedRound, error) {
 // as they are judged (results.jsonl, written as each exchange ends), and
 // what the console says.
 type judging struct {
-	judge  *observe.Judge
-	cat    *catalog.Catalog
-	out    string
-	strict bool
-	stdout io.Writer
+	judge   *observe.Judge
+	session *observe.Session
+	cat     *catalog.Catalog
+	out     string
+	strict  bool
+	stdout  io.Writer
 	// max ends the judgement after that many exchanges (--judge-max; 0:
 	// none); full is closed then.
 	max  int
@@ -165,8 +166,10 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	return &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, js.clientOnly, modelMap), cat: suite.Catalog, out: js.out, strict: js.strict,
-		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}, nil
+	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, js.clientOnly, modelMap), cat: suite.Catalog, out: js.out, strict: js.strict,
+		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}
+	jg.session = observe.NewSession(jg.judge, jg.emit)
+	return jg, nil
 }
 
 // round judges one exchange, writes its results and says on the console
@@ -178,18 +181,21 @@ func (j *judging) round(r record.Round, file string, store *record.Store) {
 	if j.max > 0 && j.exchanges >= j.max {
 		return
 	}
-	rs := j.judge.Round(r, file, store)
+	j.session.Round(r, file, store)
 	j.exchanges++
-	for _, res := range rs {
-		if err := j.w.Write(res); err != nil {
-			fmt.Fprintf(j.stdout, "results.jsonl: %v\n", err)
-		}
-		j.rs = append(j.rs, res)
-		j.say(res)
-	}
 	if j.max > 0 && j.exchanges == j.max {
 		close(j.full)
 	}
+}
+
+// emit writes a result the session settled and says what it found; the
+// session calls it within round or finish, under j.mu.
+func (j *judging) emit(res results.Result) {
+	if err := j.w.Write(res); err != nil {
+		fmt.Fprintf(j.stdout, "results.jsonl: %v\n", err)
+	}
+	j.rs = append(j.rs, res)
+	j.say(res)
 }
 
 // say prints one line for a result that found something.
@@ -205,6 +211,7 @@ func (j *judging) say(res results.Result) {
 func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.Writer) int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.session.Close()
 	if err := j.w.Close(); err != nil {
 		fmt.Fprintln(stderr, "gwconform judge: results.jsonl:", err)
 	}

@@ -21,8 +21,8 @@ import (
 
 // runThrough runs the catalog's tiers through a judging relay in front of
 // a reference gateway with the faults on. It returns the run's results,
-// the judge's, and the relay's exit code.
-func runThrough(t *testing.T, tiers string, faults ...string) (run, judged []results.Result, code int) {
+// the judge's, the run's exit code and the relay's.
+func runThrough(t *testing.T, tiers string, faults ...string) (run, judged []results.Result, runCode, code int) {
 	t.Helper()
 	clearEnv(t)
 	gw := refGateway(t, refgateway.Config{Faults: faults})
@@ -42,7 +42,7 @@ func runThrough(t *testing.T, tiers string, faults ...string) (run, judged []res
 	for _, f := range []string{"report.json", "matrix.md", "report.html", "junit.xml"} {
 		assert.FileExists(t, filepath.Join(dir, "judged", f))
 	}
-	return run, judged, code
+	return run, judged, runCode, code
 }
 
 // failedFeatures are the features of the failed results (of a side, for
@@ -65,7 +65,7 @@ func TestJudgingRelayOnTheCatalog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the whole catalog through a relay")
 	}
-	run, judged, code := runThrough(t, "verified")
+	run, judged, _, code := runThrough(t, "verified")
 	assert.Equal(t, exitOK, code)
 	sides := map[string]int{}
 	for _, r := range judged {
@@ -105,7 +105,7 @@ func TestJudgingRelayNamesWhatTheCatalogFails(t *testing.T) {
 	negativeRows := catalogRows(t, vocab.TierNegative)
 	for _, faults := range [][]string{{"size-mismatch", "chat-no-done"}, {"cumulative-deltas"}, {"background-auto"}, {"undecodable-image"}} {
 		t.Run(strings.Join(faults, ","), func(t *testing.T) {
-			run, judged, code := runThrough(t, "verified,negative", faults...)
+			run, judged, _, code := runThrough(t, "verified,negative", faults...)
 			assert.Equal(t, exitFailed, code)
 			want := failedFeatures(run, "")
 			require.NotEmpty(t, want, "the fault fails the catalog")

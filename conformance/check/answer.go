@@ -42,6 +42,15 @@ type Exchange struct {
 	// Others are the model lists of other key kinds a differs_from check
 	// compares with.
 	Others map[catalog.KeyKind][]string
+	// Named are spec ids a model list must name, each by any id that
+	// names it (its spelling or a vendor's words): what the judge of
+	// observed traffic owes a key's list, knowing no gateway ids. A case's
+	// listed: true looks for the id its requests send.
+	Named []string
+	// Cut says the client ended the exchange before its end (a timeout, a
+	// stream it stopped reading): what arrived is judged, not how the
+	// answer would have ended — no end-of-stream rule, no whole body.
+	Cut    bool
 	Limits Limits
 }
 
@@ -60,7 +69,7 @@ type Limits struct {
 // stream's event types and first event, the decoded images — goes into res.
 func Answer(x *Exchange, res *results.Result) []vocab.Reason {
 	c := &checker{model: x.Model, spec: res.Model, sent: x.Sent, received: x.Received, rows: x.Rows,
-		request: x.Request, strict: x.Case.Tier == vocab.TierStrict}
+		request: x.Request, strict: x.Case.Tier == vocab.TierStrict, cut: x.Cut}
 	c.answer(x, res)
 	return mergeReasons(c.reasons)
 }
@@ -90,6 +99,9 @@ func (c *checker) answer(x *Exchange, res *results.Result) {
 		}
 		c.checkStream(body, exp.SSE, x.Schemas, x.Limits, x.Started, res)
 		return
+	}
+	if x.Cut {
+		return // a JSON body cut short is no document to judge
 	}
 	body, err := ReadBody(resp.Body, x.Limits.MaxBodyBytes)
 	if err != nil {
@@ -150,6 +162,9 @@ func (c *checker) checkJSONAnswer(x *Exchange, body []byte, res *results.Result)
 	}
 	if exp.Listed {
 		c.checkListed(body, x.Case.Key, res.Model)
+	}
+	for _, spec := range x.Named {
+		c.checkNamed(body, x.Case.Key, spec)
 	}
 	if images || exp.Images != nil {
 		res.Images = c.checkImageResult(body, ExpectedImages(exp.Images, c.request), x.Limits.Thumbnails)

@@ -35,6 +35,8 @@ type checker struct {
 	// strict adds the strict tier's readings of a kind's rules (a JSON media
 	// type, a named background) in strict cases.
 	strict bool
+	// cut: the client ended the exchange early (Exchange.Cut).
+	cut bool
 	// spec is the spec's id of the model under test (the result's model),
 	// where model is the id the request named (the gateway's).
 	spec string

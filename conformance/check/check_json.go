@@ -299,6 +299,18 @@ func (c *checker) checkListed(body []byte, key catalog.KeyKind, spec string) {
 		"%s is not listed for the %s key (spec 2.1: the list of the models visible to the calling key)", name, key)
 }
 
+// checkNamed: the list names a spec model by some id, as checkListed asks
+// of the id a run sends.
+func (c *checker) checkNamed(body []byte, key catalog.KeyKind, spec string) {
+	for _, id := range gjson.GetBytes(body, "data.#.id").Array() {
+		if _, ok := modelid.Names(spec, id.String()); ok || modelid.Same(spec, id.String()) {
+			return
+		}
+	}
+	c.fail("json", "data", spec+" (by any id naming it) among data[].id", "absent",
+		"%s is not listed for the %s key (spec 2.1: the list of the models visible to the calling key)", spec, key)
+}
+
 func idSet(vs []gjson.Result) map[string]bool {
 	out := map[string]bool{}
 	for _, v := range vs {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // A client rule is one sentence of the spec a request must keep: where it
@@ -34,6 +35,9 @@ type owed struct {
 	row    string
 	status int
 	in     *catalog.StatusSet
+	// tier is the tier of the row (negative when unset): a strict one's
+	// refusal follows from the spec's text, not its error table.
+	tier vocab.Tier
 }
 
 // owed400 is a 400, as the row states.
@@ -65,6 +69,15 @@ var clientRules = []rule{
 			return nil
 		}
 		return []breach{{"Content-Type", "application/json", orNone(q.ContentType)}}
+	}},
+	// A body sent as JSON that does not parse can never succeed; 7 states
+	// no status for it, so only the strict tier owes it a 4xx (the
+	// catalog's malformed-JSON case).
+	{row: "4/json-content-type", on: jsonEndpoints, owed: &owed{row: "4/json-content-type", tier: vocab.TierStrict, status: 400}, broken: func(q *Request) []breach {
+		if !q.unparsed() {
+			return nil
+		}
+		return []breach{{"body", "a JSON document", "a body that does not parse as JSON"}}
 	}},
 	required("4.2/model-omitted", endpointChat, "model", owed400("7/chat-no-model")),
 	required("4.2/messages-omitted", endpointChat, "messages", owed400("7/chat-no-messages")),
@@ -206,8 +219,8 @@ func exactPath(q *Request) []breach {
 // field, not null).
 func required(row, endpoint, member string, o *owed) rule {
 	return rule{row: row, on: []string{endpoint}, owed: o, broken: func(q *Request) []breach {
-		if v, ok := q.param(member); ok && v != nil {
-			return nil
+		if v, ok := q.param(member); ok && v != nil || q.unparsed() {
+			return nil // a body that does not parse is its own breach
 		}
 		return []breach{{member, member + " (required)", "absent"}}
 	}}
@@ -332,3 +345,7 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// unparsed says the body was sent as JSON (not multipart, not empty) but
+// does not parse as JSON.
+func (q *Request) unparsed() bool { return !q.Empty && !q.Multipart() && !q.JSON }

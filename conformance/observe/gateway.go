@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -24,7 +26,7 @@ var protocols = map[string]catalog.Protocol{
 // owed when it breaks a rule whose answer the spec states (a negative
 // case's); otherwise a success is expected (a verified case's), and a
 // stream when the request asks for one.
-func gatewayCase(q *Request, o *owed, feature string) *catalog.Case {
+func (v verifiedForms) gatewayCase(q *Request, o *owed, feature string) *catalog.Case {
 	cs := &catalog.Case{Feature: feature, Key: catalog.KeyKind(q.Key),
 		Request: catalog.Request{Method: q.Method, Path: q.Endpoint}}
 	if q.Multipart() {
@@ -39,25 +41,76 @@ func gatewayCase(q *Request, o *owed, feature string) *catalog.Case {
 		cs.Request.JSON = q.Body
 	}
 	if o != nil {
-		cs.Tier, cs.Refs, cs.Spec = vocab.TierNegative, catalog.SpecRefs{catalog.SpecRef(o.row)}, o.row
+		cs.Tier, cs.Refs, cs.Spec = cmp.Or(o.tier, vocab.TierNegative), catalog.SpecRefs{catalog.SpecRef(o.row)}, o.row
 		cs.Expect.Status, cs.Expect.StatusIn = o.status, o.in
 		return cs
 	}
 	cs.Tier, cs.Expect.Status = vocab.TierVerified, 200
+	cs.Refs = slices.Clone(answerRows[q.Endpoint])
 	images := transparency(q)
-	cs.Expect.Images = images
 	if p, ok := protocols[q.Endpoint]; ok && q.Streams() {
 		sse := &catalog.SSEExpect{Protocol: p}
-		if p.IsImage() {
+		switch {
+		case p.IsImage():
 			n, _ := integer(q.text("partial_images"))
 			sse.MaxPreviews = &n
 			sse.Images = check.ExpectedImages(images, &cs.Request)
+		case p == catalog.ProtocolChat:
+			sse.MinText = 1 // 6.2: the text is in choices[].delta.content
+			cs.Refs = append(cs.Refs, "6.2/delta-content")
+		case p == catalog.ProtocolMessages:
+			sse.MinText = 1                                                           // 6.3: the text is in delta.text
+			sse.StopReason = &catalog.Matcher{OneOf: []any{"end_turn", "max_tokens"}} // 2.4: seen
+			cs.Refs = append(cs.Refs, "6.3/delta-text", "6.3/stop-reason")
 		}
 		cs.Expect.SSE = sse
+	} else if q.Endpoint == endpointGenerations || q.Endpoint == endpointEdits {
+		images = v.imageEchoes(q, cs, images)
 	}
-	cs.Refs = answerRows[q.Endpoint]
+	cs.Expect.Images = images
 	cs.Spec = cs.Refs.String()
 	return cs
+}
+
+// imageEchoes are what a JSON image result owes the request beyond n,
+// size and output_format (check.ExpectedImages): the quality asked echoed
+// (2.2: "echoes the quality used"; auto may name what it resolved to), and
+// where a verified row omits size for the model, the 1254x1254 result
+// (4.4, 4.5: "omitted returns a 1254x1254 result").
+func (v verifiedForms) imageEchoes(q *Request, cs *catalog.Case, images *catalog.ImageExpect) *catalog.ImageExpect {
+	json := map[string]catalog.Matcher{}
+	if quality := q.text("quality"); quality != "" && quality != "auto" {
+		json["quality"] = catalog.Matcher{Equals: quality, HasEquals: true}
+		cs.Refs = append(cs.Refs, "2.2/quality")
+	}
+	if q.text("size") == "" && v.sizeOmittedVerified(q) {
+		json["size"] = catalog.Matcher{Equals: defaultSize, HasEquals: true}
+		if images == nil {
+			images = &catalog.ImageExpect{}
+		}
+		images.Size = defaultSize
+		cs.Refs = append(cs.Refs, catalog.SpecRef(sizeOmittedRows[q.Endpoint]), "2.2/size")
+	}
+	if len(json) > 0 {
+		cs.Expect.JSON = json
+	}
+	return images
+}
+
+// defaultSize is the size of a result whose request omits it (4.4, 4.5).
+const defaultSize = "1254x1254"
+
+var sizeOmittedRows = map[string]string{endpointGenerations: "4.4/size-omitted", endpointEdits: "4.5/size-omitted"}
+
+// sizeOmittedVerified says a verified row omits size for the model q
+// names on its endpoint, answered as JSON: gen-image-2's generation (4.4
+// is verified for it) and every edit model's (4.5). A request naming no
+// model is the default model's, whose size 4.4 does not show.
+func (v verifiedForms) sizeOmittedVerified(q *Request) bool {
+	spec := v.modelKey(q)
+	return spec != "" && slices.ContainsFunc(v.byEndpoint[q.Endpoint], func(f form) bool {
+		return f.model == spec && !f.names["size"] && f.names["model"] && f.values["stream"] != "true"
+	})
 }
 
 // transparency is 4.5's transparent output: a real alpha channel when the

@@ -2,9 +2,11 @@ package observe
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -30,6 +32,12 @@ type Judge struct {
 	// reference gateway answers, and is not on trial).
 	clientOnly bool
 	seq        atomic.Int64
+	// lists are the last model list served to each key kind: what a later
+	// list must differ from (2.1).
+	lists struct {
+		sync.Mutex
+		byKey map[catalog.KeyKind][]string
+	}
 }
 
 // New returns a judge that reads the verified rows from cat and validates
@@ -41,26 +49,58 @@ func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, clientOnly
 		limits: limits, clientOnly: clientOnly}
 }
 
-// Round judges one recorded round: the client's result, and the
+// Round judges one recorded round alone: the client's result, and the
 // gateway's when its answer can be judged. file is the recording's file
 // that keeps the round (shown in the transcript); store reads its blobs.
+// A Session judges a stream of rounds as a run judges its calls (attempts,
+// controls).
 func (j *Judge) Round(r record.Round, file string, store *record.Store) []results.Result {
+	return j.exchange(r, file, store).results
+}
+
+// judged is one exchange judged: its results, the control a negative
+// among them needs, and the control the exchange is when it was served.
+type judged struct {
+	results []results.Result
+	needs   *control
+	serves  *control
+}
+
+func (j *Judge) exchange(r record.Round, file string, store *record.Store) judged {
 	id := fmt.Sprintf("observed-%06d", j.seq.Add(1))
 	q, err := FromRound(r, store)
 	if err != nil {
 		res := j.base(id, r, file, nil)
 		res.Model, res.Side, res.Status = ClientRow("unreadable request"), results.SideClient, vocab.StatusError
 		res.Reasons = []vocab.Reason{{Check: "recording", Message: err.Error()}}
-		return []results.Result{res}
+		return judged{results: []results.Result{res}}
 	}
 	base := j.base(id, r, file, q)
-	client, owed := j.client(q, base)
-	out := []results.Result{client}
+	client, owes := j.client(q, base)
+	if owes != nil {
+		// A request owed a refusal is its negative case's, on both sides.
+		base.Feature = cmp.Or(j.forms.negatives[[2]string{q.Endpoint, owes.row}], base.Feature)
+		client.Feature = base.Feature
+	}
+	out := judged{results: []results.Result{client}}
 	if j.clientOnly {
 		return out
 	}
-	if gw, ok := j.gateway(q, r, store, owed, client, base); ok {
-		out = append(out, gw)
+	// In a relay the gateway is on trial: the client's findings are
+	// reported beside its verdict, as the run's own negative requests
+	// break rules on purpose and the run's verdict is the gateway's.
+	out.results[0].Aside = true
+	gw, ok := j.gateway(q, r, store, owes, client, base)
+	if !ok {
+		return out
+	}
+	out.results = append(out.results, gw)
+	switch {
+	case gw.Tier == vocab.TierNegative:
+		out.needs = j.controlFor(q, owes)
+	case client.Status == vocab.StatusPass && gw.Served():
+		c := j.controlOf(q)
+		out.serves = &c
 	}
 	return out
 }
@@ -137,7 +177,8 @@ func (j *Judge) sentence(row string) string {
 // no answer, an endpoint the spec does not show, or a request that
 // breaks a rule whose answer the spec does not state. A request beyond
 // the verified rows (the client's notes) is judged in the explore tier:
-// reported, never deciding, since the spec guarantees it nothing.
+// reported, never deciding, since the spec guarantees it nothing; one
+// within them, as the verified row it is.
 func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed, client, res results.Result) (results.Result, bool) {
 	res.Side = results.SideGateway
 	res.Model = q.Model()
@@ -148,15 +189,17 @@ func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed
 		res.Model = "(no model)" // the request names none: the gateway's default serves it, or it is refused
 	}
 	switch {
-	case r.Response == nil || r.Cut != "" || q.Endpoint == "" || q.Endpoint == endpointResponses:
+	case r.Response == nil || q.Endpoint == "" || q.Endpoint == endpointResponses:
 		return res, false
 	case client.Status == vocab.StatusFail && o == nil:
 		return res, false
 	}
-	cs := gatewayCase(q, o, res.Feature)
-	if o == nil && (len(client.Notes) > 0 || r.Response.Status < 200 || r.Response.Status > 299) {
-		// A listed model may refuse a request (section 1): the refusal
-		// is reported, as the explore tier reports a declined capability.
+	cs := j.forms.gatewayCase(q, o, res.Feature)
+	if o == nil && len(client.Notes) > 0 {
+		// Beyond the verified rows, a listed model may refuse a request
+		// (section 1): the answer is reported, as the explore tier
+		// reports a declined capability. A request within them is owed
+		// what its row owes: a refusal of it is a failure.
 		cs.Tier = vocab.TierExplore
 	}
 	res.Tier = cs.Tier
@@ -166,12 +209,61 @@ func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed
 		return res, true
 	}
 	defer resp.Body.Close()
-	res.Reasons = check.Answer(&check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.catalog.Spec.RowsOf(cs.Refs),
-		Schemas: j.schemas, Response: resp, Sent: r.Sent, Received: r.Response.Received, Started: r.Sent, Limits: j.limits}, &res)
+	x := &check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.catalog.Spec.RowsOf(cs.Refs),
+		Schemas: j.schemas, Response: resp, Sent: r.Sent, Received: r.Response.Received, Started: r.Sent, Limits: j.limits, Cut: r.Cut != ""}
+	if q.Endpoint == endpointModels && cs.Tier == vocab.TierVerified {
+		cs.Expect.DiffersFrom = j.forms.differs[q.Key]
+		x.Named, x.Others = j.forms.listed[q.Key], j.otherLists(cs.Key, cs.Expect.DiffersFrom)
+		defer j.keepList(cs.Key, store, r)
+	}
+	res.Reasons = check.Answer(x, &res)
 	res.Status = check.Status(cs, resp.StatusCode, res.Reasons)
 	res.Spec = cs.Spec
-	if r.Error != "" && res.Status == vocab.StatusPass {
+	if r.Error != "" && r.Cut == "" && res.Status == vocab.StatusPass {
 		res.Status, res.Reasons = vocab.StatusFail, []vocab.Reason{{Check: "transport", Actual: r.Error, Message: "the answer ended in an error before its end"}}
 	}
 	return res, true
+}
+
+// otherLists are the lists last served to the kinds a key's list must
+// differ from, of those the traffic has shown.
+func (j *Judge) otherLists(key catalog.KeyKind, kinds []catalog.KeyKind) map[catalog.KeyKind][]string {
+	j.lists.Lock()
+	defer j.lists.Unlock()
+	out := map[catalog.KeyKind][]string{}
+	for _, k := range kinds {
+		if ids, ok := j.lists.byKey[k]; ok && k != key {
+			out[k] = ids
+		}
+	}
+	return out
+}
+
+// keepList keeps the ids of a model list served, for the lists after it.
+func (j *Judge) keepList(key catalog.KeyKind, store *record.Store, r record.Round) {
+	if r.Response.Status != 200 || r.Response.Body == nil {
+		return
+	}
+	body, err := store.BodyBytes(r.Response.Body)
+	if err != nil {
+		return
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	j.lists.Lock()
+	defer j.lists.Unlock()
+	if j.lists.byKey == nil {
+		j.lists.byKey = map[catalog.KeyKind][]string{}
+	}
+	j.lists.byKey[key] = ids
 }

@@ -41,17 +41,37 @@ type verifiedForms struct {
 	byEndpoint map[string][]form
 	models     map[string][]string // the spec ids verified on each endpoint, sorted
 	aliases    map[string]string
+	// negatives are the features of the negative cases, by endpoint and
+	// the row they cite: a request owed a refusal is of its case's feature.
+	negatives map[[2]string]string
+	// listed are the spec models each key's list must name, and differs
+	// the other keys' lists it must differ from, as the verified model
+	// list cases say (2.1, section 1).
+	listed  map[string][]string
+	differs map[string][]catalog.KeyKind
 }
 
 func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
-	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, aliases: map[string]string{}}
+	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, aliases: map[string]string{}, negatives: map[[2]string]string{},
+		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}}
 	for spec, gw := range modelMap {
 		out.aliases[gw] = spec
 	}
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
+		if cs.Tier == vocab.TierNegative {
+			for _, ref := range cs.Refs {
+				out.negatives[[2]string{cs.Request.Path, string(ref)}] = cs.Feature
+			}
+		}
 		if cs.Tier != vocab.TierVerified || cs.Request.Auth != catalog.AuthKey {
 			continue
+		}
+		if key := string(cs.Key); cs.Request.Path == endpointModels {
+			if cs.Expect.Listed {
+				out.listed[key] = append(out.listed[key], cs.Models...)
+			}
+			out.differs[key] = append(out.differs[key], cs.Expect.DiffersFrom...)
 		}
 		bodies := []any{cs.Request.JSON}
 		for _, v := range cs.Variants {
@@ -132,6 +152,16 @@ func (v verifiedForms) specModel(model string, ids []string) string {
 		}
 	}
 	return ""
+}
+
+// modelKey is the model a request names, by its spec id where it names a
+// model verified on its endpoint ("" when it names none).
+func (v verifiedForms) modelKey(q *Request) string {
+	model := q.Model()
+	if model == "" {
+		return ""
+	}
+	return cmp.Or(v.specModel(model, v.models[q.Endpoint]), model)
 }
 
 // modelRows are the rows naming the models verified on each endpoint.

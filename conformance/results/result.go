@@ -119,6 +119,10 @@ type Result struct {
 	// client's product token (observe.ClientRow) or the model requested.
 	Observed bool   `json:"observed,omitempty"`
 	Side     string `json:"side,omitempty"` // SideClient or SideGateway
+	// Aside marks a result reported beside the verdict, never deciding
+	// it: the client side of a relay, where the gateway is on trial (with
+	// the stand-in, serve --judge, the client is, and decides).
+	Aside bool `json:"aside,omitempty"`
 	// Notes are what an observed request does beyond the spec's verified
 	// rows (4.5 rule 4): no failure, but nothing the spec guarantees.
 	Notes []string `json:"notes,omitempty"`
@@ -208,8 +212,9 @@ type CaseModel struct{ Case, Model string }
 // CaseModel is the result's case × model.
 func (r Result) CaseModel() CaseModel { return CaseModel{r.Case, r.Model} }
 
-// Decides reports whether the result decides the verdict and the exit code (Tier.Decides).
-func (r Result) Decides(strict bool) bool { return r.Tier.Decides(strict) }
+// Decides reports whether the result decides the verdict and the exit code
+// (Tier.Decides), unless it is reported aside.
+func (r Result) Decides(strict bool) bool { return !r.Aside && r.Tier.Decides(strict) }
 
 // NotOffered is true for a result skipped because the gateway declares it
 // does not offer the feature (--offers).
