@@ -166,7 +166,7 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, js.clientOnly, modelMap), cat: suite.Catalog, out: js.out, strict: js.strict,
+	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap}), cat: suite.Catalog, out: js.out, strict: js.strict,
 		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}
 	jg.session = observe.NewSession(jg.judge, jg.emit)
 	return jg, nil

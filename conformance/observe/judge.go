@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -28,10 +29,8 @@ type Judge struct {
 	forms   verifiedForms
 	rules   []rule
 	limits  check.Limits
-	// clientOnly judges the client side alone (serve --judge: the
-	// reference gateway answers, and is not on trial).
-	clientOnly bool
-	seq        atomic.Int64
+	opts    Options
+	seq     atomic.Int64
 	// lists are the last model list served to each key kind: what a later
 	// list must differ from (2.1).
 	lists struct {
@@ -40,13 +39,26 @@ type Judge struct {
 	}
 }
 
+// Options are what a judgement is asked beyond the catalog.
+type Options struct {
+	// ClientOnly judges the client side alone (serve --judge: the
+	// reference gateway answers, and is not on trial).
+	ClientOnly bool
+	// Strict also judges each answer within the verified rows by the
+	// strict tier's readings (the official clients' needs), in a result of
+	// its own, as the run's strict cases do.
+	Strict bool
+	// ModelMap gives the gateway's id of spec ids its traffic names
+	// otherwise than the spec's ids in a vendor's words (--model-map, spec
+	// id → gateway id).
+	ModelMap map[string]string
+}
+
 // New returns a judge that reads the verified rows from cat and validates
-// answers with set. modelMap gives the gateway's id of spec ids its
-// traffic names otherwise than the spec's ids in a vendor's words
-// (--model-map, spec id → gateway id; nil: none).
-func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, clientOnly bool, modelMap map[string]string) *Judge {
-	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat, modelMap), rules: append(slices.Clone(clientRules), typeRules()...),
-		limits: limits, clientOnly: clientOnly}
+// answers with set.
+func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, opts Options) *Judge {
+	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat, opts.ModelMap), rules: append(slices.Clone(clientRules), typeRules()...),
+		limits: limits, opts: opts}
 }
 
 // Round judges one recorded round alone: the client's result, and the
@@ -83,18 +95,23 @@ func (j *Judge) exchange(r record.Round, file string, store *record.Store) judge
 		client.Feature = base.Feature
 	}
 	out := judged{results: []results.Result{client}}
-	if j.clientOnly {
+	if j.opts.ClientOnly {
 		return out
 	}
 	// In a relay the gateway is on trial: the client's findings are
 	// reported beside its verdict, as the run's own negative requests
 	// break rules on purpose and the run's verdict is the gateway's.
 	out.results[0].Aside = true
-	gw, ok := j.gateway(q, r, store, owes, client, base)
+	gw, cs, ok := j.gateway(q, r, store, owes, client, base)
 	if !ok {
 		return out
 	}
 	out.results = append(out.results, gw)
+	if j.opts.Strict && cs.Tier == vocab.TierVerified {
+		res := base
+		res.Side, res.Model = gw.Side, gw.Model
+		out.results = append(out.results, j.strict(cs, q, r, store, res))
+	}
 	switch {
 	case gw.Tier == vocab.TierNegative:
 		out.needs = j.controlFor(q, owes)
@@ -179,7 +196,7 @@ func (j *Judge) sentence(row string) string {
 // the verified rows (the client's notes) is judged in the explore tier:
 // reported, never deciding, since the spec guarantees it nothing; one
 // within them, as the verified row it is.
-func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed, client, res results.Result) (results.Result, bool) {
+func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed, client, res results.Result) (results.Result, *catalog.Case, bool) {
 	res.Side = results.SideGateway
 	res.Model = q.Model()
 	switch {
@@ -190,9 +207,9 @@ func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed
 	}
 	switch {
 	case r.Response == nil || q.Endpoint == "" || q.Endpoint == endpointResponses:
-		return res, false
+		return res, nil, false
 	case client.Status == vocab.StatusFail && o == nil:
-		return res, false
+		return res, nil, false
 	}
 	cs := j.forms.gatewayCase(q, o, res.Feature)
 	if o == nil && len(client.Notes) > 0 {
@@ -202,27 +219,65 @@ func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed
 		// what its row owes: a refusal of it is a failure.
 		cs.Tier = vocab.TierExplore
 	}
-	res.Tier = cs.Tier
+	if q.Endpoint == endpointModels && cs.Tier == vocab.TierVerified {
+		cs.Expect.DiffersFrom = j.forms.differs[q.Key]
+		defer j.keepList(cs.Key, store, r)
+	}
+	return j.answer(cs, q, r, store, res, j.forms.listed[q.Key]), cs, true
+}
+
+// answer judges the answer of a round against a case with the check
+// stage; named are the spec models a model list must name.
+func (j *Judge) answer(cs *catalog.Case, q *Request, r record.Round, store *record.Store, res results.Result, named []string) results.Result {
+	res.Tier, res.Spec = cs.Tier, cs.Spec
 	resp, err := store.Response(&r)
 	if err != nil {
 		res.Status, res.Reasons = vocab.StatusError, []vocab.Reason{{Check: "recording", Message: err.Error()}}
-		return res, true
+		return res
 	}
 	defer resp.Body.Close()
 	x := &check.Exchange{Case: cs, Request: &cs.Request, Model: q.Model(), Rows: j.catalog.Spec.RowsOf(cs.Refs),
 		Schemas: j.schemas, Response: resp, Sent: r.Sent, Received: r.Response.Received, Started: r.Sent, Limits: j.limits, Cut: r.Cut != ""}
-	if q.Endpoint == endpointModels && cs.Tier == vocab.TierVerified {
-		cs.Expect.DiffersFrom = j.forms.differs[q.Key]
-		x.Named, x.Others = j.forms.listed[q.Key], j.otherLists(cs.Key, cs.Expect.DiffersFrom)
-		defer j.keepList(cs.Key, store, r)
+	if q.Endpoint == endpointModels && cs.Tier != vocab.TierExplore {
+		x.Named, x.Others = named, j.otherLists(cs.Key, cs.Expect.DiffersFrom)
 	}
 	res.Reasons = check.Answer(x, &res)
 	res.Status = check.Status(cs, resp.StatusCode, res.Reasons)
-	res.Spec = cs.Spec
 	if r.Error != "" && r.Cut == "" && res.Status == vocab.StatusPass {
 		res.Status, res.Reasons = vocab.StatusFail, []vocab.Reason{{Check: "transport", Actual: r.Error, Message: "the answer ended in an error before its end"}}
 	}
-	return res, true
+	return res
+}
+
+// strict judges an answer within the verified rows by the strict tier's
+// readings, as the run's strict cases do beside their verified ones: the
+// official clients' stream rules, the model used spelt as requested, a
+// JSON media type, created the time of the exchange, and the models a
+// key's list names though the spec names no list of it.
+func (j *Judge) strict(verified *catalog.Case, q *Request, r record.Round, store *record.Store, res results.Result) results.Result {
+	cs := *verified
+	cs.Tier, cs.Expect.JSON = vocab.TierStrict, maps.Clone(verified.Expect.JSON)
+	if cs.Expect.JSON == nil {
+		cs.Expect.JSON = map[string]catalog.Matcher{}
+	}
+	if sse := verified.Expect.SSE; sse != nil {
+		strict := *sse
+		strict.Strict = true
+		cs.Expect.SSE = &strict
+	}
+	switch q.Endpoint {
+	case endpointChat, endpointMessages:
+		if !q.Streams() {
+			cs.Expect.JSON["model"] = catalog.Matcher{Model: catalog.ModelExact}
+		}
+	case endpointGenerations, endpointEdits:
+		if !q.Streams() {
+			cs.Expect.JSON["created"] = catalog.Matcher{UnixSeconds: "15m"}
+		}
+	}
+	cs.Expect.DiffersFrom = nil
+	res.Case += "-strict"
+	return j.answer(&cs, q, r, store, res, j.forms.strictListed[q.Key])
 }
 
 // otherLists are the lists last served to the kinds a key's list must

@@ -49,11 +49,14 @@ type verifiedForms struct {
 	// list cases say (2.1, section 1).
 	listed  map[string][]string
 	differs map[string][]catalog.KeyKind
+	// strictListed are the models the strict cases find in each key's
+	// list (the spec names no list of the text and messages keys).
+	strictListed map[string][]string
 }
 
 func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, aliases: map[string]string{}, negatives: map[[2]string]string{},
-		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}}
+		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}, strictListed: map[string][]string{}}
 	for spec, gw := range modelMap {
 		out.aliases[gw] = spec
 	}
@@ -63,6 +66,9 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 			for _, ref := range cs.Refs {
 				out.negatives[[2]string{cs.Request.Path, string(ref)}] = cs.Feature
 			}
+		}
+		if cs.Tier == vocab.TierStrict && cs.Request.Path == endpointModels && cs.Expect.Listed && cs.Request.Auth == catalog.AuthKey {
+			out.strictListed[string(cs.Key)] = append(out.strictListed[string(cs.Key)], cs.Models...)
 		}
 		if cs.Tier != vocab.TierVerified || cs.Request.Auth != catalog.AuthKey {
 			continue

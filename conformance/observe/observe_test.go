@@ -126,7 +126,7 @@ func newJudge(t testing.TB, modelMap ...string) (*observe.Judge, *record.Store) 
 		spec, gw, _ := strings.Cut(pair, "=")
 		given[spec] = gw
 	}
-	return observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, false, given), store
+	return observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, observe.Options{ModelMap: given}), store
 }
 
 // TestMalformedRequests: each request breaks one rule alone, and the judge

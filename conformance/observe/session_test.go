@@ -1,0 +1,136 @@
+package observe_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/observe"
+	"github.com/gwconform/gwconform/conformance/record"
+	"github.com/gwconform/gwconform/conformance/results"
+	"github.com/gwconform/gwconform/conformance/vocab"
+)
+
+// chatCompletion is a chat completion that meets 2.3 for gen-5.5.
+const chatCompletion = `{"id":"c1","object":"chat.completion","created":1,"model":"gen-5.5",` +
+	`"choices":[{"index":0,"message":{"role":"assistant","content":"The sea is calm."},"finish_reason":"stop"}]}`
+
+// answered is a round of s answered with status and body.
+func answered(t *testing.T, s sent, status int, body string) record.Round {
+	t.Helper()
+	r := s.round(t, status)
+	r.Response.Body = &record.Body{Bytes: len(body), JSON: []byte(body)}
+	if body != "" && body[0] != '{' {
+		r.Response.Body = &record.Body{Bytes: len(body), Text: body}
+	}
+	return r
+}
+
+// session judges rounds in order and returns what it emitted, after
+// Close.
+func session(t *testing.T, rounds ...record.Round) []results.Result {
+	t.Helper()
+	judge, store := newJudge(t)
+	var out []results.Result
+	s := observe.NewSession(judge, func(r results.Result) { out = append(out, r) })
+	for _, r := range rounds {
+		s.Round(r, "", store)
+	}
+	s.Close()
+	return out
+}
+
+// gatewaySide is the gateway's results among rs.
+func gatewaySide(rs []results.Result) []results.Result {
+	var out []results.Result
+	for _, r := range rs {
+		if r.Side == results.SideGateway {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestSessionDecidesAsTheRun: what one exchange alone cannot settle is
+// settled as the run settles it: a request within the verified rows owes
+// its row's answer, a negative counts with its control only, attempts of
+// one request are one result, and a cut exchange is judged on what arrived.
+func TestSessionDecidesAsTheRun(t *testing.T) {
+	chat := valid()["chat"]
+	noModel := with(chat, nil, map[string]any{"model": nil})
+	cutStream := answered(t, with(chat, nil, map[string]any{"stream": true}), 200,
+		"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gen-5.5\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The sea\"}}]}\n\n")
+	cutStream.Response.Header["Content-Type"] = []string{"text/event-stream"}
+	cutStream.Cut = "the client stopped reading"
+	unfinished := cutStream
+	unfinished.Cut = ""
+
+	for _, tc := range []struct {
+		name   string
+		rounds []record.Round
+		// want are the gateway side's tier, status, attempts and flaky, in order.
+		want []string
+	}{
+		{"a refusal of a verified request fails its row", []record.Round{answered(t, chat, 400, `{"error":{}}`)},
+			[]string{"verified fail 1 false"}},
+		{"a 404 of a verified request fails too", []record.Round{answered(t, chat, 404, `{"error":{}}`)},
+			[]string{"verified fail 1 false"}},
+		{"a request beyond the verified rows may be refused", []record.Round{answered(t, with(chat, nil, map[string]any{"n": 3}), 400, `{"error":{}}`)},
+			[]string{"explore unsupported 1 false"}},
+		{"a negative without its control is inconclusive", []record.Round{answered(t, noModel, 400, `{"error":{}}`)},
+			[]string{"negative inconclusive 1 false"}},
+		{"a negative with its control served before passes", []record.Round{answered(t, chat, 200, chatCompletion), answered(t, noModel, 400, `{"error":{}}`)},
+			[]string{"verified pass 1 false", "negative pass 1 false"}},
+		{"a negative waits for a control served after it", []record.Round{answered(t, noModel, 400, `{"error":{}}`), answered(t, chat, 200, chatCompletion)},
+			[]string{"verified pass 1 false", "negative pass 1 false"}},
+		{"a control refused does not count", []record.Round{answered(t, chat, 400, `{"error":{}}`), answered(t, noModel, 400, `{"error":{}}`)},
+			[]string{"verified fail 1 false", "negative inconclusive 1 false"}},
+		{"a negative accepted needs no control", []record.Round{answered(t, noModel, 200, chatCompletion)},
+			[]string{"negative fail 1 false"}},
+		{"a pass after a 503 is one flaky result", []record.Round{answered(t, chat, 503, `{"error":{}}`), answered(t, chat, 200, chatCompletion)},
+			[]string{"verified pass 2 true"}},
+		{"a pass after a 429 is pacing, not flakiness", []record.Round{answered(t, chat, 429, `{"error":{}}`), answered(t, chat, 200, chatCompletion)},
+			[]string{"verified pass 2 false"}},
+		{"a 503 never resent is judged as it ended", []record.Round{answered(t, chat, 503, `{"error":{}}`)},
+			[]string{"verified fail 1 false"}},
+		{"a cut stream is judged on what arrived", []record.Round{cutStream}, []string{"verified pass 1 false"}},
+		{"the same stream ended by the gateway owes its end", []record.Round{unfinished}, []string{"verified fail 1 false"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := session(t, tc.rounds...)
+			var got []string
+			for _, r := range gatewaySide(rs) {
+				got = append(got, fmt.Sprintf("%s %s %d %t", r.Tier, r.Status, r.Attempts, r.Flaky))
+			}
+			assert.Equal(t, tc.want, got, "%v", rs)
+			for _, r := range rs {
+				if r.Side == results.SideClient {
+					assert.True(t, r.Aside, "a relay's client side is reported aside")
+					assert.False(t, r.Decides(true))
+				}
+			}
+		})
+	}
+}
+
+// TestSessionStrict: with Strict, an answer within the verified rows is
+// also judged by the strict readings, in a strict result of its own.
+func TestSessionStrict(t *testing.T) {
+	suite, err := conformance.LoadSuite("")
+	require.NoError(t, err)
+	_, store := newJudge(t)
+	judge := observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, observe.Options{Strict: true})
+	otherSpelling := `{"id":"c1","object":"chat.completion","created":1,"model":"gen-5.5-2026-01-01",` +
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"The sea is calm."},"finish_reason":"stop"}]}`
+	rs := judge.Round(answered(t, valid()["chat"], 200, otherSpelling), "", store)
+	require.Len(t, gatewaySide(rs), 2)
+	verified, strict := gatewaySide(rs)[0], gatewaySide(rs)[1]
+	assert.Equal(t, vocab.StatusPass, verified.Status, "%v", verified.Reasons)
+	assert.Equal(t, vocab.TierStrict, strict.Tier)
+	assert.Equal(t, vocab.StatusFail, strict.Status, "the model used spelt otherwise than requested")
+}
+
