@@ -121,6 +121,9 @@ func notes(m reportv1.Metadata, judged []string) []string {
 			note = fmt.Sprintf("observed traffic: %d exchanges judged; the spec rows they covered (%d): %s; no other row was judged",
 				t.Exchanges, len(t.Covered), strings.Join(t.Covered, ", "))
 		}
+		if len(t.Bases) > 0 {
+			note += fmt.Sprintf("; base URLs: the root and %s (--base-path), each judged as {base_url} plus the path", strings.Join(t.Bases, ", "))
+		}
 		notes = append([]string{note}, notes...)
 	}
 	if m.Insecure {

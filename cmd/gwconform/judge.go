@@ -42,8 +42,9 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	out := fs.String("out", "out", "the `DIR` results.jsonl and the reports are written to")
 	strict := fs.Bool("strict", false, "strict-tier findings fail the judgement too")
-	var modelMap repeatFlag
+	var modelMap, basePaths repeatFlag
 	fs.Var(&modelMap, "model-map", modelMapUsage)
+	fs.Var(&basePaths, "base-path", basePathUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
 		fs.PrintDefaults()
@@ -69,7 +70,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
 	}
-	jg, err := newJudging(judgeSettings{out: *out, strict: *strict, modelMap: modelMap}, stdout)
+	jg, err := newJudging(judgeSettings{out: *out, strict: *strict, modelMap: modelMap, basePaths: basePaths}, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
@@ -113,6 +114,7 @@ func relayedRounds(store *record.Store) ([]queuedRound, error) {
 type judging struct {
 	judge   *observe.Judge
 	session *observe.Session
+	bases   []string // --base-path
 	cat     *catalog.Catalog
 	out     string
 	strict  bool
@@ -132,16 +134,20 @@ type judging struct {
 // modelMapUsage is --model-map's, on judge and serve --judge alike.
 const modelMapUsage = "the gateway's id of a spec model its traffic names otherwise, `SPEC=GATEWAY` (repeatable, or comma-separated), as run's --model-map: its requests are weighed against the spec model's verified rows (ids that only put a vendor's word in place of gen-, msg-, alt- need none)"
 
+// basePathUsage is --base-path's, on judge and serve --judge alike.
+const basePathUsage = "the path of a base URL of a routed gateway, `PREFIX` such as /anthropic (repeatable): a request under it is judged as that base URL plus the path; an undeclared prefix breaks the spec's exact paths"
+
 // judgeSettings are what a judgement is asked to do: where its outputs
 // go, whether the client side alone is judged (serve --judge), after how
-// many exchanges it ends (0: never), whether strict findings count, and
-// the --model-map entries.
+// many exchanges it ends (0: never), whether strict findings count, the
+// --model-map entries and the --base-path prefixes.
 type judgeSettings struct {
 	out        string
 	clientOnly bool
 	max        int
 	strict     bool
 	modelMap   []string
+	basePaths  []string
 }
 
 func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
@@ -156,6 +162,11 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	if err := plan.CheckModelMap(suite.Catalog, modelMap); err != nil {
 		return nil, err
 	}
+	for _, p := range js.basePaths {
+		if err := observe.CheckBasePath(p); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(js.out, 0o755); err != nil {
 		return nil, err
 	}
@@ -166,9 +177,10 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap}), cat: suite.Catalog, out: js.out, strict: js.strict,
+	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths}), cat: suite.Catalog, out: js.out, strict: js.strict,
 		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}
 	jg.session = observe.NewSession(jg.judge, jg.emit)
+	jg.bases = js.basePaths
 	return jg, nil
 }
 
@@ -220,7 +232,7 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 	covered := observe.Covered(j.rs)
 	meta := reportv1.Meta{SuiteVersion: suiteVersion(), Commit: buildCommit(), CatalogHash: j.cat.Hash(), BaseURL: baseURL,
 		Features: catalog.Features, Strict: j.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
-		Traffic: &reportv1.Traffic{Exchanges: j.exchanges, Covered: covered}, Completion: comp}
+		Traffic: &reportv1.Traffic{Exchanges: j.exchanges, Covered: covered, Bases: j.bases}, Completion: comp}
 	if started, _ := report.Span(j.rs); !started.IsZero() {
 		meta.Started = started
 	}
@@ -260,7 +272,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	if c.si.record == "" {
 		c.si.record = filepath.Join(c.judge.out, "recording")
 	}
-	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, modelMap: c.judge.modelMap}, c.stdout)
+	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, modelMap: c.judge.modelMap, basePaths: c.judge.basePaths}, c.stdout)
 	if err != nil {
 		return c.notStarted(err)
 	}

@@ -76,8 +76,9 @@ type judgeFlags struct {
 	on       bool
 	out      string
 	max      int
-	strict   bool
-	modelMap repeatFlag
+	strict    bool
+	modelMap  repeatFlag
+	basePaths repeatFlag
 }
 
 // parseServeFlags parses serve's flags. ok is false when the command ends
@@ -109,6 +110,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.IntVar(&c.judge.max, "judge-max", 0, "with --judge: stop after `N` exchanges judged and write the reports (0: until SIGINT or SIGTERM)")
 	fs.BoolVar(&c.judge.strict, "strict", false, "with --judge: strict-tier findings fail the judgement too")
 	fs.Var(&c.judge.modelMap, "model-map", "with --judge: "+modelMapUsage)
+	fs.Var(&c.judge.basePaths, "base-path", "with --judge: "+basePathUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()

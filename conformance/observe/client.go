@@ -58,8 +58,8 @@ var (
 // them is noted (notes.go), never failed.
 var clientRules = []rule{
 	{row: "intro/paths-v1", broken: func(q *Request) []breach {
-		if strings.HasPrefix(q.Path, "/v1/") {
-			return nil
+		if carriesV1(q.Path) {
+			return nil // a prefix before /v1 breaks the exact paths instead
 		}
 		return []breach{{"path", "a path under /v1", q.Path}}
 	}},
@@ -209,10 +209,16 @@ func (v verifiedForms) retired(q *Request) (*owed, string) {
 // nothing between (4; 4.3 says it of messages in so many words). A path
 // outside /v1 is the first rule's.
 func exactPath(q *Request) []breach {
-	if !strings.HasPrefix(q.Path, "/v1/") || q.Path == q.Endpoint {
+	if !carriesV1(q.Path) || q.Path == q.Endpoint {
 		return nil
 	}
 	return []breach{{"path", q.Endpoint, q.Path}}
+}
+
+// carriesV1 says a path has the version segment: it starts with /v1/, or
+// an undeclared prefix (or an empty segment) comes before it.
+func carriesV1(path string) bool {
+	return strings.HasPrefix(path, "/v1/") || strings.Contains(path, "/v1/")
 }
 
 // required is the rule that a member be given (JSON member or multipart

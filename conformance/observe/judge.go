@@ -52,6 +52,39 @@ type Options struct {
 	// otherwise than the spec's ids in a vendor's words (--model-map, spec
 	// id → gateway id).
 	ModelMap map[string]string
+	// BasePaths are the paths of the base URLs of a routed gateway
+	// (--base-path, each "/" and segments): a request under one is
+	// judged as that {base_url} plus the path (4).
+	BasePaths []string
+}
+
+// CheckBasePath says what is wrong with a --base-path: it is a path of
+// whole, non-empty segments, with no /v1 of its own.
+func CheckBasePath(p string) error {
+	switch {
+	case !strings.HasPrefix(p, "/") || p == "/":
+		return fmt.Errorf("--base-path %q: want a path such as /anthropic", p)
+	case strings.HasSuffix(p, "/") || strings.Contains(p, "//"):
+		return fmt.Errorf("--base-path %q: an empty segment is never part of a base URL", p)
+	case p == "/v1" || strings.HasSuffix(p, "/v1"):
+		return fmt.Errorf("--base-path %q: the base URL ends before /v1 (every path carries it)", p)
+	}
+	return nil
+}
+
+// rebase judges q's path as its declared base plus the path: the longest
+// base it starts with, followed by a segment, is left out.
+func (j *Judge) rebase(q *Request) {
+	best := ""
+	for _, b := range j.opts.BasePaths {
+		if strings.HasPrefix(q.Path, b+"/") && len(b) > len(best) {
+			best = b
+		}
+	}
+	if best != "" {
+		q.Base, q.Path = best, strings.TrimPrefix(q.Path, best)
+		q.Endpoint = endpointOf(q.Path)
+	}
 }
 
 // New returns a judge that reads the verified rows from cat and validates
@@ -87,6 +120,7 @@ func (j *Judge) exchange(r record.Round, file string, store *record.Store) judge
 		res.Reasons = []vocab.Reason{{Check: "recording", Message: err.Error()}}
 		return judged{results: []results.Result{res}}
 	}
+	j.rebase(q)
 	base := j.base(id, r, file, q)
 	client, owes := j.client(q, base)
 	if owes != nil {

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"net/url"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/record"
@@ -41,8 +40,10 @@ var endpoints = []string{endpointModels, endpointChat, endpointMessages, endpoin
 // Request is an observed request as the rules read it.
 type Request struct {
 	Method string
-	// Path is the path after the base URL, without the query.
-	Path string
+	// Path is the path after the base URL, without the query; Base is
+	// the declared base path it was sent under (Options.BasePaths), "" for
+	// the base URL's root.
+	Path, Base string
 	// Endpoint is the spec's endpoint the path is meant for: the path
 	// itself, or the endpoint it ends with when the client left out /v1
 	// or added a segment ("" when it names none).
@@ -68,11 +69,9 @@ func FromRound(r record.Round, store *record.Store) (*Request, error) {
 	rq := r.Request
 	header := record.Header(rq.Header)
 	q := &Request{Method: rq.Method, Key: rq.Key, Auth: rq.Auth, UserAgent: header.Get("User-Agent")}
-	if u, err := url.Parse(rq.Path); err == nil {
-		q.Path = u.Path
-	} else {
-		q.Path = rq.Path
-	}
+	// The path as sent, without its query: url.Parse would read a path
+	// starting // (an empty segment) as a host.
+	q.Path, _, _ = strings.Cut(rq.Path, "?")
 	q.Endpoint = endpointOf(q.Path)
 	q.ContentType, _, _ = mime.ParseMediaType(header.Get("Content-Type"))
 	b := rq.Body

@@ -134,3 +134,36 @@ func TestSessionStrict(t *testing.T) {
 	assert.Equal(t, vocab.StatusFail, strict.Status, "the model used spelt otherwise than requested")
 }
 
+
+// TestBasePaths: a request under a declared base path is judged as that
+// base URL plus the path; an undeclared prefix breaks the exact paths,
+// and an empty segment is never a base.
+func TestBasePaths(t *testing.T) {
+	suite, err := conformance.LoadSuite("")
+	require.NoError(t, err)
+	_, store := newJudge(t)
+	judge := observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, observe.Options{BasePaths: []string{"/anthropic", "/gw/openai"}})
+	for _, tc := range []struct {
+		path  string
+		rows  []string
+		under string // the valid request sent
+	}{
+		{"/anthropic/v1/messages", nil, "messages"},
+		{"/gw/openai/v1/chat/completions", nil, "chat"},
+		{"/gw/v1/chat/completions", []string{"4/base-url-plus-path"}, "chat"},
+		{"/other/v1/messages", []string{"4.3/exact-path"}, "messages"},
+		{"//v1/chat/completions", []string{"4/base-url-plus-path"}, "chat"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			s := valid()[tc.under]
+			s.path = tc.path
+			rs := judge.Round(s.round(t, 400), "", store)
+			assert.Equal(t, tc.rows, rowsOf(rs[0]), "%v", rs[0].Reasons)
+			assert.Equal(t, tc.path, rs[0].Request.Path, "the path as sent")
+		})
+	}
+	for _, bad := range []string{"anthropic", "/", "/a/", "/a//b", "/a/v1"} {
+		assert.Error(t, observe.CheckBasePath(bad), bad)
+	}
+	assert.NoError(t, observe.CheckBasePath("/anthropic"))
+}

@@ -197,6 +197,10 @@ type Traffic struct {
 	// Covered are the spec rows the judgement applied, sorted: the rows
 	// the traffic touched (no other row was judged).
 	Covered []string `json:"covered"`
+	// Bases are the base paths of a routed gateway the judge was told
+	// (--base-path): a request under one was judged as that base URL plus
+	// the path.
+	Bases []string `json:"bases,omitempty"`
 }
 
 // Gateway names the gateway judged: its base URL, or ReferenceGateway.
