@@ -73,9 +73,9 @@ type serveCmd struct {
 // judgeFlags are serve's judging flags: --judge, --out, --judge-max,
 // --strict, --model-map.
 type judgeFlags struct {
-	on       bool
-	out      string
-	max      int
+	on        bool
+	out       string
+	max       int
 	strict    bool
 	modelMap  repeatFlag
 	basePaths repeatFlag

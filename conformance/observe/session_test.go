@@ -134,7 +134,6 @@ func TestSessionStrict(t *testing.T) {
 	assert.Equal(t, vocab.StatusFail, strict.Status, "the model used spelt otherwise than requested")
 }
 
-
 // TestBasePaths: a request under a declared base path is judged as that
 // base URL plus the path; an undeclared prefix breaks the exact paths,
 // and an empty segment is never a base.
