@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -82,7 +81,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 			interrupted = true
 			break
 		}
-		jg.round(r.round, r.file, r.store)
+		jg.pipeline.Put(r.round, r.file, r.store)
 	}
 	return jg.finish(meta.BaseURL, fs.Arg(0), interrupted, stderr)
 }
@@ -108,27 +107,19 @@ func relayedRounds(store *record.Store) ([]queuedRound, error) {
 	return out, nil
 }
 
-// judging is one judgement of observed traffic: the judge, the results
-// as they are judged (results.jsonl, written as each exchange ends), and
-// what the console says.
+// judging is one judgement of observed traffic: the judging pipeline
+// (observe.Pipeline: queue, workers, session, results.jsonl), and what the
+// console says of it; the reports at its end.
 type judging struct {
-	judge   *observe.Judge
-	session *observe.Session
-	bases   []string // --base-path
-	cat     *catalog.Catalog
-	out     string
-	strict  bool
-	stdout  io.Writer
-	// max ends the judgement after that many exchanges (--judge-max; 0:
-	// none); full is closed then.
-	max  int
-	full chan struct{}
-
-	mu        sync.Mutex
-	w         *results.Writer
-	rs        []results.Result
-	exchanges int
-	started   time.Time
+	pipeline *observe.Pipeline
+	w        *results.Writer
+	cat      *catalog.Catalog
+	bases    []string // --base-path
+	out      string
+	strict   bool
+	sample   float64
+	stdout   io.Writer
+	started  time.Time
 }
 
 // modelMapUsage is --model-map's, on judge and serve --judge alike.
@@ -146,6 +137,7 @@ type judgeSettings struct {
 	clientOnly bool
 	max        int
 	strict     bool
+	sample     float64
 	modelMap   []string
 	basePaths  []string
 }
@@ -177,37 +169,10 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	jg := &judging{judge: observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths}), cat: suite.Catalog, out: js.out, strict: js.strict,
-		stdout: stdout, max: js.max, full: make(chan struct{}), w: w, started: time.Now().UTC()}
-	jg.session = observe.NewSession(jg.judge, jg.emit)
-	jg.bases = js.basePaths
+	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths})
+	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, stdout: stdout, started: time.Now().UTC()}
+	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)
 	return jg, nil
-}
-
-// round judges one exchange, writes its results and says on the console
-// what was found. Past --judge-max, exchanges are left unjudged. One
-// exchange is judged at a time, in the order they ended.
-func (j *judging) round(r record.Round, file string, store *record.Store) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.max > 0 && j.exchanges >= j.max {
-		return
-	}
-	j.session.Round(r, file, store)
-	j.exchanges++
-	if j.max > 0 && j.exchanges == j.max {
-		close(j.full)
-	}
-}
-
-// emit writes a result the session settled and says what it found; the
-// session calls it within round or finish, under j.mu.
-func (j *judging) emit(res results.Result) {
-	if err := j.w.Write(res); err != nil {
-		fmt.Fprintf(j.stdout, "results.jsonl: %v\n", err)
-	}
-	j.rs = append(j.rs, res)
-	j.say(res)
 }
 
 // say prints one line for a result that found something.
@@ -219,29 +184,36 @@ func (j *judging) say(res results.Result) {
 	fmt.Fprintf(j.stdout, "%s %s (%s): %s\n", strings.ToUpper(string(res.Status)), what, res.Model, res.Reasons[0])
 }
 
-// finish writes the reports and returns the exit code, as a run's.
+// finish settles the judgement, writes the reports from results.jsonl and
+// returns the exit code, as a run's.
 func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.Writer) int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.session.Close()
-	if err := j.w.Close(); err != nil {
+	counts, err := j.pipeline.Close()
+	if err == nil {
+		err = j.w.Close()
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge: results.jsonl:", err)
 	}
-	comp := results.Completion{Interrupted: interrupted}
-	v := results.Judge(j.rs, j.strict, comp)
-	covered := observe.Covered(j.rs)
+	rs, err := results.ReadFile(filepath.Join(j.out, results.FileName))
+	if err != nil {
+		fmt.Fprintln(stderr, "gwconform judge:", err)
+		return exitFailed
+	}
+	comp := results.Completion{Interrupted: interrupted, Unjudged: counts.QueueFull, Sample: j.sample}
+	v := results.Judge(rs, j.strict, comp)
+	covered := observe.Covered(rs)
 	meta := reportv1.Meta{SuiteVersion: suiteVersion(), Commit: buildCommit(), CatalogHash: j.cat.Hash(), BaseURL: baseURL,
 		Features: catalog.Features, Strict: j.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
-		Traffic: &reportv1.Traffic{Exchanges: j.exchanges, Covered: covered, Bases: j.bases}, Completion: comp}
-	if started, _ := report.Span(j.rs); !started.IsZero() {
+		Traffic: &reportv1.Traffic{Exchanges: counts.Judged, Covered: covered, Bases: j.bases}, Completion: comp}
+	if started, _ := report.Span(rs); !started.IsZero() {
 		meta.Started = started
 	}
-	rep := report.Build(meta, j.rs)
+	rep := report.Build(meta, rs)
 	if err := report.WriteAll(j.out, rep); err != nil {
 		fmt.Fprintln(stderr, "gwconform judge: writing reports:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(j.stdout, "\njudged %d exchanges: %s\n", j.exchanges, observe.Summary(j.rs))
+	fmt.Fprintf(j.stdout, "\njudged %s: %s\n", observe.Judged(counts), observe.Summary(rs))
 	for _, n := range rep.Notes {
 		fmt.Fprintln(j.stdout, "  note:", n)
 	}
@@ -272,19 +244,11 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	if c.si.record == "" {
 		c.si.record = filepath.Join(c.judge.out, "recording")
 	}
-	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, modelMap: c.judge.modelMap, basePaths: c.judge.basePaths}, c.stdout)
+	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, sample: c.judge.sample, modelMap: c.judge.modelMap, basePaths: c.judge.basePaths}, c.stdout)
 	if err != nil {
 		return c.notStarted(err)
 	}
-	q := newJudgeQueue()
-	worker := make(chan struct{})
-	go func() {
-		defer close(worker)
-		for r, ok := q.pop(); ok; r, ok = q.pop() {
-			jg.round(r.round, r.file, r.store)
-		}
-	}()
-	c.si.relayed = q.push
+	c.si.relayed = jg.pipeline.Push
 	c.si.keys = c.keyKinds()
 	handler, relayBanner, err := c.si.handler()
 	if err != nil {
@@ -303,16 +267,16 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	defer cancel()
 	go func() {
 		select {
-		case <-jg.full:
+		case <-jg.pipeline.Full():
 			cancel()
 		case <-sctx.Done():
 		}
 	}()
 	code := c.listenAndServe(sctx, handler, banner)
 	c.si.wait()
-	q.close()
-	<-worker
 	if code != exitOK {
+		jg.pipeline.Close()
+		jg.w.Close()
 		return code
 	}
 	judged := c.si.upstream
@@ -350,55 +314,10 @@ func (c *serveCmd) startGateway() (stop func(), err error) {
 	return func() { _ = srv.Close() }, nil
 }
 
-// judgeQueue hands relayed rounds to the judge: pushing never waits, so
-// judging stays out of the client's path however far behind it falls.
-type judgeQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []queuedRound
-	closed bool
-}
-
-// queuedRound is one relayed round to judge: the round, the file of the
+// queuedRound is one recorded round to judge: the round, the file of the
 // recording that keeps it, and the recording.
 type queuedRound struct {
 	round record.Round
 	file  string
 	store *record.Store
-}
-
-func newJudgeQueue() *judgeQueue {
-	q := &judgeQueue{}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-func (q *judgeQueue) push(r record.Round, file string, store *record.Store) {
-	q.mu.Lock()
-	q.items = append(q.items, queuedRound{r, file, store})
-	q.mu.Unlock()
-	q.cond.Signal()
-}
-
-// pop waits for the next round; ok is false once the queue is closed and
-// empty.
-func (q *judgeQueue) pop() (queuedRound, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.items) == 0 && !q.closed {
-		q.cond.Wait()
-	}
-	if len(q.items) == 0 {
-		return queuedRound{}, false
-	}
-	r := q.items[0]
-	q.items = q.items[1:]
-	return r, true
-}
-
-func (q *judgeQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.cond.Broadcast()
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +16,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/check"
 	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -247,9 +251,9 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 		byKind[kind] = append(byKind[kind], r)
 	}
 
-	jg, err := newJudging(judgeSettings{out: b.TempDir()}, io.Discard)
+	suite, err := conformance.LoadSuite("")
 	require.NoError(b, err)
-	b.Cleanup(func() { _ = jg.w.Close() })
+	judge := observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 256 << 20}, observe.Options{})
 	for _, kind := range []string{"chat-json", "image-json", "image-stream"} {
 		b.Run(kind, func(b *testing.B) {
 			rs := byKind[kind]
@@ -257,7 +261,7 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 			// The judge must judge, not stop at an unreadable recording:
 			// both sides come back, and neither is an error.
 			for _, r := range rs {
-				got := jg.judge.Round(r.round, r.file, r.store)
+				got := judge.Round(r.round, r.file, r.store)
 				require.Len(b, got, 2, "%s: the client's result and the gateway's", kind)
 				for _, res := range got {
 					require.NotEqual(b, vocab.StatusError, res.Status, "%s %s: %v", kind, res.Side, judgeBenchReasons(res))
@@ -266,12 +270,32 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 			judged := 0
 			for b.Loop() {
 				for _, r := range rs {
-					jg.judge.Round(r.round, r.file, r.store)
+					judge.Round(r.round, r.file, r.store)
 					judged++
 				}
 			}
 			b.ReportMetric(float64(judged)/b.Elapsed().Seconds(), "exchanges/s")
 			b.ReportMetric(peakRSSKiB(b), "peak-RSS-KiB")
+		})
+	}
+	// The pipeline of a judging session, with one worker and with one per
+	// core: the same rounds, judged and settled in the order they came.
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("pipeline-workers-%d", workers), func(b *testing.B) {
+			w, err := results.Create(filepath.Join(b.TempDir(), results.FileName))
+			require.NoError(b, err)
+			defer w.Close()
+			judged := 0
+			for b.Loop() {
+				p := observe.NewPipeline(judge, observe.PipelineOptions{Workers: workers}, w, func(results.Result) {})
+				for _, r := range rounds {
+					p.Put(r.round, r.file, r.store)
+				}
+				counts, err := p.Close()
+				require.NoError(b, err)
+				judged += counts.Judged
+			}
+			b.ReportMetric(float64(judged)/b.Elapsed().Seconds(), "exchanges/s")
 		})
 	}
 }

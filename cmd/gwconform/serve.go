@@ -77,6 +77,7 @@ type judgeFlags struct {
 	out       string
 	max       int
 	strict    bool
+	sample    float64
 	modelMap  repeatFlag
 	basePaths repeatFlag
 }
@@ -111,6 +112,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.BoolVar(&c.judge.strict, "strict", false, "with --judge: strict-tier findings fail the judgement too")
 	fs.Var(&c.judge.modelMap, "model-map", "with --judge: "+modelMapUsage)
 	fs.Var(&c.judge.basePaths, "base-path", "with --judge: "+basePathUsage)
+	fs.Float64Var(&c.judge.sample, "judge-sample", 0, "with --judge: judge this share of the exchanges, `P` in (0, 1] (0: all), said in the headline; what the sample leaves out leaves the judgement complete")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
 		fs.PrintDefaults()

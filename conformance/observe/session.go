@@ -68,7 +68,12 @@ func NewSession(j *Judge, emit func(results.Result)) *Session {
 
 // Round judges one round and emits what it settles.
 func (s *Session) Round(r record.Round, file string, store *record.Store) {
-	x := s.judge.exchange(r, file, store)
+	s.take(r, s.judge.exchange(r, file, store))
+}
+
+// take settles a judged round: rounds must come in the order they were
+// sent (a Pipeline judges them in parallel and hands them over in order).
+func (s *Session) take(r record.Round, x judged) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closeWindows(r.Sent)

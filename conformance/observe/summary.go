@@ -53,3 +53,23 @@ func Summary(rs []results.Result) string {
 	}
 	return s
 }
+
+// Judged says how many exchanges were judged of those offered, and why
+// the others were not: "9,500 of 10,000 exchanges; 500 not judged: the
+// queue was full".
+func Judged(c Counts) string {
+	s := fmt.Sprintf("%d exchanges", c.Judged)
+	if c.Offered != c.Judged {
+		s = fmt.Sprintf("%d of %d exchanges", c.Judged, c.Offered)
+	}
+	if c.QueueFull > 0 {
+		s += fmt.Sprintf("; %d not judged: the queue was full", c.QueueFull)
+	}
+	if c.SampledOut > 0 {
+		s += fmt.Sprintf("; %d left out by the %g%% sample", c.SampledOut, c.Sample*100)
+	}
+	if c.PastMax > 0 {
+		s += fmt.Sprintf("; %d after --judge-max", c.PastMax)
+	}
+	return s
+}

@@ -50,6 +50,12 @@ type Completion struct {
 	Unrun   int `json:"unrun,omitempty"`
 	// MissingShards names the shards ("2/3") a merged report lacks.
 	MissingShards []string `json:"missingShards,omitempty"`
+	// Unjudged counts observed exchanges a judge could not judge (its
+	// queue was full): the judgement is incomplete. Sample is the share
+	// of the traffic it was asked to judge (0: all); what the sample
+	// leaves out leaves it complete.
+	Unjudged int     `json:"unjudged,omitempty"`
+	Sample   float64 `json:"sample,omitempty"`
 }
 
 // Judge reads a run's results. Counted results are those that decide the
@@ -82,6 +88,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 		v.Notes = append(v.Notes, "every request of "+strings.Join(gone, ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
 	}
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
+	if c.Sample > 0 && c.Sample < 1 {
+		v.Headline += fmt.Sprintf("; a %g%% sample of the traffic judged", c.Sample*100)
+	}
 	if off := NotOffered(rs); len(off) > 0 {
 		v.Headline += "; not offered: " + strings.Join(off, ", ")
 	}
@@ -270,6 +279,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s of the plan never ran; nothing that ran failed", plural(c.Unrun, kind+" case"))
 	case len(c.MissingShards) > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: shard %s missing; nothing that ran failed", strings.Join(c.MissingShards, ", "))
+	case c.Unjudged > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not judged (the judge's queue was full); nothing judged failed", plural(c.Unjudged, "exchange"))
 	case t.counted > 0 && t.ran == 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: none of the %s selected ran; nothing was checked", plural(t.counted, kind+" case"))
 	case t.budget > 0:
