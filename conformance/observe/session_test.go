@@ -2,6 +2,7 @@ package observe_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -165,4 +166,56 @@ func TestBasePaths(t *testing.T) {
 		assert.Error(t, observe.CheckBasePath(bad), bad)
 	}
 	assert.NoError(t, observe.CheckBasePath("/anthropic"))
+}
+
+// TestPipeline: rounds judged by many workers are settled in the order
+// they came (a resend after a 503 is one flaky result whatever worker
+// judged it); a queue with no room counts what it could not take; a
+// sample judges its share and counts the rest apart.
+func TestPipeline(t *testing.T) {
+	judge, store := newJudge(t)
+	chat := valid()["chat"]
+	var rounds []record.Round
+	for range 50 {
+		rounds = append(rounds, answered(t, chat, 503, `{"error":{}}`), answered(t, chat, 200, chatCompletion))
+	}
+	w, err := results.Create(filepath.Join(t.TempDir(), results.FileName))
+	require.NoError(t, err)
+	defer w.Close()
+
+	var got []results.Result
+	p := observe.NewPipeline(judge, observe.PipelineOptions{Workers: 8}, w, func(r results.Result) { got = append(got, r) })
+	for _, r := range rounds {
+		p.Put(r, "", store)
+	}
+	counts, err := p.Close()
+	require.NoError(t, err)
+	assert.Equal(t, observe.Counts{Offered: 100, Judged: 100}, counts)
+	gw := gatewaySide(got)
+	require.Len(t, gw, 50, "each resend is one result with its failed attempt")
+	for _, r := range gw {
+		assert.Equal(t, vocab.StatusPass, r.Status)
+		assert.True(t, r.Flaky)
+		assert.Equal(t, 2, r.Attempts)
+	}
+
+	full := observe.NewPipeline(judge, observe.PipelineOptions{Workers: 1, Queue: 1}, w, func(results.Result) {})
+	for _, r := range rounds {
+		full.Push(r, "", store)
+	}
+	counts, err = full.Close()
+	require.NoError(t, err)
+	assert.Positive(t, counts.QueueFull, "a live push never waits: a full queue counts")
+	assert.Equal(t, 100, counts.Judged+counts.QueueFull)
+	assert.Contains(t, observe.Judged(counts), "not judged: the queue was full")
+
+	half := observe.NewPipeline(judge, observe.PipelineOptions{Sample: 0.5}, w, func(results.Result) {})
+	for _, r := range rounds {
+		half.Put(r, "", store)
+	}
+	counts, err = half.Close()
+	require.NoError(t, err)
+	assert.Equal(t, 100, counts.Judged+counts.SampledOut)
+	assert.InDelta(t, 50, counts.Judged, 20, "about half")
+	assert.Zero(t, counts.QueueFull)
 }
