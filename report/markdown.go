@@ -314,7 +314,7 @@ func factsLine(r *reportv1.Report) string {
 	if m.BaseURL != "" {
 		parts = append(parts, "gateway `"+markdown.Code(m.BaseURL)+"`")
 	} else {
-		parts = append(parts, "gateway: "+reportv1.ReferenceGateway)
+		parts = append(parts, "gateway: "+m.Gateway())
 	}
 	if len(m.Offers) > 0 {
 		parts = append(parts, "offers `"+markdown.Code(strings.Join(m.Offers, ","))+"`")

@@ -39,7 +39,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform judge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "out", "the `DIR` results.jsonl and the reports are written to")
+	out := fs.String("out", judgedDir, "the `DIR` results.jsonl and the reports are written to (not a run's)")
 	strict := fs.Bool("strict", false, "strict-tier findings fail the judgement too")
 	var modelMap, basePaths repeatFlag
 	fs.Var(&modelMap, "model-map", modelMapUsage)
@@ -48,20 +48,22 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	recordings, code, ok := parseInterspersed(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(recordings) != 1 {
 		fmt.Fprintln(stderr, "gwconform judge: want one RECORDING, the directory of serve --upstream URL --record")
 		return exitNotStart
 	}
-	store, meta, err := record.Open(fs.Arg(0))
+	recording := recordings[0]
+	store, meta, err := record.Open(recording)
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform judge: %v\n(judge reads a relay's recording: gwconform serve --upstream URL --record DIR)\n", err)
 		return exitNotStart
 	}
 	if meta.Source != record.SourceRelay {
-		fmt.Fprintf(stderr, "gwconform judge: %s is a recording of gwconform run, not of a relay: replay it with run --replay %[1]s\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "gwconform judge: %s is a recording of gwconform run, not of a relay: replay it with run --replay %[1]s\n", recording)
 		return exitNotStart
 	}
 	rounds, err := relayedRounds(store)
@@ -74,7 +76,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "judging %d exchanges recorded by the relay to %s (%s); nothing is sent\n", len(rounds), meta.BaseURL, fs.Arg(0))
+	fmt.Fprintf(stdout, "judging %d exchanges recorded by the relay to %s (%s); nothing is sent\n", len(rounds), meta.BaseURL, recording)
 	interrupted := false
 	for _, r := range rounds {
 		if ctx.Err() != nil {
@@ -83,7 +85,7 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		jg.pipeline.Put(r.round, r.file, r.store)
 	}
-	return jg.finish(meta.BaseURL, fs.Arg(0), interrupted, stderr)
+	return jg.finish(meta.BaseURL, recording, interrupted, stderr)
 }
 
 // relayedRounds are every round of a relay's recording, in the order they
@@ -118,8 +120,27 @@ type judging struct {
 	out      string
 	strict   bool
 	sample   float64
+	standIn  bool // serve --judge: the reference gateway answers
 	stdout   io.Writer
 	started  time.Time
+}
+
+// judgedDir is where a judgement writes by default: never a run's out.
+const judgedDir = "judged"
+
+// parseInterspersed parses flags that may come before, between and after
+// the positional arguments (gwconform judge REC --out DIR), which it
+// returns in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args); !ok {
+			return nil, code, false
+		}
+		if fs.NArg() == 0 {
+			return positional, 0, true
+		}
+		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
+	}
 }
 
 // modelMapUsage is --model-map's, on judge and serve --judge alike.
@@ -159,6 +180,9 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 			return nil, err
 		}
 	}
+	if _, err := os.Stat(filepath.Join(js.out, conformance.ManifestFile)); err == nil {
+		return nil, fmt.Errorf("%s holds a run (its %s): a judgement would overwrite its results; judge into another folder (--out %s, the default) or move the run", js.out, conformance.ManifestFile, judgedDir)
+	}
 	if err := os.MkdirAll(js.out, 0o755); err != nil {
 		return nil, err
 	}
@@ -170,7 +194,8 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
 	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths})
-	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, stdout: stdout, started: time.Now().UTC()}
+	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, standIn: js.clientOnly,
+		stdout: stdout, started: time.Now().UTC()}
 	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)
 	return jg, nil
 }
@@ -204,7 +229,7 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 	covered := observe.Covered(rs)
 	meta := reportv1.Meta{SuiteVersion: suiteVersion(), Commit: buildCommit(), CatalogHash: j.cat.Hash(), BaseURL: baseURL,
 		Features: catalog.Features, Strict: j.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
-		Traffic: &reportv1.Traffic{Exchanges: counts.Judged, Covered: covered, Bases: j.bases}, Completion: comp}
+		Traffic: &reportv1.Traffic{Exchanges: counts.Judged, Covered: covered, Bases: j.bases, StandIn: j.standIn}, Completion: comp}
 	if started, _ := report.Span(rs); !started.IsZero() {
 		meta.Started = started
 	}

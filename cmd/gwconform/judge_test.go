@@ -153,9 +153,9 @@ func rowsBroken(r results.Result) string {
 // and judges what the relay judged live; a run's recording is refused.
 func TestJudgeARecording(t *testing.T) {
 	clearEnv(t)
-	gw := refGateway(t, refgateway.Config{Faults: []string{"chat-no-done"}})
+	gateway := refGateway(t, refgateway.Config{Faults: []string{"chat-no-done"}})
 	dir := t.TempDir()
-	relay, stop := startServe(t, "--upstream", gw.URL, "--record", filepath.Join(dir, "rec"))
+	relay, stop := startServe(t, "--upstream", gateway.URL, "--record", filepath.Join(dir, "rec"))
 	def := refgateway.DefaultKeys()
 	code, stdout, stderr := gw2(t, "run", filepath.Join(dir, "run"), []string{"--base-url", relay, "--feature", "chat.*", "--retries", "0",
 		"--text-key", def.Text, "--messages-key", def.Messages, "--image-key", def.Image, "--alt-key", def.Alt})
@@ -175,6 +175,21 @@ func TestJudgeARecording(t *testing.T) {
 
 	code, _, stderr = gw2(t, "judge", filepath.Join(dir, "again"), []string{filepath.Join(dir, "run-rec-missing")})
 	assert.Equal(t, exitNotStart, code, stderr)
+
+	// Flags may follow the recording, as the README writes the command.
+	code, stdout, stderr = gw(t, "judge", filepath.Join(dir, "rec"), "--out", filepath.Join(dir, "after"))
+	assert.Equal(t, exitFailed, code, "%s\n%s", stdout, stderr)
+	assert.FileExists(t, filepath.Join(dir, "after", "report.json"))
+
+	// A folder that holds a run is refused, and left as it was.
+	before, err := os.ReadFile(filepath.Join(dir, "run", results.FileName))
+	require.NoError(t, err)
+	code, _, stderr = gw(t, "judge", filepath.Join(dir, "rec"), "--out", filepath.Join(dir, "run"))
+	assert.Equal(t, exitNotStart, code)
+	assert.Contains(t, stderr, "holds a run")
+	after, err := os.ReadFile(filepath.Join(dir, "run", results.FileName))
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the run's results are untouched")
 }
 
 // TestServeJudgeMax: serve --judge answers as the reference gateway,

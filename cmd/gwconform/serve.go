@@ -107,7 +107,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.StringVar(&c.si.replay, "replay", "", "answer from the recording `DIR` (made by run --record or serve --upstream --record): a request matching a recorded one by key kind, method, path, model and body gets its recorded answer; any other gets 501 naming the nearest recorded exchange")
 	fs.BoolVar(&c.si.timing, "replay-timing", false, "with --replay: answer with the recorded timing (time to headers, each stream event at its recorded offset)")
 	fs.BoolVar(&c.judge.on, "judge", false, "judge each exchange as it ends: with --upstream, relay and judge both sides (the client's request and the gateway's answer); alone, answer as the reference gateway and judge each client's requests. Results go to --out as exchanges end; the reports are written on SIGINT, SIGTERM or --judge-max")
-	fs.StringVar(&c.judge.out, "out", "out", "with --judge: the `DIR` of results.jsonl, the reports and (without --record) the recording")
+	fs.StringVar(&c.judge.out, "out", judgedDir, "with --judge: the `DIR` of results.jsonl, the reports and (without --record) the recording (not a run's)")
 	fs.IntVar(&c.judge.max, "judge-max", 0, "with --judge: stop after `N` exchanges judged and write the reports (0: until SIGINT or SIGTERM)")
 	fs.BoolVar(&c.judge.strict, "strict", false, "with --judge: strict-tier findings fail the judgement too")
 	fs.Var(&c.judge.modelMap, "model-map", "with --judge: "+modelMapUsage)

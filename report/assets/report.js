@@ -136,7 +136,7 @@
     fact('suite', m.suiteVersion);
     fact('commit', m.commit ? m.commit.slice(0, 12) : '');
     fact('catalog', m.catalogHash ? m.catalogHash.slice(0, 12) : '');
-    fact('gateway', m.baseURL || 'reference gateway (in-process)');
+    fact('gateway', m.traffic && m.traffic.standIn ? 'the stand-in (serve --judge: the reference gateway answers; the client\'s requests are judged)' : m.baseURL || 'reference gateway (in-process)');
     Object.keys(m.kindBaseURLs || {}).sort().forEach(function (k) { fact(k + ' at', m.kindBaseURLs[k]); });
     if (m.offers && m.offers.length) fact('offers', m.offers.join(','));
     if (m.shard) fact('shard', m.shard);

@@ -21,6 +21,10 @@ const (
 // process, never worth comparing.
 const ReferenceGateway = "reference gateway (in-process)"
 
+// StandIn is how reports name the reference gateway answering a client
+// under serve --judge: the client is on trial, not the gateway.
+const StandIn = "the stand-in (serve --judge: the reference gateway answers; the client's requests are judged)"
+
 // Meta is what the runner knows about a run beyond its results: what
 // report.Build needs besides them. report.json carries it as Metadata.
 type Meta struct {
@@ -201,10 +205,19 @@ type Traffic struct {
 	// (--base-path): a request under one was judged as that base URL plus
 	// the path.
 	Bases []string `json:"bases,omitempty"`
+	// StandIn says the reference gateway answered (serve --judge without
+	// --upstream): the session judged a client, not a gateway.
+	StandIn bool `json:"standIn,omitempty"`
 }
 
-// Gateway names the gateway judged: its base URL, or ReferenceGateway.
-func (m Metadata) Gateway() string { return cmp.Or(m.BaseURL, ReferenceGateway) }
+// Gateway names the gateway judged: its base URL, the stand-in, or
+// ReferenceGateway.
+func (m Metadata) Gateway() string {
+	if m.Traffic != nil && m.Traffic.StandIn {
+		return StandIn
+	}
+	return cmp.Or(m.BaseURL, ReferenceGateway)
+}
 
 // ModelLabel is how reports head a spec model's row or column: "gen-5.5 →
 // gpt-5.5" where the gateway was sent another id, else the spec id. Cells
