@@ -122,6 +122,7 @@ type judging struct {
 	sample   float64
 	standIn  bool // serve --judge: the reference gateway answers
 	stdout   io.Writer
+	said     map[string]bool // the causes the console named
 	started  time.Time
 }
 
@@ -195,18 +196,62 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
 	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths})
 	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, standIn: js.clientOnly,
-		stdout: stdout, started: time.Now().UTC()}
+		stdout: stdout, started: time.Now().UTC(), said: map[string]bool{}}
 	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)
 	return jg, nil
 }
 
-// say prints one line for a result that found something.
+// say prints a line for the first result of each cause found (a day of
+// traffic repeats its few causes millions of times; the end groups them
+// with their counts). A finding that does not decide says so.
 func (j *judging) say(res results.Result) {
-	if len(res.Reasons) == 0 {
+	if !res.Failed() {
 		return
 	}
-	what := fmt.Sprintf("%s %s %s", res.Case, res.Request.Method, res.Request.Path)
-	fmt.Fprintf(j.stdout, "%s %s (%s): %s\n", strings.ToUpper(string(res.Status)), what, res.Model, res.Reasons[0])
+	for _, reason := range res.Reasons {
+		if j.said[reason.Cause()] {
+			continue
+		}
+		j.said[reason.Cause()] = true
+		tag := strings.ToUpper(string(res.Status))
+		if !res.Decides(j.strict) {
+			tag += " (reported only: " + reportedOnly(res) + ")"
+		}
+		fmt.Fprintf(j.stdout, "%s %s %s %s (%s): %s\n", tag, res.Case, res.Request.Method, res.Request.Path, res.Model, reason)
+	}
+}
+
+// reportedOnly says why a finding does not decide the verdict.
+func reportedOnly(res results.Result) string {
+	if res.Aside {
+		return "the client side of a relay"
+	}
+	return string(res.Tier) + " tier"
+}
+
+// recap prints what each client's requests came to, and the gateway's
+// findings grouped by cause: one line a rule, with its count and one
+// example to show (gwconform show --out DIR CASE).
+func (j *judging) recap(rs []results.Result) {
+	for _, c := range results.Clients(rs) {
+		fmt.Fprintf(j.stdout, "%s: %d requests, %d conform\n", c.Client, c.Requests, c.Conforming)
+		for _, b := range c.Breaches {
+			fmt.Fprintf(j.stdout, "  breaks %-28s %4d× e.g. %s: %s\n", b.Row, b.Count, b.Example, results.Truncate(b.Said, 160))
+		}
+		for _, n := range c.Notes {
+			fmt.Fprintf(j.stdout, "  note   %-28s %4d× e.g. %s: %s\n", n.Row, n.Count, n.Example, results.Truncate(n.Said, 160))
+		}
+	}
+	for _, g := range results.GroupByCause(rs, j.strict) {
+		if g.Example.Side != results.SideGateway {
+			continue
+		}
+		kind := "deciding"
+		if !g.Deciding {
+			kind = "reported only"
+		}
+		fmt.Fprintf(j.stdout, "gateway: %d× %s (%s; e.g. %s)\n", g.Results, results.Truncate(g.Reason.String(), 160), kind, g.Example.Case)
+	}
 }
 
 // finish settles the judgement, writes the reports from results.jsonl and
@@ -239,6 +284,7 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 		return exitFailed
 	}
 	fmt.Fprintf(j.stdout, "\njudged %s: %s\n", observe.Judged(counts), observe.Summary(rs))
+	j.recap(rs)
 	for _, n := range rep.Notes {
 		fmt.Fprintln(j.stdout, "  note:", n)
 	}

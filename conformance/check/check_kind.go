@@ -65,6 +65,7 @@ func (c *checker) checkKind(kind string, body []byte) {
 	case !ok:
 	case kind == kindMessage:
 		c.checkOutputTokens(body, maxTokens, "usage.output_tokens")
+		c.checkStopAtBound(body, maxTokens)
 	default:
 		c.checkOutputTokens(body, maxTokens, "usage.completion_tokens")
 		c.checkTextLength(body, maxTokens)
@@ -114,6 +115,17 @@ func (c *checker) checkOutputTokens(body []byte, maxTokens int, path string) {
 	if out := gjson.GetBytes(body, path); out.Type == gjson.Number && out.Num > float64(maxTokens) {
 		c.fail("json", path, fmt.Sprintf("<= %d (max_tokens)", maxTokens), out.Raw,
 			"more output tokens than max_tokens (spec 4.2/max-tokens, 8/max-tokens-256: max_tokens is an upper bound on output length)")
+	}
+}
+
+// checkStopAtBound: a message that says the max_tokens sent ended it
+// (stop_reason max_tokens) used the whole budget (8: "a 1024-token output
+// ended with stop_reason max_tokens"), so its usage.output_tokens, which
+// 2.4 shows, is max_tokens.
+func (c *checker) checkStopAtBound(body []byte, maxTokens int) {
+	if out := gjson.GetBytes(body, "usage.output_tokens"); c.stoppedAtLimit(kindMessage, body) && out.Type == gjson.Number && out.Num < float64(maxTokens) {
+		c.fail("json", "usage.output_tokens", fmt.Sprintf("%d (max_tokens: the stop_reason says the bound ended it)", maxTokens), out.Raw,
+			"stop_reason max_tokens, but fewer output tokens than max_tokens (spec 8/max-tokens-1024-alt: the output ended with stop_reason max_tokens at the bound)")
 	}
 }
 

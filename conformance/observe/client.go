@@ -17,8 +17,11 @@ import (
 // answer the gateway owes a request that breaks it (section 7, 5.2).
 type rule struct {
 	row string // the spec row the rule is
-	// on are the endpoints it applies to (nil: every request).
-	on []string
+	// on are the endpoints it applies to (nil: every request); member,
+	// when set, limits it to requests that send that member (a type rule
+	// judges nothing of a request without it).
+	on     []string
+	member string
 	// owed is the answer the spec states for a request that breaks it;
 	// nil when it states none (the gateway's answer is then not judged).
 	owed *owed

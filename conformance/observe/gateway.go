@@ -52,6 +52,7 @@ func (v verifiedForms) gatewayCase(q *Request, o *owed, feature string) *catalog
 		sse := &catalog.SSEExpect{Protocol: p}
 		switch {
 		case p.IsImage():
+			cs.Refs = slices.Clone(streamRows[q.Endpoint])
 			n, _ := integer(q.text("partial_images"))
 			sse.MaxPreviews = &n
 			sse.Images = check.ExpectedImages(images, &cs.Request)
@@ -133,9 +134,12 @@ var answerRows = map[string]catalog.SpecRefs{
 	endpointModels:      {"4.1/returns-list"},
 	endpointChat:        {"4.2/stream-omitted", "4.2/stream-true"},
 	endpointMessages:    {"4.3/stream-omitted", "4.3/stream-true"},
-	endpointGenerations: {"4.4/stream"},
-	endpointEdits:       {"4.5/stream"},
+	endpointGenerations: {"4.4/verified-models"},
+	endpointEdits:       {"1/image-interface"},
 }
+
+// streamRows are the rows an image stream's answer is judged by.
+var streamRows = map[string]catalog.SpecRefs{endpointGenerations: {"4.4/stream"}, endpointEdits: {"4.5/stream"}}
 
 // featureOf is the matrix column of an observed request: the catalog's
 // feature for that kind of request.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/check"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/record"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -183,6 +184,9 @@ func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
 		if ru.on != nil && !slices.Contains(ru.on, q.Endpoint) {
 			continue
 		}
+		if _, sent := q.param(ru.member); ru.member != "" && !sent {
+			continue
+		}
 		if !slices.Contains(rows, ru.row) {
 			rows = append(rows, ru.row)
 		}
@@ -194,7 +198,11 @@ func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
 			}
 		}
 	}
-	if o, note := j.forms.retired(q); o != nil {
+	o, note := j.forms.retired(q)
+	if o == nil {
+		o, note = j.unlisted(q)
+	}
+	if o != nil {
 		rows = append(rows, o.row)
 		res.Notes = append(res.Notes, note)
 		if owes == nil {
@@ -355,4 +363,23 @@ func (j *Judge) keepList(key catalog.KeyKind, store *record.Store, r record.Roun
 		j.lists.byKey = map[catalog.KeyKind][]string{}
 	}
 	j.lists.byKey[key] = ids
+}
+
+// unlisted is the 404 a messages request is owed for a model its key's
+// list, seen earlier in the traffic, does not name (7: "messages with a
+// retired or unknown model id: 404"), and the note that says so; nil when
+// the list was not seen or names it.
+func (j *Judge) unlisted(q *Request) (*owed, string) {
+	model := q.Model()
+	if q.Endpoint != endpointMessages || model == "" {
+		return nil, ""
+	}
+	j.lists.Lock()
+	ids, seen := j.lists.byKey[catalog.KeyKind(q.Key)]
+	j.lists.Unlock()
+	if !seen || slices.ContainsFunc(ids, func(id string) bool { return id == model || modelid.Same(id, model) || modelid.Same(model, id) }) {
+		return nil, ""
+	}
+	return &owed{row: "7/messages-unknown-model", status: 404},
+		fmt.Sprintf("%s is not in the %s key's model list this traffic showed: the spec states 404 for an unknown id (spec 7/messages-unknown-model)", model, q.Key)
 }

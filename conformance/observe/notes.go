@@ -31,7 +31,8 @@ type form struct {
 	model, feature string
 	names          map[string]bool
 	values         map[string]string
-	refs           int // reference images
+	refs           int    // reference images
+	maxTokens      string // the max_tokens sent, which tells the bound's cases apart
 }
 
 // verifiedForms are the forms of a catalog's verified cases, by endpoint,
@@ -104,7 +105,7 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 				values[p] = r.ParamText(p)
 			}
 			for _, model := range cs.Models {
-				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs})
+				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs, maxTokens: r.ParamText("max_tokens")})
 				if !slices.Contains(out.models[r.Path], model) {
 					out.models[r.Path] = append(out.models[r.Path], model)
 				}
@@ -126,15 +127,24 @@ func (v verifiedForms) feature(q *Request) string {
 		spec = v.specModel(spec, v.models[q.Endpoint])
 	}
 	names := q.names()
+	if q.Endpoint == endpointMessages && q.carriesImage() {
+		return "messages.image_input" // its content's shape tells it, not its members
+	}
+	// The form that also sends the same max_tokens first: the cases of
+	// the bound (256, 1024) send the members of the basic ones.
+	found := ""
 	for _, f := range v.byEndpoint[q.Endpoint] {
 		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
 			continue
 		}
 		if !slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.text(p) }) {
-			return f.feature
+			if f.maxTokens == q.text("max_tokens") {
+				return f.feature
+			}
+			found = cmp.Or(found, f.feature)
 		}
 	}
-	return ""
+	return found
 }
 
 // specModel is the spec id of ids an observed model names: the one a

@@ -69,6 +69,11 @@ func TestSessionDecidesAsTheRun(t *testing.T) {
 	cutStream.Cut = "the client stopped reading"
 	unfinished := cutStream
 	unfinished.Cut = ""
+	messagesList := answered(t, sent{path: "/v1/models", key: "messages"}, 200,
+		`{"object":"list","data":[{"id":"msg-sonnet-5","object":"model","owned_by":"msg"}]}`)
+	unknownModel := with(valid()["messages"], nil, map[string]any{"model": "msg-no-such-model-0000"})
+	const message = `{"id":"m1","type":"message","role":"assistant","model":"msg-sonnet-5","content":[{"type":"text","text":"Calm."}],` +
+		`"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
 
 	for _, tc := range []struct {
 		name   string
@@ -98,6 +103,12 @@ func TestSessionDecidesAsTheRun(t *testing.T) {
 			[]string{"verified pass 2 false"}},
 		{"a 503 never resent is judged as it ended", []record.Round{answered(t, chat, 503, `{"error":{}}`)},
 			[]string{"verified fail 1 false"}},
+		{"a model the key's list left out is owed 404", []record.Round{messagesList, answered(t, unknownModel, 404, `{"error":{}}`), answered(t, valid()["messages"], 200, message)},
+			[]string{"verified pass 1 false", "verified pass 1 false", "negative pass 1 false"}},
+		{"a model the key's list left out, served", []record.Round{messagesList, answered(t, unknownModel, 200, message)},
+			[]string{"verified pass 1 false", "negative fail 1 false"}},
+		{"before its list, an unknown model is beyond the verified rows", []record.Round{answered(t, unknownModel, 404, `{"error":{}}`)},
+			[]string{"explore unsupported 1 false"}},
 		{"a cut stream is judged on what arrived", []record.Round{cutStream}, []string{"verified pass 1 false"}},
 		{"the same stream ended by the gateway owes its end", []record.Round{unfinished}, []string{"verified fail 1 false"}},
 	} {

@@ -46,7 +46,7 @@ var memberTypes = []struct{ endpoint, member, typ, row string }{
 func typeRules() []rule {
 	var out []rule
 	for _, m := range memberTypes {
-		out = append(out, rule{row: m.row, on: []string{m.endpoint}, broken: func(q *Request) []breach {
+		out = append(out, rule{row: m.row, on: []string{m.endpoint}, member: m.member, broken: func(q *Request) []breach {
 			v, ok := q.param(m.member)
 			if !ok || v == nil || hasType(v, m.typ, q.Multipart()) {
 				return nil

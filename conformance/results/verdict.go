@@ -74,7 +74,11 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	// What "counted" means to a reader: verified and negative, and strict
 	// only under --strict.
 	kind := "verified/negative"
-	if strict {
+	switch {
+	case t.clients == t.counted && t.counted > 0:
+		// A client on trial (serve --judge): its requests are what was judged.
+		kind = "client request"
+	case strict:
 		kind = "verified/negative/strict"
 	}
 	interrupted := ""
@@ -105,9 +109,11 @@ type unchecked struct{ check, key string }
 // tally is what Judge counts of a run's results.
 type tally struct {
 	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, keyMissing, finished, notOffered int
-	firstInconclusive                                                                                                             *Result
-	ranAny                                                                                                                        bool
-	tiers                                                                                                                         map[vocab.Tier]int
+	// clients counts the counted results that judge a client's request.
+	clients           int
+	firstInconclusive *Result
+	ranAny            bool
+	tiers             map[vocab.Tier]int
 	// notChecked counts the counted cases skipped, by why, in the order
 	// first seen; first is the first message of each.
 	notChecked map[unchecked]int
@@ -133,6 +139,9 @@ func tallyResults(rs []Result, strict bool) *tally {
 			continue
 		}
 		t.counted++
+		if r.Side == SideClient {
+			t.clients++
+		}
 		t.status(r)
 		if r.Status != vocab.StatusSkip {
 			t.ran++
@@ -267,6 +276,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		scope += fmt.Sprintf("; %s passed only after a retry (flaky)", plural(t.flaky, "result"))
 	}
 	switch {
+	case t.failed > 0 && kind == "client request":
+		return OutcomeFail, fmt.Sprintf("conformance failed: %d of %s broke a rule of the spec", t.failed, plural(t.ran, kind))
 	case t.failed > 0:
 		h := fmt.Sprintf("conformance failed: %d of %s failed or errored", t.failed, plural(t.ran, kind+" result"))
 		if interrupted != "" {
@@ -295,6 +306,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s selected not checked: the key of their family is not set; nothing that ran failed", plural(t.keyMissing, kind+" case"))
 	case t.notListed > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
+	case t.counted > 0 && kind == "client request":
+		return OutcomePass, fmt.Sprintf("conformance passed: %s kept the spec's rules", plural(t.ran, kind))
 	case t.counted > 0:
 		return OutcomePass, "conformance passed: " + scope
 	case t.notOffered > 0:
