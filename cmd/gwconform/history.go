@@ -19,10 +19,10 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "out", "directory to write "+runs.FileHistory+" into")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
+		fmt.Fprintln(fs.Output(), "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
