@@ -50,6 +50,9 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gwconform history:", err)
 		return exitFailed
 	}
+	for _, w := range h.Warnings {
+		fmt.Fprintln(stderr, "gwconform history: warning:", w)
+	}
 	red, flapping := 0, h.Flapping()
 	last := len(h.Nights) - 1
 	for _, c := range h.Cells {
