@@ -392,3 +392,20 @@ func TestCompanyNightlyUsesTheRelease(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), "(../../.github/examples/nightly.yml)", "the README's nightly section points at it")
 }
+
+// action.yml says what run.sh does with the waivers input (issue 34): a
+// path that does not exist fails the step (TestActionRunStep runs it), so
+// the input's description must not promise it is "used when it exists".
+func TestActionSaysWhatWaiversDo(t *testing.T) {
+	raw, err := os.ReadFile("../../action.yml")
+	require.NoError(t, err)
+	var action struct {
+		Inputs map[string]struct {
+			Description string `yaml:"description"`
+		} `yaml:"inputs"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &action))
+	said := action.Inputs["waivers"].Description
+	assert.NotContains(t, said, "when it exists")
+	assert.Contains(t, said, "A path that does not exist fails the step at once (exit 2)")
+}
