@@ -39,12 +39,12 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkPacedRun -benchtime 1x -timeout 60m ./conformance/
 	$(GO) test -run '^$$' -bench BenchmarkJudg -benchtime 10x ./cmd/gwconform/
 
-## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows and action.yml), and the case files and schemas
+## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows, the nightly a company copies, and action.yml), and the case files and schemas
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
-	$(GO) tool actionlint .github/workflows/*.yml
+	$(GO) tool actionlint .github/workflows/*.yml .github/examples/*.yml
 	$(GO) run ./cmd/gwconform lint
 
 ## fuzz: each fuzz target for $(FUZZTIME) (go test -fuzz takes one target at a time)

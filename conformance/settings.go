@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -304,20 +305,26 @@ func (s *Settings) Parse(args []string) error {
 	return err
 }
 
-// unknownFlag adds a did-you-mean to the flag package's refusal of a flag
-// it does not know.
-func (s *Settings) unknownFlag(err error) error {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
-	if !ok {
-		return err
+// FlagError says a refusal of the flag package in one line, naming flags
+// with two dashes as the documentation does, and adds a did-you-mean to
+// an unknown flag: every command's refusal of its command line.
+func FlagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if hint := catalog.Closest(name, names); hint != "" {
+			return fmt.Errorf("unknown flag --%s%s", name, strings.Replace(hint, `"`, `"--`, 1))
+		}
+		return fmt.Errorf("unknown flag --%s (gwconform %s -h lists them)", name, strings.TrimPrefix(fs.Name(), "gwconform "))
 	}
-	var names []string
-	s.fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if hint := catalog.Closest(name, names); hint != "" {
-		return fmt.Errorf("unknown flag --%s%s", name, strings.Replace(hint, `"`, `"--`, 1))
-	}
-	return fmt.Errorf("unknown flag --%s (gwconform %s -h lists them)", name, strings.TrimPrefix(s.fs.Name(), "gwconform "))
+	// The flag package's other refusals name the flag with one dash:
+	// "invalid value "x" for flag -n: ...", "flag needs an argument: -out".
+	return errors.New(oneDashFlag.ReplaceAllString(msg, "$1--$2"))
 }
+
+// oneDashFlag finds a flag the flag package names with one dash.
+var oneDashFlag = regexp.MustCompile(`(for flag |for |argument: )-([A-Za-z0-9][-A-Za-z0-9]*)`)
 
 // ParseOperands reads the command line as Parse does, but for the operands
 // after the flags, which it returns (show's CASE); synopsis is what follows
@@ -348,7 +355,7 @@ func (s *Settings) parse(args []string, synopsis string, operands bool) ([]strin
 			s.fs.PrintDefaults()
 			return nil, err
 		}
-		return nil, s.unknownFlag(err)
+		return nil, FlagError(s.fs, err)
 	}
 	if s.fs.NArg() > 0 && !operands {
 		return nil, fmt.Errorf("unexpected argument %q (flags go before it: gwconform %s -h lists them)", s.fs.Arg(0), strings.TrimPrefix(s.fs.Name(), "gwconform "))
@@ -392,7 +399,7 @@ func (s *Settings) flagAsValue(args []string) error {
 		}
 		next := args[i+1]
 		if other := strings.SplitN(strings.TrimLeft(next, "-"), "=", 2)[0]; strings.HasPrefix(next, "-") && s.fs.Lookup(other) != nil {
-			return fmt.Errorf("flag -%s takes a value, got the flag %s (write -%s=VALUE for a value that starts with -)", name, next, name)
+			return fmt.Errorf("flag --%s takes a value, got the flag %s (write --%s=VALUE for a value that starts with -)", name, next, name)
 		}
 		i++ // skip the value
 	}

@@ -188,6 +188,17 @@ func variations() []variation {
 		{name: "text deltas of one character", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: oneCharDeltas},
 		{name: "a first delta of a line end, repeated at the start of the next", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: leadingDelta("\n")},
 		{name: "a first delta of a star, repeated at the start of the next", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: leadingDelta("*")},
+		// A repetitive text (issue 34): a fragment equal to the text
+		// before it, then one repeating the whole text, is no cumulative
+		// stream.
+		{name: "a repetitive text", cases: []string{"chat-stream", "messages-stream", "messages-alt-stream"}, events: repetitiveText},
+		// An untyped event is ignored in an image stream as in a messages
+		// stream (issue 34).
+		{name: "an untyped heartbeat event in an image stream", cases: []string{"gen-stream-partials-2", "edit-stream-partials-3"}, events: untypedHeartbeat},
+		// 6.3 names no event for the final stop_reason: without
+		// message_delta, on message_stop, it passes verified (strict
+		// reports the missing message_delta).
+		{name: "no message_delta, the stop_reason on message_stop", cases: []string{"messages-stream", "messages-alt-stream"}, events: withoutMessageDelta},
 		// A stream's model is judged in the strict tier only, in the
 		// spellings the JSON checks accept for "model used" (2.3, 2.4).
 		{name: "stream model with a vendor prefix, a snapshot or an undated alias", cases: []string{"chat-stream*", "messages-stream*", "messages-alt-stream"},
@@ -853,6 +864,53 @@ func leadingDelta(lead string) func(evs []wireEvent) []wireEvent {
 		}
 		return evs
 	}
+}
+
+// repetitiveText makes the stream's text "ABCDEFGHIJ", "ABCDEFGHIJ",
+// "ABCDEFGHIJABCDEFGHIJ": the first text delta becomes those three
+// fragments, and the other text deltas are dropped.
+func repetitiveText(evs []wireEvent) []wireEvent {
+	var out []wireEvent
+	done := false
+	for _, ev := range evs {
+		m := decode(ev.data)
+		delta, key := textDelta(m)
+		if text, _ := delta[key].(string); text == "" {
+			out = append(out, ev)
+			continue
+		}
+		if done {
+			continue
+		}
+		done = true
+		for _, text := range []string{"ABCDEFGHIJ", "ABCDEFGHIJ", "ABCDEFGHIJABCDEFGHIJ"} {
+			delta[key] = text
+			out = append(out, wireEvent{name: ev.name, data: encode(m)})
+		}
+	}
+	return out
+}
+
+// withoutMessageDelta drops a messages stream's message_delta events and
+// puts their stop_reason on message_stop.
+func withoutMessageDelta(evs []wireEvent) []wireEvent {
+	var out []wireEvent
+	var reason any
+	for _, ev := range evs {
+		m := decode(ev.data)
+		switch m["type"] {
+		case "message_delta":
+			if d, ok := m["delta"].(map[string]any); ok {
+				reason = d["stop_reason"]
+			}
+			continue
+		case "message_stop":
+			m["stop_reason"] = reason
+			ev.data = encode(m)
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 // textDelta is the object holding an event's text delta and its key: a chat

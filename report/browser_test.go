@@ -588,7 +588,13 @@ func TestBrowserNotOffered(t *testing.T) {
 	rowHead := b.Text(`table.matrix tr[data-model="gen-5.5"] th.model`)
 	b.Run(chromedp.SendKeys(chromedp.CSS(`#filter-model`), "gpt"))
 	byGatewayID := b.EvalString(`Array.from(document.querySelectorAll('table.matrix tbody tr:not(.hidden)')).map(tr => tr.dataset.model).join(',')`)
+	// Geometry (issue 34): each "not offered" chip holds its words, and
+	// what follows it starts after it: the legend's description, the
+	// matrix's next cell, the filter chip's count.
+	overlaps := b.EvalString(overlapJS)
 	problems := b.ConsoleProblems()
+
+	assert.Empty(t, overlaps, "a not-offered chip overlaps text")
 
 	assert.Equal(t, "gen-5.5 → gpt-5.5", rowHead)
 	assert.Equal(t, "gen-5.5", byGatewayID, "the model filter finds a row by the gateway's id")
@@ -601,3 +607,41 @@ func TestBrowserNotOffered(t *testing.T) {
 	assert.Contains(t, head, "several base URLs")
 	assert.Empty(t, problems, "console errors, exceptions or CSP violations")
 }
+
+// overlapJS lists, one a line, each "not offered" chip of report.html
+// whose words stick out of it, or that overlaps what comes after it on its
+// line: the legend's swatch and its description, a matrix cell's chip and
+// the next cell, a filter chip and its count. "" when none does.
+const overlapJS = `(() => {
+  const out = [];
+  const box = n => { const r = document.createRange(); r.selectNodeContents(n); return r.getBoundingClientRect(); };
+  const holds = (what, chip) => {
+    const c = chip.getBoundingClientRect(), t = box(chip);
+    if (t.left < c.left - 0.5 || t.right > c.right + 0.5) out.push(what + ': its words (' + t.left + '..' + t.right + ') stick out of the chip (' + c.left + '..' + c.right + ')');
+    return c;
+  };
+  const sw = document.querySelector('.legend span.sw.st-not-offered');
+  if (!sw) out.push('no legend swatch');
+  else {
+    const c = holds('legend swatch', sw);
+    const after = document.createRange();
+    after.setStartAfter(sw); after.setEndAfter(sw.parentNode.lastChild);
+    const d = after.getBoundingClientRect();
+    const w = box(sw);
+    if (d.left < Math.max(c.right, w.right) - 0.5) out.push('legend: the description starts at ' + d.left + ', inside the swatch or its words ending at ' + Math.max(c.right, w.right));
+  }
+  const cells = document.querySelectorAll('td.cell.st-not-offered');
+  if (!cells.length) out.push('no not-offered cell');
+  cells.forEach(td => {
+    const c = holds('cell ' + td.dataset.feature, td.querySelector('span'));
+    const r = td.getBoundingClientRect();
+    if (c.left < r.left - 0.5 || c.right > r.right + 0.5) out.push('cell ' + td.dataset.feature + ': the chip sticks out of its cell');
+    const next = td.nextElementSibling;
+    if (next && next.getBoundingClientRect().left < c.right - 0.5) out.push('cell ' + td.dataset.feature + ': the next cell starts inside the chip');
+  });
+  document.querySelectorAll('button.chip').forEach(b => {
+    if (!/not offered/.test(b.textContent)) return;
+    holds('filter chip', b);
+  });
+  return out.join('\n');
+})()`

@@ -45,7 +45,7 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 		r.Results[i] = sanitizeResult(res)
 	}
 	r.Features, r.Models = featuresAndModels(meta.Features, r.Results)
-	sortResults(r.Results, r.Features)
+	SortResults(r.Results, r.Features)
 	byCell, byTier := group(r.Results)
 	r.Cells = cells(r.Models, r.Features, byCell, meta.Strict)
 	r.Totals = tierTotals(byTier, meta.Strict)
@@ -182,9 +182,10 @@ func featuresAndModels(catalog []string, rs []results.Result) (features, models 
 	return append(features, extraF...), append(clients, models...)
 }
 
-// sortResults orders the results by feature (in the report's order),
-// model, case.
-func sortResults(rs []results.Result, features []string) {
+// SortResults orders the results as every report lists them: by feature
+// (in the report's order), model, case. The console's recap groups them
+// in this order too, so a cause's example is the report's.
+func SortResults(rs []results.Result, features []string) {
 	fIdx := make(map[string]int, len(features))
 	for i, f := range features {
 		fIdx[f] = i

@@ -76,7 +76,7 @@ func TestActionInputsMapToFlags(t *testing.T) {
 		}
 	}
 	require.NotNil(t, runEnv, "action.yml has a step with id run")
-	_, _, help := gw(t, "run", "-h")
+	_, help, _ := gw(t, "run", "-h")
 	assert.Len(t, action.Inputs, len(actionInputs), "every input is described in actionInputs")
 	for name := range action.Inputs {
 		t.Run(name, func(t *testing.T) {
@@ -272,15 +272,7 @@ func actionStep(bin, script, work string, inputs map[string]string) *exec.Cmd {
 // binary (go run turns every exit code into 1), publishes whatever merge's
 // code, and fails the job with it afterwards.
 func TestActionAndNightlyKeepTheExitCodes(t *testing.T) {
-	type step struct {
-		ID   string            `yaml:"id"`
-		Name string            `yaml:"name"`
-		If   string            `yaml:"if"`
-		Uses string            `yaml:"uses"`
-		Run  string            `yaml:"run"`
-		Env  map[string]string `yaml:"env"`
-		With map[string]any    `yaml:"with"`
-	}
+	type step = workflowStep
 	raw, err := os.ReadFile("../../action.yml")
 	require.NoError(t, err)
 	var action struct {
@@ -302,43 +294,118 @@ func TestActionAndNightlyKeepTheExitCodes(t *testing.T) {
 		assert.Contains(t, upload.With["path"], "/"+f+"\n", "the action uploads %s", f)
 	}
 
-	raw, err = os.ReadFile("../../.github/workflows/nightly.yml")
+	// The suite's own nightly and the one a company copies keep them alike.
+	for _, file := range []string{"../../.github/workflows/nightly.yml", "../../.github/examples/nightly.yml"} {
+		t.Run(filepath.Base(filepath.Dir(file)), func(t *testing.T) {
+			wf := readWorkflow(t, file)
+			for _, s := range wf.Jobs["shard"].Steps {
+				if w, ok := s.With["waivers"].(string); ok {
+					// The action fails on a waivers path that does not exist: the
+					// documented workflow gives its optional file only when present.
+					assert.Contains(t, w, "hashFiles(env.WAIVERS)", "step %q", s.Name)
+				}
+			}
+			merge := wf.Jobs["merge"]
+			assert.Equal(t, "${{ !cancelled() }}", merge.If, "the merge runs after a failed shard")
+			require.NotEmpty(t, merge.Steps)
+			merged := false
+			for i, s := range merge.Steps {
+				assert.NotRegexp(t, `go run \./cmd/gwconform (merge|diff)`, s.Run, "step %q: go run hides merge's and diff's exit codes", s.Name)
+				if s.ID == "merge" {
+					merged = true
+					assert.Contains(t, s.Run, `merge out/merged`)
+					continue
+				}
+				if !merged {
+					continue
+				}
+				last := i == len(merge.Steps)-1
+				if last {
+					assert.Equal(t, "${{ steps.merge.outputs.exit-code }}", s.Env["CODE"], "the last step fails the job with merge's code")
+					assert.Contains(t, s.Run, `exit "${CODE`)
+					continue
+				}
+				assert.NotContains(t, s.If, "exit-code", "step %q is published whatever merge's exit code", s.Name)
+			}
+			assert.True(t, merged, "%s has a step with id merge", file)
+		})
+	}
+}
+
+// workflowStep is what the tests read of a workflow's or the action's step.
+type workflowStep struct {
+	ID   string            `yaml:"id"`
+	Name string            `yaml:"name"`
+	If   string            `yaml:"if"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+	With map[string]any    `yaml:"with"`
+}
+
+type workflow struct {
+	Env  map[string]string `yaml:"env"`
+	Jobs map[string]struct {
+		If    string         `yaml:"if"`
+		Steps []workflowStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T, file string) workflow {
+	t.Helper()
+	raw, err := os.ReadFile(file)
 	require.NoError(t, err)
-	var wf struct {
-		Jobs map[string]struct {
-			If    string `yaml:"if"`
-			Steps []step `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
+	var wf workflow
 	require.NoError(t, yaml.Unmarshal(raw, &wf))
-	for _, s := range wf.Jobs["shard"].Steps {
-		if w, ok := s.With["waivers"].(string); ok {
-			// The action fails on a waivers path that does not exist: the
-			// documented workflow gives its optional file only when present.
-			assert.Contains(t, w, "hashFiles(env.WAIVERS)", "step %q", s.Name)
+	return wf
+}
+
+// The nightly a company copies works from its own repository (issue 34):
+// the action and the CLI come from the suite's release, at one ref; nothing
+// refers to this repository's checkout; it has the jobs of the suite's own.
+func TestCompanyNightlyUsesTheRelease(t *testing.T) {
+	own := readWorkflow(t, "../../.github/workflows/nightly.yml")
+	wf := readWorkflow(t, "../../.github/examples/nightly.yml")
+	ref := wf.Env["GWCONFORM_REF"]
+	require.NotEmpty(t, ref, "the workflow names the suite's ref in GWCONFORM_REF")
+	for name := range own.Jobs {
+		assert.Contains(t, wf.Jobs, name, "the company's nightly has the job %s", name)
+	}
+	var action, install bool
+	for name, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			assert.False(t, strings.HasPrefix(s.Uses, "./"), "job %s, step %q: uses this repository's checkout", name, s.Name)
+			assert.NotContains(t, s.Run, "./cmd/gwconform", "job %s, step %q: builds this repository's checkout", name, s.Name)
+			if strings.HasPrefix(s.Uses, "gwconform/gwconform@") {
+				action = true
+				assert.Equal(t, "gwconform/gwconform@"+ref, s.Uses, "the action at GWCONFORM_REF")
+			}
+			if strings.Contains(s.Run, "go install") {
+				install = true
+				assert.Contains(t, s.Run, `go install "github.com/gwconform/gwconform/cmd/gwconform@${GWCONFORM_REF}"`)
+			}
 		}
 	}
-	merge := wf.Jobs["merge"]
-	assert.Equal(t, "${{ !cancelled() }}", merge.If, "the merge runs after a failed shard")
-	require.NotEmpty(t, merge.Steps)
-	merged := false
-	for i, s := range merge.Steps {
-		assert.NotRegexp(t, `go run \./cmd/gwconform (merge|diff)`, s.Run, "step %q: go run hides merge's and diff's exit codes", s.Name)
-		if s.ID == "merge" {
-			merged = true
-			assert.Contains(t, s.Run, `merge out/merged`)
-			continue
-		}
-		if !merged {
-			continue
-		}
-		last := i == len(merge.Steps)-1
-		if last {
-			assert.Equal(t, "${{ steps.merge.outputs.exit-code }}", s.Env["CODE"], "the last step fails the job with merge's code")
-			assert.Contains(t, s.Run, `exit "${CODE`)
-			continue
-		}
-		assert.NotContains(t, s.If, "exit-code", "step %q is published whatever merge's exit code", s.Name)
+	assert.True(t, action, "the shards run the action gwconform/gwconform@<ref>")
+	assert.True(t, install, "the merge job installs the CLI with go install …@<ref>")
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "(../../.github/examples/nightly.yml)", "the README's nightly section points at it")
+}
+
+// action.yml says what run.sh does with the waivers input (issue 34): a
+// path that does not exist fails the step (TestActionRunStep runs it), so
+// the input's description must not promise it is "used when it exists".
+func TestActionSaysWhatWaiversDo(t *testing.T) {
+	raw, err := os.ReadFile("../../action.yml")
+	require.NoError(t, err)
+	var action struct {
+		Inputs map[string]struct {
+			Description string `yaml:"description"`
+		} `yaml:"inputs"`
 	}
-	assert.True(t, merged, "nightly.yml has a step with id merge")
+	require.NoError(t, yaml.Unmarshal(raw, &action))
+	said := action.Inputs["waivers"].Description
+	assert.NotContains(t, said, "when it exists")
+	assert.Contains(t, said, "A path that does not exist fails the step at once (exit 2)")
 }

@@ -44,6 +44,10 @@ func TestRunReportsCauses(t *testing.T) {
 	assert.Contains(t, c.Cases, c.Example.Case)
 	t.Logf("%s: %d results in %d cells, cases %v, e.g. %s × %s", c.Cause, c.Results, c.Cells, c.Cases, c.Example.Case, c.Example.Model)
 	command := "gwconform show --out . --model " + c.Example.Model + " --curl " + c.Example.Case
+	// The console gives the same example for the cause (issue 34), though
+	// it read the results as they finished.
+	assert.Contains(t, stdout, "    e.g. "+c.Example.Case+" × "+c.Example.Model+": ")
+	assert.Contains(t, stdout, "--model "+c.Example.Model+" --curl "+c.Example.Case, "the next step sends the same example")
 
 	// The command runs as written, in the report's directory.
 	args := strings.Fields(strings.TrimPrefix(command, "gwconform "))

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/execute"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/report"
 	"github.com/gwconform/gwconform/report/markdown"
 )
 
@@ -248,6 +251,15 @@ func (c *console) summary(rs []results.Result, v results.Verdict) {
 	}
 }
 
+// causeGroups groups the failed results by cause in the reports' order,
+// not as they finished: each cause's example (its first result) is then
+// the one report.json, matrix.md and report.html show.
+func causeGroups(rs []results.Result, strict bool) []results.CauseGroup {
+	ordered := slices.Clone(rs)
+	report.SortResults(ordered, catalog.Features)
+	return results.GroupByCause(ordered, strict)
+}
+
 // recapCases is how many case ids a recap group names before "and N more".
 const recapCases = 5
 
@@ -255,7 +267,7 @@ const recapCases = 5
 // first: how many results and cells each covers, its first cases, and one
 // example with expected and actual. Cancelled calls are noted, not listed.
 func (c *console) recap(rs []results.Result) {
-	groups := results.GroupByCause(rs, c.strict)
+	groups := causeGroups(rs, c.strict)
 	cancelled := 0
 	for _, r := range rs {
 		if r.Cancelled {

@@ -72,10 +72,12 @@ func TestConsoleInALog(t *testing.T) {
 // command that sends the first cause's example again.
 func TestNextSteps(t *testing.T) {
 	rs := []results.Result{
-		{Case: "gen-basic", Model: "gen-image-2", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
-		{Case: "chat-json", Model: "gen 5.5", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
+		{Case: "gen-basic", Model: "gen-image-2", Feature: "images.generate", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
+		{Case: "chat-json", Model: "gen 5.5", Feature: "chat.basic", Tier: vocab.TierVerified, Status: vocab.StatusFail, Reasons: []vocab.Reason{{Check: "status", Actual: "404 nope"}}},
 	}
 	var b bytes.Buffer
 	nextSteps(&b, "night out", rs, false)
-	assert.Equal(t, "next: open night out/report.html; send the first cause's example again: gwconform show --out 'night out' --model gen-image-2 --curl gen-basic\n", b.String())
+	// The example is the reports' (chat.basic comes before images.generate
+	// there), whatever order the results finished in.
+	assert.Equal(t, "next: open night out/report.html; send the first cause's example again: gwconform show --out 'night out' --model 'gen 5.5' --curl chat-json\n", b.String())
 }

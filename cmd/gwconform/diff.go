@@ -14,10 +14,10 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform diff OLD/report.json NEW/report.json")
-		fmt.Fprintln(stderr, "exit 1: regressions; 3: no regression, but NEW was incomplete; 0: neither")
+		fmt.Fprintln(fs.Output(), "usage: gwconform diff OLD/report.json NEW/report.json")
+		fmt.Fprintln(fs.Output(), "exit 1: regressions; 3: no regression, but NEW was incomplete; 0: neither")
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 2 {

@@ -19,10 +19,10 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "out", "directory to write "+runs.FileHistory+" into")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
+		fmt.Fprintln(fs.Output(), "usage: gwconform history --out DIR REPORT.json...   (REPORT: a report.json or a directory holding one; nights are ordered by start time)")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
@@ -49,6 +49,9 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	if err := results.WriteAtomic(filepath.Join(*out, runs.FileHistory), h.WriteHTML); err != nil {
 		fmt.Fprintln(stderr, "gwconform history:", err)
 		return exitFailed
+	}
+	for _, w := range h.Warnings {
+		fmt.Fprintln(stderr, "gwconform history: warning:", w)
 	}
 	red, flapping := 0, h.Flapping()
 	last := len(h.Nights) - 1

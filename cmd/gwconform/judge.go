@@ -22,7 +22,6 @@ import (
 	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/record"
-	"github.com/gwconform/gwconform/conformance/refgateway"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/report"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
@@ -45,10 +44,10 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&modelMap, "model-map", modelMapUsage)
 	fs.Var(&basePaths, "base-path", basePathUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
+		fmt.Fprintln(fs.Output(), "usage: gwconform judge [flags] RECORDING\n\nJudges every exchange a relay recorded (serve --upstream URL --record RECORDING): the client's requests against the spec's request rules, the gateway's answers with the catalog's checks. Nothing is sent.")
 		fs.PrintDefaults()
 	}
-	recordings, code, ok := parseInterspersed(fs, args)
+	recordings, code, ok := parseInterspersed(fs, args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -132,9 +131,9 @@ const judgedDir = "judged"
 // parseInterspersed parses flags that may come before, between and after
 // the positional arguments (gwconform judge REC --out DIR), which it
 // returns in order.
-func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (positional []string, code int, ok bool) {
 	for {
-		if code, ok := parseFlags(fs, args); !ok {
+		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 			return nil, code, false
 		}
 		if fs.NArg() == 0 {
@@ -371,7 +370,7 @@ func (c *serveCmd) startGateway() (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	gw, err := refgateway.New(cfg)
+	gw, err := newGateway(cfg)
 	if err != nil {
 		return nil, err
 	}

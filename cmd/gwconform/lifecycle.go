@@ -110,7 +110,7 @@ func reportModelMap(names plan.ModelNames) []reportv1.ModelName {
 // the command that sends the first cause's example again.
 func nextSteps(w io.Writer, out string, rs []results.Result, strict bool) {
 	fmt.Fprintf(w, "next: open %s", filepath.Join(filepath.Clean(out), report.FileHTML))
-	if groups := results.GroupByCause(rs, strict); len(groups) > 0 {
+	if groups := causeGroups(rs, strict); len(groups) > 0 {
 		ex := groups[0].Example
 		fmt.Fprintf(w, "; send the first cause's example again: gwconform show --out %s --model %s --curl %s", shellWord(filepath.Clean(out)), shellWord(ex.Model), shellWord(ex.Case))
 	}

@@ -17,10 +17,10 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dir := fs.String("cases", "", "case directory (default: the embedded catalog)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform lint [--cases DIR | DIR]")
+		fmt.Fprintln(fs.Output(), "usage: gwconform lint [--cases DIR | DIR]")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() == 1 && *dir == "" {

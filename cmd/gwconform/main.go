@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gwconform/gwconform/conformance"
+	"github.com/gwconform/gwconform/conformance/catalog"
 )
 
 // Exit codes of the interface contract.
@@ -50,20 +53,26 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitNotStart
-		}
+		return exitNotStart
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
 		return exitOK
 	}
+	var names []string
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:], stdout, stderr)
 		}
+		names = append(names, c.name)
 	}
-	fmt.Fprintf(stderr, "gwconform: unknown command %q\n\n", args[0])
-	usage(stderr)
+	hint := catalog.Closest(args[0], names)
+	if hint == "" {
+		hint = " (gwconform -h lists the commands)"
+	}
+	fmt.Fprintf(stderr, "gwconform: unknown command %q%s\n", args[0], hint)
 	return exitNotStart
 }
 
@@ -76,16 +85,29 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'gwconform <command> -h' for a command's flags.")
 }
 
-// parseFlags parses a command's flags. -h prints the usage once (the flag
-// package does) and ends the command with exit 0; a bad flag has printed
-// its error and the usage, and ends it with exit 2. ok is false when the
-// command ends here.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := fs.Parse(args); {
+// parseFlags parses the flags of a command that declares its own with the
+// flag package. -h prints the usage (fs.Usage, which writes to the flag
+// set's output) to stdout, asked for as it is, and ends the command with
+// exit 0. A refusal is one line on stderr with a did-you-mean, as the
+// engine commands say theirs (conformance.FlagError), not the usage: the
+// whole flag list only when asked. ok is false when the command ends here.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard) // the flag package would say the refusal too
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(out)
 		return exitOK, false
 	case err != nil:
+		fs.SetOutput(out)
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), conformance.FlagError(fs, err))
 		return exitNotStart, false
 	}
+	fs.SetOutput(out)
 	return 0, true
 }

@@ -33,10 +33,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "strict-tier failures count in the report's verdict")
 	casesDir := fs.String("cases", "", "case directory the results came from (default: the embedded catalog)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform merge [flags] OUT IN...   (IN: results.jsonl, report.json or a directory)")
+		fmt.Fprintln(fs.Output(), "usage: gwconform merge [flags] OUT IN...   (IN: results.jsonl, report.json or a directory)")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() < 2 {

@@ -393,6 +393,18 @@ func TestHistoryCommand(t *testing.T) {
 	assert.Contains(t, stdout, "2 nights")
 	assert.Contains(t, stdout, "1 cells red in the last night (fail)")
 	assert.FileExists(t, filepath.Join(out, runs.FileHistory))
+	assert.NotContains(t, stderr, "warning", "the nights of one gateway")
+
+	// A night of another gateway: said on stderr (issue 34).
+	other := filepath.Join(t.TempDir(), report.FileJSON)
+	f, err := os.Create(other)
+	require.NoError(t, err)
+	require.NoError(t, report.Build(reportv1.Meta{SuiteVersion: "dev", BaseURL: "https://gw.example"},
+		[]results.Result{{Case: "ca", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass, Attempts: 1}}).WriteJSON(f))
+	require.NoError(t, f.Close())
+	code, _, stderr = gw(t, append([]string{"history", "--out", out, other}, dirs...)...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "gwconform history: warning: the nights come from 2 gateways: gw.example (1 night), "+reportv1.ReferenceGateway+" (2 nights)")
 
 	code, _, _ = gw(t, "history", "--out", out)
 	assert.Equal(t, exitNotStart, code, "no night")

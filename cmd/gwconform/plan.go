@@ -16,7 +16,7 @@ import (
 )
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("plan", stderr)
+	f := newEngineFlags("plan", stdout)
 	s, err := f.parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK // the usage is printed

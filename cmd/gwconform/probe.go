@@ -21,7 +21,7 @@ import (
 // runs their family's cases, prints a capability row per model and the YAML
 // that adds each model to the cases it passed.
 func runProbe(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("probe", stderr, "model-id", "family")
+	f := newEngineFlags("probe", stdout, "model-id", "family")
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
 		model, family := f.set.String("model-id"), f.set.String("family")
 		if (model == "") != (family == "") || (family != "" && !validKind(family)) {

@@ -24,7 +24,7 @@ import (
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("run", stderr, "waivers", "rerun-failed", "resume", "record", "replay")
+	f := newEngineFlags("run", stdout, "waivers", "rerun-failed", "resume", "record", "replay")
 	rerun, resume := func() bool { return f.set.Bool("rerun-failed") }, func() bool { return f.set.Bool("resume") }
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/refgateway"
 )
 
@@ -114,10 +116,10 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (c *serveCmd, code
 	fs.Var(&c.judge.basePaths, "base-path", "with --judge: "+basePathUsage)
 	fs.Float64Var(&c.judge.sample, "judge-sample", 0, "with --judge: judge this share of the exchanges, `P` in (0, 1] (0: all), said in the headline; what the sample leaves out leaves the judgement complete")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gwconform serve [flags]")
+		fmt.Fprintln(fs.Output(), "usage: gwconform serve [flags]")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return nil, code, false
 	}
 	if fs.NArg() > 0 {
@@ -150,7 +152,7 @@ func (c *serveCmd) serveGateway(ctx context.Context) int {
 	if err != nil {
 		return c.notStarted(err)
 	}
-	gw, err := refgateway.New(cfg)
+	gw, err := newGateway(cfg)
 	if err != nil {
 		return c.notStarted(err)
 	}
@@ -171,6 +173,22 @@ func (c *serveCmd) serveGateway(ctx context.Context) int {
 		}
 	}
 	return c.listenAndServe(ctx, gw, banner)
+}
+
+// newGateway builds the reference gateway, and names the fault a
+// misspelt --fault meant.
+func newGateway(cfg refgateway.Config) (*refgateway.Gateway, error) {
+	gw, err := refgateway.New(cfg)
+	var unknown refgateway.UnknownFaultError
+	if errors.As(err, &unknown) {
+		var names []string
+		for _, f := range refgateway.Faults() {
+			names = append(names, f.Name)
+		}
+		hint := catalog.Closest(unknown.Name, names)
+		return nil, fmt.Errorf("--fault: unknown fault %q%s (--list-faults lists them)", unknown.Name, hint)
+	}
+	return gw, err
 }
 
 // gatewayConfig is the reference gateway's configuration from the flags;

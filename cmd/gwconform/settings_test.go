@@ -45,7 +45,7 @@ func TestRunRefusesWhatItCannotMean(t *testing.T) {
 		{name: "a negative --idle-timeout", args: []string{"run", "--idle-timeout", "-1s"}, says: "-idle-timeout: -1s is negative"},
 		{name: "--retries -1", args: []string{"run", "--retries", "-1"}, says: "-retries: -1 is below the least value, 0"},
 		{name: "--max-calls -1", args: []string{"plan", "--max-calls", "-1"}, says: "-max-calls: -1 is below the least value, 0"},
-		{name: "a flag as a flag's value", args: []string{"run", "--text-key", "--out", "x"}, says: "flag -text-key takes a value, got the flag --out"},
+		{name: "a flag as a flag's value", args: []string{"run", "--text-key", "--out", "x"}, says: "flag --text-key takes a value, got the flag --out"},
 		{name: "a misspelt tier beside a good one", args: []string{"run", "--tier", "verified,negatve"},
 			says: `--tier "negatve": not a tier (verified, negative, strict, explore); did you mean "negative"?`},
 		{name: "a tier glob is no tier", args: []string{"plan", "--tier", "verif*"}, says: `--tier "verif*": not a tier`},

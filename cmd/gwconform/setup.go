@@ -48,9 +48,12 @@ type engineFlags struct {
 	set *conformance.Settings
 }
 
-func newEngineFlags(name string, stderr io.Writer, own ...string) *engineFlags {
+// newEngineFlags declares a command's flags. The flag set writes only the
+// usage -h asks for, to stdout; a refusal is returned, said once on stderr
+// by the command.
+func newEngineFlags(name string, stdout io.Writer, own ...string) *engineFlags {
 	fs := flag.NewFlagSet("gwconform "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	return &engineFlags{fs: fs, set: conformance.NewSettings(fs, append(slices.Clone(engineSettings), own...)...)}
 }
 
@@ -153,7 +156,12 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 		fmt.Fprintln(stderr, err)
 		return nil, exitNotStart
 	}
-	if err := errors.Join(plan.CheckOffers(suite.Catalog, s.target.Offers), plan.CheckModelMap(suite.Catalog, s.target.Names.Given)); err != nil {
+	// The globs that need none of the gateway's names are checked before
+	// it is called: a --feature typo costs no request. --model globs may
+	// name the gateway's ids, known after its lists are read.
+	early := s.selection
+	early.Models = nil
+	if err := errors.Join(plan.CheckOffers(suite.Catalog, s.target.Offers), plan.CheckModelMap(suite.Catalog, s.target.Names.Given), early.Check(suite.Catalog, plan.ModelNames{})); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, exitNotStart
 	}

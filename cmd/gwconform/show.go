@@ -23,7 +23,7 @@ import (
 // same request again.
 func runShow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform show", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // the usage -h asks for; a refusal is said below
 	model := fs.String("model", "", "the `MODEL` of the result (default: the case's first result that did not pass, else its first)")
 	curl := fs.Bool("curl", false, "add a curl command that sends the request again: the key as its variable, never its value; multipart files written under DIR/curl")
 	// The run's own settings rows: --out, and with --curl headers to send

@@ -44,8 +44,8 @@ func suiteVersion() string {
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gwconform version", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gwconform version   (the suite's version and commit)") }
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), "usage: gwconform version   (the suite's version and commit)") }
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if args = fs.Args(); len(args) > 0 {

@@ -69,7 +69,7 @@ type Limits struct {
 // stream's event types and first event, the decoded images — goes into res.
 func Answer(x *Exchange, res *results.Result) []vocab.Reason {
 	c := &checker{model: x.Model, spec: res.Model, sent: x.Sent, received: x.Received, rows: x.Rows,
-		request: x.Request, strict: x.Case.Tier == vocab.TierStrict, cut: x.Cut}
+		request: x.Request, strict: x.Case.Tier == vocab.TierStrict, explore: x.Case.Tier == vocab.TierExplore, cut: x.Cut}
 	c.answer(x, res)
 	return mergeReasons(c.reasons)
 }

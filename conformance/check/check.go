@@ -37,6 +37,10 @@ type checker struct {
 	strict bool
 	// cut: the client ended the exchange early (Exchange.Cut).
 	cut bool
+	// explore judges what the spec does not owe (an explore case, a
+	// request beyond the verified rows): a rule that holds only within
+	// the verified rows says so in its reason.
+	explore bool
 	// spec is the spec's id of the model under test (the result's model),
 	// where model is the id the request named (the gateway's).
 	spec string

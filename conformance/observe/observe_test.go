@@ -295,3 +295,36 @@ func TestModelMap(t *testing.T) {
 		})
 	}
 }
+
+// TestImageCountBeyondTheVerifiedN (issue 34): where 4.5 verified n (2 for
+// the 2.5 models), an answer of another number of images fails its row,
+// citing 4.5/n and 8/n; beyond it (n 2 for gen-image-2) the count is
+// explored, reported in the explore tier citing 2.2/data.
+func TestImageCountBeyondTheVerifiedN(t *testing.T) {
+	judge, store := newJudge(t)
+	for _, tc := range []struct {
+		model string
+		tier  vocab.Tier
+		says  string
+	}{
+		{"gen-image-2.5-flare", vocab.TierVerified, "the number of images differs from n (spec 4.5/n, 8/n"},
+		{"gen-image-2", vocab.TierExplore, "2.2/data: the client iterates the array actually returned"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			r := with(valid()["edit"], nil, map[string]any{"model": tc.model, "n": 2}).round(t, 200)
+			body := []byte(`{"created":1,"data":[{"b64_json":"iVBORw0KGgo="}]}`)
+			r.Response.Body = &record.Body{Bytes: len(body), JSON: body}
+			rs := judge.Round(r, "", store)
+			require.Len(t, rs, 2)
+			assert.Equal(t, tc.tier, rs[1].Tier)
+			var count []string
+			for _, reason := range rs[1].Reasons {
+				if reason.Where == "data" {
+					count = append(count, reason.Message)
+				}
+			}
+			require.Len(t, count, 1, "%v", rs[1].Reasons)
+			assert.Contains(t, count[0], tc.says)
+		})
+	}
+}

@@ -911,6 +911,14 @@ func Faults() []Fault {
 	return out
 }
 
+// UnknownFaultError refuses a fault name the table does not have; the
+// command line adds a did-you-mean from Faults.
+type UnknownFaultError struct{ Name string }
+
+func (e UnknownFaultError) Error() string {
+	return fmt.Sprintf("unknown fault %q (see --list-faults)", e.Name)
+}
+
 // addFaults adds the names of comma-separated lists to set and refuses
 // unknown names.
 func addFaults(set map[string]bool, lists []string) error {
@@ -921,7 +929,7 @@ func addFaults(set map[string]bool, lists []string) error {
 				continue
 			}
 			if !slices.ContainsFunc(faultTable, func(f fault) bool { return f.Name == name }) {
-				return fmt.Errorf("unknown fault %q (see --list-faults)", name)
+				return UnknownFaultError{Name: name}
 			}
 			set[name] = true
 		}

@@ -46,7 +46,7 @@ func (g *Images) Text() string { return "" }
 
 func (g *Images) Observe(n int, ev sse.Event) []Violation {
 	g.events = n
-	doc, typ, vs := typedEvent("images", n, ev, false, g.once)
+	doc, typ, vs := typedEvent("images", n, ev, g.namesKind, g.once)
 	if typ == "" {
 		return vs
 	}
@@ -86,6 +86,20 @@ func (g *Images) Observe(n int, ev sse.Event) []Violation {
 			Expected: g.family + ".partial_image or " + g.family + ".completed", Actual: typ})
 	}
 	return vs
+}
+
+// namesKind says whether an event: line names a kind 6.1 shows (the
+// preview or final event of either family): a type-less event so named is
+// one of them lacking the type 6.1 uses. Any other type-less event (a
+// relay's {"hb":1}) is of no kind 6.1 names, ignored as a messages stream
+// ignores one.
+func (g *Images) namesKind(name string) bool {
+	for _, f := range []string{g.family, g.other} {
+		if name == f+".partial_image" || name == f+".completed" {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Images) preview(n int, doc gjson.Result) []Violation {

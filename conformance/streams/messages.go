@@ -10,8 +10,8 @@ import (
 )
 
 // Messages checks a messages stream (spec 6.3): message_start first, then
-// content-block events (text in delta.text), message_delta, message_stop
-// last, and the final stop_reason; ping anywhere; an error event fails
+// content-block events (text in delta.text), message_delta (strict: see
+// messageStop), message_stop last, and the final stop_reason; ping anywhere; an error event fails
 // wherever it comes. Only the kinds 6.3 names are ordered: an event of
 // another kind is ignored, as the interface this follows announces that new
 // event types may be added and its clients skip them; before message_start
@@ -65,7 +65,7 @@ var orderedKinds = map[string]bool{
 
 func (g *Messages) Observe(n int, ev sse.Event) []Violation {
 	g.events = n
-	doc, typ, vs := typedEvent("messages", n, ev, true, g.once)
+	doc, typ, vs := typedEvent("messages", n, ev, nil, g.once)
 	if typ == "" {
 		return vs
 	}
@@ -191,23 +191,39 @@ func carriedStopReason(doc gjson.Result) (where, reason string, ok bool) {
 // messageStop ends the stream. Completion is confirmed by "the final
 // message's stop_reason" (6.3), which message_stop may carry too when no
 // message_delta did.
+//
+// 6.3 lists message_delta among the kinds it saw, but puts the stop_reason
+// on "the final message" without naming the event that carries it, so a
+// stream without message_delta is no verified failure when the stop_reason
+// arrives elsewhere: its absence is strict, as the official SDKs read the
+// final stop_reason from message_delta's delta. message_start, the
+// content-block events and message_stop stay required (start-first,
+// no-text-delta, stop-missing). A missing message_delta is one cause: the
+// place of a stop_reason on message_stop is not reported beside it.
 func (g *Messages) messageStop(n int, doc gjson.Result) []Violation {
+	var vs []Violation
+	noDelta := g.phase == phaseContent
 	g.phase = phaseStopped
+	if noDelta && g.once.first(RuleMsgDeltaMissing) {
+		vs = append(vs, Violation{Event: n, Rule: RuleMsgDeltaMissing, Strict: true,
+			Message:  "message_stop arrived with no message_delta before it: 6.3 lists message_delta but names no event for the final stop_reason, so this is strict (the official SDKs read the final stop_reason from message_delta's delta)",
+			Expected: "message_delta before message_stop", Actual: "message_stop after the content-block events"})
+	}
 	if g.stopReason != "" {
-		return nil
+		return vs
 	}
 	if where, r, ok := carriedStopReason(doc); ok {
 		g.stopReason, g.stopPlace = r, "message_stop "+where
-		if g.once.first(RuleMsgStopReasonPlace) {
-			return []Violation{{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
+		if !noDelta && g.once.first(RuleMsgStopReasonPlace) {
+			vs = append(vs, Violation{Event: n, Rule: RuleMsgStopReasonPlace, Strict: true,
 				Message:  "stop_reason is in message_stop's " + where + ", not in message_delta's delta (the official SDKs read delta.stop_reason)",
-				Expected: "message_delta with delta.stop_reason", Actual: "message_stop " + where + " " + r}}
+				Expected: "message_delta with delta.stop_reason", Actual: "message_stop " + where + " " + r})
 		}
-		return nil
+		return vs
 	}
-	return []Violation{{Event: n, Rule: RuleMsgStopReasonMissing,
+	return append(vs, Violation{Event: n, Rule: RuleMsgStopReasonMissing,
 		Message:  "message_stop arrived but neither a message_delta nor message_stop carried a stop_reason",
-		Expected: "a stop_reason (e.g. end_turn) in message_delta", Actual: "none"}}
+		Expected: "a stop_reason (e.g. end_turn) in message_delta", Actual: "none"})
 }
 
 // outside says where an event outside the ordered kinds' span comes.

@@ -8,7 +8,8 @@
 // events. Legal variations real gateways produce (event: lines present,
 // absent or naming another kind, comments, unknown extra fields, role-only or
 // usage-only chat chunks, messages events typed by their event: line alone,
-// messages event kinds 6.3 does not name, fewer image previews than
+// messages event kinds 6.3 does not name, events of neither a type nor a
+// kind's event: line in messages and image streams alike, fewer image previews than
 // requested, a last event ended by the end of the stream) are never
 // violations of the spec-stated tier.
 //
@@ -107,6 +108,7 @@ const (
 	RuleMsgNameMissing       = "messages.event-name-missing"       // strict
 	RuleMsgBlockIndex        = "messages.block-index"              // strict
 	RuleMsgStopReasonPlace   = "messages.stop-reason-not-in-delta" // strict
+	RuleMsgDeltaMissing      = "messages.message-delta-missing"    // strict: 6.3 lists it, but names no event for the stop_reason
 	RuleMsgTypeFromName      = "messages.payload-type-missing"     // strict
 	RuleMsgOutside           = "messages.event-outside-start-stop" // strict
 	RuleMsgCumulative        = "messages.cumulative-deltas"        // strict
@@ -119,6 +121,7 @@ const (
 
 	RuleImgNotJSON           = "images.not-json"
 	RuleImgTypeMissing       = "images.type-missing"
+	RuleImgUntyped           = "images.untyped-event"       // strict: no type, and no event: line naming a kind 6.1 shows
 	RuleImgNameMismatch      = "images.event-name-mismatch" // strict
 	RuleImgWrongFamily       = "images.wrong-family"
 	RuleImgUnknownEvent      = "images.unknown-event" // strict
@@ -359,53 +362,67 @@ func snippet(b []byte) string {
 // lines, so the payload's type gives the kind, and an event: line that
 // disagrees with it is strict-tier: clients that dispatch on the event name
 // (the official Anthropic SDKs read only the events whose name they know)
-// read such an event as another kind, or drop it. With nameTyped (the
-// messages stream, whose payload fields 6.3 does not show) an event without
-// a payload type takes its kind from its event: line, reported strict:
-// the official accumulators switch on the payload's type. prefix is the
-// rule prefix ("messages", "images" or "responses"); o reports each
-// strict rule once per stream.
-func typedEvent(prefix string, n int, ev sse.Event, nameTyped bool, o once) (gjson.Result, string, []Violation) {
+// read such an event as another kind, or drop it.
+//
+// An event without a payload type is read as lacksType says. nil (the
+// messages stream, whose payload fields 6.3 does not show): it takes its
+// kind from its event: line, reported strict, as the official accumulators
+// switch on the payload's type. Otherwise lacksType(name) (name "" for an
+// event without an event: line) says whether the event is one of the
+// protocol's kinds lacking its type, a failure; when it is not, the event
+// is of no kind the protocol names (a relay's heartbeat, {"hb":1}) and is
+// ignored as other unknown kinds are, reported strict: the official SDKs
+// drop it. prefix is the rule prefix ("messages", "images" or
+// "responses"); o reports each strict rule once per stream.
+func typedEvent(prefix string, n int, ev sse.Event, lacksType func(name string) bool, o once) (gjson.Result, string, []Violation) {
 	if !gjson.ValidBytes(ev.Data) {
 		return gjson.Result{}, "", []Violation{{Event: n, Rule: prefix + ".not-json",
 			Message: "event data is not JSON", Expected: "a JSON object", Actual: snippet(ev.Data)}}
 	}
 	doc := gjson.ParseBytes(ev.Data)
 	t := doc.Get("type")
-	if nameTyped && !t.Exists() && ev.Named && ev.Name != "" {
+	name := ""
+	if ev.Named {
+		name = ev.Name
+	}
+	if lacksType == nil && !t.Exists() && name != "" {
 		var vs []Violation
 		if rule := prefix + ".payload-type-missing"; o.first(rule) {
 			vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
 				Message:  "event has no type field, only its event: line names its kind (the official accumulators switch on the payload's type)",
-				Expected: `"type":"` + ev.Name + `"`, Actual: snippet(ev.Data)})
+				Expected: `"type":"` + name + `"`, Actual: snippet(ev.Data)})
 		}
-		return doc, ev.Name, vs
+		return doc, name, vs
 	}
-	if nameTyped && !t.Exists() {
-		// Neither a type nor an event: line: an event of no kind 6.3
-		// names, ignored as the other unknown kinds are (a relay's
-		// heartbeat). Reported under strict: the official SDKs drop it.
+	if !t.Exists() && (lacksType == nil || !lacksType(name)) {
+		// An event of no kind the protocol names, ignored as the other
+		// unknown kinds are (a relay's heartbeat). Reported under strict:
+		// the official SDKs drop it.
 		var vs []Violation
 		if rule := prefix + ".untyped-event"; o.first(rule) {
+			said := "neither a type field nor an event: line"
+			if name != "" {
+				said = "no type field, and its event: line names no kind the spec shows"
+			}
 			vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
-				Message:  "event has neither a type field nor an event: line: ignored, as an event of a kind 6.3 does not name",
-				Expected: `a "type" string or an event: line`, Actual: snippet(ev.Data)})
+				Message:  "event has " + said + ": ignored, as an event of a kind the spec does not name",
+				Expected: `a "type" string`, Actual: snippet(ev.Data)})
 		}
 		return doc, "", vs
 	}
 	if t.Type != gjson.String {
 		expected := `a "type" string`
-		if nameTyped {
+		if lacksType == nil {
 			expected += " or an event: line"
 		}
 		return doc, "", []Violation{{Event: n, Rule: prefix + ".type-missing",
 			Message: "event has no string type field", Expected: expected, Actual: snippet(ev.Data)}}
 	}
 	var vs []Violation
-	if rule := prefix + ".event-name-mismatch"; ev.Named && ev.Name != "" && ev.Name != t.Str && o.first(rule) {
+	if rule := prefix + ".event-name-mismatch"; name != "" && name != t.Str && o.first(rule) {
 		vs = append(vs, Violation{Event: n, Rule: rule, Strict: true,
 			Message:  "the event: line disagrees with the type field (clients that dispatch on the event name read another kind)",
-			Expected: "event: " + t.Str, Actual: "event: " + ev.Name})
+			Expected: "event: " + t.Str, Actual: "event: " + name})
 	}
 	return doc, t.Str, vs
 }

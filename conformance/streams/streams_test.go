@@ -45,6 +45,8 @@ var strictRules = map[string]bool{
 	RuleChatUsageRepeated:    true,
 	RuleChatErrorMember:      true,
 	RuleImgErrorMember:       true,
+	RuleImgUntyped:           true,
+	RuleMsgDeltaMissing:      true,
 }
 
 // check runs text through the real reader into g, the way the engine does,
@@ -170,6 +172,12 @@ func TestChat(t *testing.T) {
 		{name: "cumulative deltas", text: stream(data(chatRole), data(chatContent("The")), data(chatContent("The sea")), data(chatContent("The sea is")), data(chatContent("The sea is calm")), data(chatContent("The sea is calm tonight")), data(chatStop), data("[DONE]")),
 			rules: []string{RuleChatCumulative}, event: []int{6}},
 		{name: "a final delta repeating the text once is no evidence", text: stream(data(chatContent("The")), data(chatContent(" sea")), data(chatContent(" is calm.")), data(chatContent("The sea is calm.")), data("[DONE]"))},
+		// A repetitive text (issue 34): the second fragment equals the
+		// text before it and adds nothing, so it is no cumulative delta,
+		// and the third alone makes no run.
+		{name: "repetitive text is no cumulative deltas", text: stream(data(chatContent("ABCDEFGHIJ")), data(chatContent("ABCDEFGHIJ")), data(chatContent("ABCDEFGHIJABCDEFGHIJ")), data(chatStop), data("[DONE]"))},
+		{name: "cumulative deltas after a repeated one", text: stream(data(chatContent("The sea is")), data(chatContent("The sea is")), data(chatContent("The sea is calm")), data(chatContent("The sea is calm tonight")), data(chatStop), data("[DONE]")),
+			rules: []string{RuleChatCumulative}, event: []int{4}},
 		{name: "a line end, then a delta beginning with it", text: stream(data(chatContent("\n")), data(chatContent("\nThe sea is calm.")), data("[DONE]"))},
 		{name: "a star, then a delta beginning with it", text: stream(data(chatContent("*")), data(chatContent("**The sea** is calm.")), data("[DONE]"))},
 		{name: "short texts repeated in a row", text: stream(data(chatContent("a")), data(chatContent("ab")), data(chatContent("abc")), data(chatContent("abcd")), data("[DONE]"))},
@@ -319,8 +327,10 @@ func TestMessages(t *testing.T) {
 		// The final stop_reason (6.3): in message_delta's delta, on it, or on message_stop.
 		{name: "stop_reason on message_stop (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, `{"type":"message_stop","stop_reason":"end_turn"}`)...),
 			rules: []string{RuleMsgStopReasonPlace}, event: []int{6}},
+		// 6.3 lists message_delta but names no event for the final
+		// stop_reason: a stream without one is strict, one cause.
 		{name: "stop_reason on message_stop without message_delta (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_stop","stop_reason":"end_turn"}`)...),
-			rules: []string{RuleMsgStopReasonPlace}, event: []int{5}},
+			rules: []string{RuleMsgDeltaMissing}, event: []int{5}},
 		{name: "stop_reason in message_stop's message (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, `{"type":"message_stop","message":{"stop_reason":"end_turn"}}`)...),
 			rules: []string{RuleMsgStopReasonPlace}, event: []int{6}},
 		{name: "stop_reason in message_delta's message (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), `{"type":"message_delta","message":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}`, msgStopEv)...),
@@ -330,6 +340,7 @@ func TestMessages(t *testing.T) {
 		{name: "cumulative deltas (strict)", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The sea is"), blockDelta(0, "The sea is calm"), blockDelta(0, "The sea is calm tonight"), blockStop(0), msgDelta, msgStopEv)...),
 			rules: []string{RuleMsgCumulative}, event: []int{5}},
 		{name: "a final delta repeating the text once is no evidence", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The"), blockDelta(0, " sea"), blockDelta(0, "The sea"), blockStop(0), msgDelta, msgStopEv)...)},
+		{name: "repetitive text is no cumulative deltas", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "ABCDEFGHIJ"), blockDelta(0, "ABCDEFGHIJ"), blockDelta(0, "ABCDEFGHIJABCDEFGHIJ"), blockStop(0), msgDelta, msgStopEv)...)},
 		{name: "a line end, then a delta beginning with it", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "\n"), blockDelta(0, "\nThe sea is calm."), blockStop(0), msgDelta, msgStopEv)...)},
 		{name: "a delta repeating the last fragment is a fragment", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "The sea"), blockDelta(0, "lo"), blockDelta(0, "lo"), blockStop(0), msgDelta, msgStopEv)...)},
 		{name: "a delta beginning with a text of one word may be a fragment", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "ha"), blockDelta(0, "ha"), blockStop(0), msgDelta, msgStopEv)...)},
@@ -347,7 +358,10 @@ func TestMessages(t *testing.T) {
 		{name: "no message_stop", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta)...), rules: []string{RuleMsgStopMissing}, event: []int{0}},
 		{name: "empty stream", text: ": nothing\n\n", rules: []string{RuleMsgStopMissing, RuleMsgNoTextDelta}},
 		{name: "stop_reason missing", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgNoStop, msgStopEv)...), rules: []string{RuleMsgStopReasonMissing}, event: []int{6}},
-		{name: "no message_delta at all", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgStopEv)...), rules: []string{RuleMsgStopReasonMissing}},
+		{name: "no message_delta at all", text: stream(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgStopEv)...), rules: []string{RuleMsgDeltaMissing, RuleMsgStopReasonMissing}, event: []int{5, 5}},
+		// The other kinds of 6.3's list stay required in verified.
+		{name: "no message_start", text: stream(msgEvents(blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgStartFirst}, event: []int{1}},
+		{name: "no content-block events", text: stream(msgEvents(msgStart, msgDelta, msgStopEv)...), rules: []string{RuleMsgNoTextDelta}, event: []int{0}},
 		{name: "content block after message_delta", text: stream(msgEvents(msgStart, msgDelta, blockStart(0), blockDelta(0, "a"), blockStop(0), msgStopEv)...), rules: []string{RuleMsgOrder, RuleMsgOrder, RuleMsgOrder}, event: []int{3, 4, 5}},
 		{name: "message_start twice", text: stream(msgEvents(msgStart, msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgOrder}, event: []int{2}},
 		{name: "not JSON", text: stream(append(msgEvents(msgStart, blockStart(0), blockDelta(0, "a"), blockStop(0)), named("content_block_start", "{bad"), named("message_delta", msgDelta), named("message_stop", msgStopEv))...), rules: []string{RuleMsgNotJSON}, event: []int{5}},
@@ -516,7 +530,13 @@ func TestImages(t *testing.T) {
 		{streamCase{name: "completed without blank line (strict)", text: stream(preview(e, 0)) + completed(e) + "\n", rules: []string{RuleUnterminated}, event: []int{2}}, e, 1, 1},
 		{streamCase{name: "cut at a line end", text: stream(preview(e, 0)) + "event: image_edit.completed\ndata: {\"type\":\"image_edit.completed\",\n", rules: []string{RuleIncomplete}}, e, 1, 1},
 		{streamCase{name: "not JSON", text: stream(data("iVBORw0KGgo="), completed(e)), rules: []string{RuleImgNotJSON}}, e, 1, 1},
-		{streamCase{name: "type missing", text: stream(data(`{"b64_json":"iVBORw0KGgo="}`), completed(e)), rules: []string{RuleImgTypeMissing}}, e, 1, 1},
+		// An event of no type and no event: line naming a kind 6.1 shows
+		// is ignored, as in a messages stream (strict says so); a type
+		// that is no string is no kind at all.
+		{streamCase{name: "untyped event (strict)", text: stream(data(`{"hb":1}`), preview(e, 0), data(`{"hb":1}`), completed(e)), rules: []string{RuleImgUntyped}, event: []int{1}}, e, 1, 1},
+		{streamCase{name: "untyped event under another event: line (strict)", text: stream(preview(gen, 0), named("keepalive", `{"hb":1}`), completed(gen)), rules: []string{RuleImgUntyped}, event: []int{2}}, gen, 1, 1},
+		{streamCase{name: "an untyped image is no completed image", text: stream(data(`{"b64_json":"iVBORw0KGgo="}`)), rules: []string{RuleImgUntyped, RuleImgCompletedMissing}, event: []int{1, 0}}, e, 1, 1},
+		{streamCase{name: "a type that is no string", text: stream(data(`{"type":5}`), completed(e)), rules: []string{RuleImgTypeMissing}, event: []int{1}}, e, 1, 1},
 		{streamCase{name: "index not from 0 (strict)", text: stream(preview(e, 1), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{1}}, e, 2, 1},
 		{streamCase{name: "index skips (strict)", text: stream(preview(e, 0), preview(e, 2), completed(e)), rules: []string{RuleImgPreviewIndexOrder}, event: []int{2}}, e, 2, 1},
 		{streamCase{name: "cut mid-event", text: stream(preview(e, 0)) + "event: image_edit.completed\ndata: {\"type\":\"image_edit.completed\",\"b64_json\":\"iVBO", rules: []string{RuleIncomplete}}, e, 1, 1},

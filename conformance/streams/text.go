@@ -39,19 +39,23 @@ const minRepeated = 10
 
 // cumulative observes the next delta, before it is written, and reports
 // whether the stream now shows cumulative deltas, deltas that each carry
-// the whole text before them: this delta and the one before it each
-// repeated the text so far (the deltas joined, as fragments are read, or
-// the delta before it, as a cumulative stream carries it), that text of
-// minRepeated characters at least. Chance produces no such run; a client
-// that joins the deltas, as the spec's fragments are read, gets the text
-// many times over. Anything less, it stays quiet.
+// the whole text before them and add to it: this delta and the one before
+// it each repeated the text so far (the deltas joined, as fragments are
+// read, or the delta before it, as a cumulative stream carries it), that
+// text of minRepeated characters at least, and each went on past it. A
+// cumulative stream's delta grows the text it repeats; a fragment that
+// merely equals the text before it ("ABCDEFGHIJ" after "ABCDEFGHIJ", then
+// "ABCDEFGHIJABCDEFGHIJ", in a repetitive text) adds nothing it repeats,
+// and breaks the run. Chance produces no such run; a client that joins the
+// deltas, as the spec's fragments are read, gets the text many times
+// over. Anything less, it stays quiet.
 func (t *textBuf) cumulative(delta string) bool {
 	if delta == "" {
 		return false
 	}
 	repeated := ""
 	switch so := t.b.String(); {
-	case so != "" && strings.HasPrefix(delta, so):
+	case so != "" && len(delta) > len(so) && strings.HasPrefix(delta, so):
 		repeated = so
 	case t.prev != "" && len(delta) > len(t.prev) && strings.HasPrefix(delta, t.prev):
 		repeated = t.prev

@@ -6,10 +6,12 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/internal/htmlpage"
+	"github.com/gwconform/gwconform/report/markdown"
 )
 
 // History is the capability matrix over nights: for every model × feature,
@@ -25,18 +27,24 @@ type History struct {
 	ModelLabels map[string]string `json:"modelLabels,omitempty"`
 	Features    []string          `json:"features"`
 	Cells       []HistoryCell     `json:"cells"` // Models × Features, row-major
+	// Warnings say what makes the nights unlike each other: nights of
+	// different gateways, whose cells compare one gateway with another.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Night is one report's headline: its verdict, headline and counts.
 type Night struct {
-	Label        string          `json:"label"`  // its date, with the time when two nights share one
-	Source       string          `json:"source"` // the report.json it came from
-	Started      time.Time       `json:"started"`
-	SuiteVersion string          `json:"suiteVersion,omitempty"`
-	Commit       string          `json:"commit,omitempty"`
-	Verdict      string          `json:"verdict"`
-	Headline     string          `json:"headline"`
-	Total        reportv1.Counts `json:"total"`
+	Label        string    `json:"label"`  // its date, with the time when two nights share one
+	Source       string    `json:"source"` // the report.json it came from
+	Started      time.Time `json:"started"`
+	SuiteVersion string    `json:"suiteVersion,omitempty"`
+	Commit       string    `json:"commit,omitempty"`
+	// Gateway is the base URL judged, or reportv1.ReferenceGateway; not in
+	// the page's data, which holds no network reference.
+	Gateway  string          `json:"-"`
+	Verdict  string          `json:"verdict"`
+	Headline string          `json:"headline"`
+	Total    reportv1.Counts `json:"total"`
 }
 
 // HistoryCell is one model × feature over the nights.
@@ -75,9 +83,10 @@ func BuildHistory(nights []NamedReport) *History {
 	for _, n := range ns {
 		r := n.Report
 		h.Nights = append(h.Nights, Night{Source: n.Name, Started: r.Metadata.Started, SuiteVersion: r.Metadata.SuiteVersion,
-			Commit: r.Metadata.Commit, Verdict: r.Verdict, Headline: r.Headline, Total: r.Total})
+			Commit: r.Metadata.Commit, Gateway: r.Metadata.Gateway(), Verdict: r.Verdict, Headline: r.Headline, Total: r.Total})
 	}
 	labelNights(h.Nights)
+	h.Warnings = gatewayWarnings(h.Nights)
 	h.ModelLabels = newestLabels(ns)
 	for _, m := range h.Models {
 		for _, f := range h.Features {
@@ -85,6 +94,30 @@ func BuildHistory(nights []NamedReport) *History {
 		}
 	}
 	return h
+}
+
+// gatewayWarnings says when the nights come from more than one gateway,
+// naming each with its nights: a cell's history then compares gateways,
+// and a change may be the gateway's, not the night's (diff says so too).
+func gatewayWarnings(nights []Night) []string {
+	var gateways []string
+	count := map[string]int{}
+	for _, n := range nights {
+		if count[n.Gateway] == 0 {
+			gateways = append(gateways, n.Gateway)
+		}
+		count[n.Gateway]++
+	}
+	if len(gateways) < 2 {
+		return nil
+	}
+	parts := make([]string, len(gateways))
+	for i, g := range gateways {
+		// The host, not the URL: the page makes no network reference.
+		host := strings.TrimPrefix(strings.TrimPrefix(g, "https://"), "http://")
+		parts[i] = fmt.Sprintf("%s (%d %s)", host, count[g], markdown.Plural(count[g], "night", "nights"))
+	}
+	return []string{fmt.Sprintf("the nights come from %d gateways: %s; a cell's history compares them", len(gateways), strings.Join(parts, ", "))}
 }
 
 // allModels returns the models of every night, sorted.

@@ -145,3 +145,23 @@ func TestHistoryLabelsModelsAsTheNewestNight(t *testing.T) {
 		})
 	}
 }
+
+// Nights of different gateways are said (issue 34): a cell's history then
+// compares gateways. Nights of one gateway say nothing.
+func TestHistoryWarnsOfDifferentGateways(t *testing.T) {
+	at := func(day int, base string) NamedReport {
+		n := night(day, P, TV)
+		n.Report.Metadata.BaseURL = base
+		return n
+	}
+	h := BuildHistory([]NamedReport{at(1, "https://gw.example"), at(2, "https://gw.example"), at(3, "")})
+	require.Len(t, h.Warnings, 1)
+	assert.Equal(t, "the nights come from 2 gateways: gw.example (2 nights), "+reportv1.ReferenceGateway+" (1 night); a cell's history compares them", h.Warnings[0])
+	assert.Equal(t, "https://gw.example", h.Nights[0].Gateway)
+	var b bytes.Buffer
+	require.NoError(t, h.WriteHTML(&b))
+	assert.Contains(t, b.String(), `"warnings":["the nights come from 2 gateways`)
+
+	h = BuildHistory([]NamedReport{at(1, "https://gw.example"), at(2, "https://gw.example")})
+	assert.Empty(t, h.Warnings)
+}

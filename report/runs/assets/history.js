@@ -33,6 +33,11 @@
     function n(k) { return k + (k === 1 ? ' cell' : ' cells'); }
     fact('red now', n(cells.filter(function (c) { return last >= 0 && c.red[last]; }).length));
     fact('flapping', n(cells.filter(function (c) { return c.flapping; }).length));
+    // Nights of different gateways: said above everything, as diff says it.
+    (H.warnings || []).forEach(function (w) {
+      var p = el('p', 'history-warning', '\u26a0 ' + w);
+      f.parentNode.insertBefore(p, f);
+    });
   })();
 
   // ---- per night: verdict, headline, counts
