@@ -645,3 +645,42 @@ const overlapJS = `(() => {
   });
   return out.join('\n');
 })()`
+
+// TestBrowserClients: a judgement of observed traffic lists, per client,
+// the rules its requests broke and the notes on what they did beyond the
+// verified rows, in report.html as in matrix.md; the stand-in is named so.
+func TestBrowserClients(t *testing.T) {
+	b := browsertest.Open(t)
+	start := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	client := func(id string, status vocab.Status, reasons []vocab.Reason, notes ...string) results.Result {
+		return results.Result{Case: id, Feature: "messages.basic", Model: "client: Anthropic/JS", Tier: vocab.TierVerified, Status: status, Started: start,
+			Observed: true, Side: results.SideClient, Reasons: reasons, Notes: notes}
+	}
+	bearer := []vocab.Reason{{Check: "client", Where: "Authorization", Message: "the request breaks a rule on Authorization (spec 5.1/bearer: Every request carries the header `Authorization: Bearer <API_KEY>`.)"}}
+	rs := []results.Result{
+		client("observed-000001", vocab.StatusFail, bearer),
+		client("observed-000002", vocab.StatusFail, bearer),
+		client("observed-000003", vocab.StatusPass, nil, "temperature is listed in 4.2, with no verified value (spec 4.2/temperature)"),
+	}
+	m := reportv1.Meta{SuiteVersion: "test", Features: []string{"messages.basic"}, Started: start, Finished: start.Add(time.Minute),
+		Traffic: &reportv1.Traffic{Exchanges: 3, StandIn: true}}
+	r := Build(m, rs)
+	require.Len(t, r.Clients, 1)
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, r))
+	assert.Contains(t, md.String(), "**client: Anthropic/JS**: 3 requests, 1 broke no rule")
+	assert.Contains(t, md.String(), "- breaks `5.1/bearer` 2× (e.g. `observed-000001`)")
+	assert.Contains(t, md.String(), "- note `4.2/temperature` 1× (e.g. `observed-000003`)")
+	assert.Contains(t, md.String(), "gateway: "+reportv1.StandIn)
+
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`#clients`)))
+	clients := b.Text(`#clients`)
+	facts := b.Text(`#facts`)
+	assert.Empty(t, b.ConsoleProblems())
+	assert.Contains(t, clients, "client: Anthropic/JS: 3 requests, 1 broke no rule")
+	assert.Contains(t, clients, "5.1/bearer")
+	assert.Contains(t, clients, "4.2/temperature")
+	assert.Contains(t, facts, "the stand-in")
+}

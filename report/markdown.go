@@ -86,6 +86,7 @@ func WriteMarkdown(w io.Writer, r *reportv1.Report) error {
 	// What to fix comes first, on the first screen: one line a cause,
 	// where a broken route fills the per-result list with one line a case.
 	writeCausesMD(p, r)
+	writeClientsMD(p, r)
 	writeFailuresMD(p, r)
 	writeLegendMD(p)
 	writeTotalsMD(p, r)
@@ -354,4 +355,24 @@ func exploreMark(explore bool) string {
 		return " _(explore: never fails the run)_"
 	}
 	return ""
+}
+
+// writeClientsMD lists, for observed traffic, what each client's requests
+// came to: the rules they broke and the notes on what they did beyond the
+// verified rows, one line a row with its count and an example.
+func writeClientsMD(p func(string, ...any), r *reportv1.Report) {
+	if len(r.Clients) == 0 {
+		return
+	}
+	p("### Clients\n\n")
+	for _, c := range r.Clients {
+		p("**%s**: %d requests, %d broke no rule\n\n", markdown.Escape(c.Client), c.Requests, c.Conforming)
+		for _, b := range c.Breaches {
+			p("- breaks `%s` %d× (e.g. `%s`): %s\n", markdown.Code(b.Row), b.Count, markdown.Code(b.Example), markdown.Escape(results.Truncate(b.Said, 200)))
+		}
+		for _, n := range c.Notes {
+			p("- note `%s` %d× (e.g. `%s`): %s\n", markdown.Code(n.Row), n.Count, markdown.Code(n.Example), markdown.Escape(results.Truncate(n.Said, 200)))
+		}
+		p("\n")
+	}
 }

@@ -60,6 +60,7 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 		r.UncoveredModels = []reportv1.UncoveredModel{}
 	}
 	r.Causes = causes(r.Results, meta.Strict)
+	r.Clients = results.Clients(r.Results)
 	return r
 }
 

@@ -121,6 +121,12 @@ func printResult(w io.Writer, r results.Result) {
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "  - %s\n", reason)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if r.Aside {
+		fmt.Fprintln(w, "reported aside: the client side of a relay, where the gateway is on trial")
+	}
 	if r.RequestID != "" {
 		fmt.Fprintf(w, "request id: %s\n", r.RequestID)
 	}

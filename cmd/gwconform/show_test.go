@@ -91,3 +91,13 @@ func TestShowFlagsAfterTheCase(t *testing.T) {
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, `no result for case "chat-jsn" in this run; did you mean "chat-json"?`)
 }
+
+// TestShowPrintsNotes: an observed exchange's notes are shown with its
+// reasons, and a relay's client side says it was reported aside.
+func TestShowPrintsNotes(t *testing.T) {
+	var b strings.Builder
+	printResult(&b, results.Result{Case: "observed-000004", Model: "client: OpenAI/JS", Status: vocab.StatusPass, Tier: vocab.TierVerified, Observed: true,
+		Side: results.SideClient, Aside: true, Notes: []string{"temperature is listed in 4.2, with no verified value (spec 4.2/temperature)"}})
+	assert.Contains(t, b.String(), "note: temperature is listed in 4.2")
+	assert.Contains(t, b.String(), "reported aside")
+}

@@ -12,16 +12,20 @@ import (
 // made, how many broke no rule, and its breaches and notes by the row
 // they cite.
 type ClientSummary struct {
-	Client               string // its row (observe.ClientRow)
-	Requests, Conforming int
-	Breaches, Notes      []RuleCount
+	Client     string      `json:"client"` // its row (observe.ClientRow)
+	Requests   int         `json:"requests"`
+	Conforming int         `json:"conforming"`
+	Breaches   []RuleCount `json:"breaches"`
+	Notes      []RuleCount `json:"notes"`
 }
 
 // A RuleCount is how often one row was broken (or noted), with one
 // example: the result's id and what it said.
 type RuleCount struct {
-	Row, Example, Said string
-	Count              int
+	Row     string `json:"row"`
+	Count   int    `json:"count"`
+	Example string `json:"example"`
+	Said    string `json:"said"`
 }
 
 // citedRow reads the row a finding or a note cites: its last "spec ROW".
@@ -46,7 +50,7 @@ func Clients(rs []Result) []ClientSummary {
 		}
 		c := byClient[r.Model]
 		if c == nil {
-			c = &ClientSummary{Client: r.Model}
+			c = &ClientSummary{Client: r.Model, Breaches: []RuleCount{}, Notes: []RuleCount{}}
 			byClient[r.Model] = c
 			out = append(out, c)
 		}

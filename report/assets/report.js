@@ -630,6 +630,37 @@
     add(sec, add(t, tb));
   })();
 
+  // ---- observed traffic: what each client's requests came to, the
+  // rules they broke and the notes on what they did beyond the verified
+  // rows (report.json's clients), one row a rule with its count and an
+  // example.
+  (function clients() {
+    var list = R.clients || [];
+    var sec = document.getElementById('clients');
+    if (!list.length) return;
+    sec.hidden = false;
+    add(sec, el('h2', null, 'Clients (' + list.length + ')'));
+    list.forEach(function (c) {
+      add(sec, el('h3', null, c.client + ': ' + c.requests + (c.requests === 1 ? ' request, ' : ' requests, ') + c.conforming + ' broke no rule'));
+      var rows = (c.breaches || []).map(function (b) { return ['breaks', b]; }).concat((c.notes || []).map(function (n) { return ['note', n]; }));
+      if (!rows.length) return;
+      var t = el('table', 'client-rules');
+      var hr = el('tr');
+      ['', 'row', 'count', 'example'].forEach(function (h) { add(hr, el('th', null, h)); });
+      add(t, add(el('thead'), hr));
+      var tb = el('tbody');
+      rows.forEach(function (kr) {
+        var tr = el('tr', kr[0] === 'breaks' ? 'breach' : 'note');
+        add(tr, add(el('td'), kr[0] === 'breaks' ? badge('st-fail', 'breaks') : badge('st-soft', 'note')));
+        add(tr, add(el('td'), el('code', null, kr[1].row)));
+        add(tr, el('td', 'count', String(kr[1].count)));
+        add(tr, el('td', 'example', kr[1].example + ': ' + kr[1].said));
+        add(tb, tr);
+      });
+      add(sec, add(t, tb));
+    });
+  })();
+
   // ---- every failed, throttled or inconclusive result, collapsed: the
   // detail behind the causes. Those that decide the verdict, then those
   // reported only (strict and explore), each line with its tier and every

@@ -380,8 +380,12 @@ type Report struct {
 	// (results.GroupByCause): those deciding the verdict first, then by
 	// size, so a triage reads one line per defect, not per case × model
 	// (added within v1alpha1).
-	Causes  []Cause          `json:"causes"`
-	Results []results.Result `json:"results"`
+	Causes []Cause `json:"causes"`
+	// Clients is what each client's requests came to, for observed
+	// traffic (results.Clients): requests, those breaking no rule, and
+	// breaches and notes by the row they cite (added within v1alpha1).
+	Clients []results.ClientSummary `json:"clients,omitempty"`
+	Results []results.Result        `json:"results"`
 }
 
 // Cause is one cause of failures: every failed result with a reason of
