@@ -15,8 +15,8 @@ var reportJS string
 var reportPage = htmlpage.New(htmlpage.ReportCSS, reportJS, "report-data", `<div id="headline" class="headline"></div>
 <p id="facts" class="facts"></p>`,
 	"This report is drawn by JavaScript. The same data is in report.json and matrix.md.",
-	`<section id="causes" class="causes" aria-label="Failures by cause" hidden></section>` +
-	`<section id="clients" class="clients" aria-label="Clients" hidden></section>
+	`<section id="causes" class="causes" aria-label="Failures by cause" hidden></section>`+
+		`<section id="clients" class="clients" aria-label="Clients" hidden></section>
 <section id="summary" class="summary" aria-label="Totals per tier"></section>
 <section id="controls" class="controls" aria-label="Filters"></section>
 <section id="matrix-wrap" class="matrix-wrap" aria-label="Capability matrix"></section>
