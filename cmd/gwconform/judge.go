@@ -295,13 +295,8 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 // beside it as it ends, in front of --upstream or of the reference
 // gateway (which is not on trial: the client side alone is judged).
 func (c *serveCmd) serveJudging(ctx context.Context) int {
-	switch {
-	case c.si.replay != "" || c.si.timing:
-		return c.notStarted(errors.New("--judge judges live traffic; a recording is judged with gwconform judge RECORDING"))
-	case c.judge.max < 0:
-		return c.notStarted(errors.New("--judge-max wants 0 (no limit) or more exchanges"))
-	case c.si.upstream != "" && (c.latency != "" || c.rateLimit != "" || len(c.faults) > 0 || len(c.extras) > 0 || len(c.modelNames) > 0 || len(c.vendorWords) > 0):
-		return c.notStarted(errors.New("--latency, --rate-limit, --fault, --extra-model, --model-name and --vendor-words shape the reference gateway; a relay answers what --upstream does"))
+	if err := c.judgeRefusal(); err != nil {
+		return c.notStarted(err)
 	}
 	clientOnly := c.si.upstream == ""
 	if clientOnly {
@@ -314,7 +309,8 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	if c.si.record == "" {
 		c.si.record = filepath.Join(c.judge.out, "recording")
 	}
-	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, sample: c.judge.sample, modelMap: c.judge.modelMap, basePaths: c.judge.basePaths}, c.stdout)
+	jg, err := newJudging(judgeSettings{out: c.judge.out, clientOnly: clientOnly, max: c.judge.max, strict: c.judge.strict, sample: c.judge.sample,
+		modelMap: c.judge.modelMap, basePaths: c.judge.basePaths}, c.stdout)
 	if err != nil {
 		return c.notStarted(err)
 	}
@@ -323,15 +319,6 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	handler, relayBanner, err := c.si.handler()
 	if err != nil {
 		return c.notStarted(err)
-	}
-	banner := func(w io.Writer) {
-		if clientOnly {
-			fmt.Fprintf(w, "  answering as the reference gateway; judging each client's requests\n  keys:         %s (text), %s (messages), %s (image), %s (alt)\n", c.keys.Text, c.keys.Messages, c.keys.Image, c.keys.Alt)
-			fmt.Fprintf(w, "  recording to: %s\n", c.si.record)
-		} else {
-			relayBanner(w)
-		}
-		fmt.Fprintf(w, "  results:      %s as exchanges end; the reports on SIGINT or SIGTERM%s\n", filepath.Join(c.judge.out, results.FileName), maxSaid(c.judge.max))
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -342,7 +329,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 		case <-sctx.Done():
 		}
 	}()
-	code := c.listenAndServe(sctx, handler, banner)
+	code := c.listenAndServe(sctx, handler, c.judgeBanner(clientOnly, relayBanner))
 	c.si.wait()
 	if code != exitOK {
 		jg.pipeline.Close()
@@ -354,6 +341,35 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 		judged = "" // the in-process reference gateway, gone with the session
 	}
 	return jg.finish(judged, c.si.record, false, c.stderr)
+}
+
+// judgeRefusal says why serve --judge cannot start with these flags.
+func (c *serveCmd) judgeRefusal() error {
+	shaped := c.latency != "" || c.rateLimit != "" || len(c.faults) > 0 || len(c.extras) > 0 || len(c.modelNames) > 0 || len(c.vendorWords) > 0
+	switch {
+	case c.si.replay != "" || c.si.timing:
+		return errors.New("--judge judges live traffic; a recording is judged with gwconform judge RECORDING")
+	case c.judge.max < 0:
+		return errors.New("--judge-max wants 0 (no limit) or more exchanges")
+	case c.judge.sample < 0 || c.judge.sample > 1:
+		return errors.New("--judge-sample wants a share in (0, 1], or 0 for all")
+	case c.si.upstream != "" && shaped:
+		return errors.New("--latency, --rate-limit, --fault, --extra-model, --model-name and --vendor-words shape the reference gateway; a relay answers what --upstream does")
+	}
+	return nil
+}
+
+// judgeBanner is what serve --judge says when it listens.
+func (c *serveCmd) judgeBanner(clientOnly bool, relayBanner func(io.Writer)) func(io.Writer) {
+	return func(w io.Writer) {
+		if clientOnly {
+			fmt.Fprintf(w, "  answering as the reference gateway; judging each client's requests\n  keys:         %s (text), %s (messages), %s (image), %s (alt)\n", c.keys.Text, c.keys.Messages, c.keys.Image, c.keys.Alt)
+			fmt.Fprintf(w, "  recording to: %s\n", c.si.record)
+		} else {
+			relayBanner(w)
+		}
+		fmt.Fprintf(w, "  results:      %s as exchanges end; the reports on SIGINT or SIGTERM%s\n", filepath.Join(c.judge.out, results.FileName), maxSaid(c.judge.max))
+	}
 }
 
 func maxSaid(n int) string {
