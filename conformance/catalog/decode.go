@@ -683,7 +683,7 @@ func suggest(key string, fields []fieldInfo) string {
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.name
-		if dist := editDistance(key, f.name); dist < bestD {
+		if dist := EditDistance(key, f.name); dist < bestD {
 			best, bestD = f.name, dist
 		}
 	}
@@ -693,7 +693,10 @@ func suggest(key string, fields []fieldInfo) string {
 	return "; known fields: " + strings.Join(names, ", ")
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of two short strings (99 when
+// either is longer than 64 bytes): how near a name is to a known one, for
+// a did-you-mean.
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 99
 	}

@@ -504,7 +504,7 @@ func joinStrings[S ~string](vs []S) string {
 func Closest(s string, known []string) string {
 	best, bestD := "", max(3, len(s)/4)+1
 	for _, k := range known {
-		if dist := editDistance(s, k); dist < bestD {
+		if dist := EditDistance(s, k); dist < bestD {
 			best, bestD = k, dist
 		}
 	}

@@ -87,14 +87,20 @@ func (s *Spec) Resolve(ref SpecRef) ([]*SpecRow, error) {
 }
 
 // RowsOf resolves references to their rows, in order: what a generic
-// check's reason cites. References that resolve to nothing are skipped
-// (the loader reports them); a nil Spec has no rows.
+// check's reason or the judge's finding cites. A row id names its row even
+// when no case may cite it (not_testable): the judge checks such a row of
+// a client's traffic and quotes its sentence. References that resolve to
+// nothing are skipped (the loader reports them); a nil Spec has no rows.
 func (s *Spec) RowsOf(refs SpecRefs) []*SpecRow {
 	if s == nil {
 		return nil
 	}
 	var rows []*SpecRow
 	for _, ref := range refs {
+		if row := s.byID[string(ref)]; row != nil {
+			rows = append(rows, row)
+			continue
+		}
 		rs, _ := s.Resolve(ref)
 		rows = append(rows, rs...)
 	}

@@ -114,3 +114,22 @@ func TestSpecRefsBad(t *testing.T) {
 		})
 	}
 }
+
+// TestRowsOfNotTestableRow: a row no case may cite still has its sentence
+// for the judge, which checks it of a client's traffic (issue 33: findings
+// on 5.2/use-matching-key quoted an empty sentence); a section names its
+// testable rows only, and an unknown id nothing.
+func TestRowsOfNotTestableRow(t *testing.T) {
+	s, err := embeddedSpec()
+	require.NoError(t, err)
+	for _, id := range []string{"5.2/use-matching-key", "4/base-url-plus-path", "4.1/method"} {
+		rows := s.RowsOf(SpecRefs{SpecRef(id)})
+		require.Len(t, rows, 1, id)
+		assert.NotEmpty(t, rows[0].NotTestable, id)
+		assert.NotEmpty(t, rows[0].Sentence, id)
+	}
+	for _, row := range s.RowsOf(SpecRefs{"5.2"}) {
+		assert.Empty(t, row.NotTestable, row.ID)
+	}
+	assert.Empty(t, s.RowsOf(SpecRefs{"5.2/no-such-row"}))
+}

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -60,13 +61,24 @@ var (
 // row it keeps; a request outside the verified rows that breaks none of
 // them is noted (notes.go), never failed.
 var clientRules = []rule{
-	{row: "intro/paths-v1", broken: func(q *Request) []breach {
+	{row: "intro/paths-v1", on: shownEndpoints, broken: func(q *Request) []breach {
 		if carriesV1(q.Path) {
 			return nil // a prefix before /v1 breaks the exact paths instead
 		}
 		return []breach{{"path", "a path under /v1", q.Path}}
 	}},
 	{row: "4/base-url-plus-path", on: []string{endpointModels, endpointChat, endpointGenerations, endpointEdits}, broken: exactPath},
+	method("4.1/method", endpointModels, "GET"),
+	method("4.2/method", endpointChat, "POST"),
+	method("4.3/method", endpointMessages, "POST"),
+	method("4.4/method", endpointGenerations, "POST"),
+	method("4.5/method", endpointEdits, "POST"),
+	{row: "4.1/no-payload", on: []string{endpointModels}, broken: func(q *Request) []breach {
+		if q.Empty {
+			return nil
+		}
+		return []breach{{"body", "none (payload sent: none)", "a body"}}
+	}},
 	{row: "4/json-content-type", on: jsonEndpoints, broken: func(q *Request) []breach {
 		if !q.JSON || q.ContentType == "application/json" {
 			return nil
@@ -94,6 +106,8 @@ var clientRules = []rule{
 		return []breach{{"max_tokens", "max_tokens (the alternative text model)", "absent"}}
 	}},
 	required("4.4/prompt", endpointGenerations, "prompt", nil),
+	outputFormat("2.2/output-format", endpointGenerations),
+	outputFormat("4.5/output-format", endpointEdits),
 	{row: "4.4/partial-images", on: []string{endpointGenerations}, broken: partialImages},
 	required("4.5/prompt-omitted", endpointEdits, "prompt", owed400("7/edit-no-prompt")),
 	{row: "4.5/rule-1", on: []string{endpointEdits}, owed: owed400("7/edit-no-image"), broken: func(q *Request) []breach {
@@ -116,7 +130,7 @@ var clientRules = []rule{
 				continue
 			}
 			u, _ := img["image_url"].(string)
-			if !completeDataURL(u) && !strings.HasPrefix(u, "https://") {
+			if !completeDataURL(u) && !httpsURL(u) {
 				out = append(out, breach{fmt.Sprintf("images[%d].image_url", i), "a complete data:<media_type>;base64,<data> URL or an https URL", shortValue(img["image_url"])})
 			}
 		}
@@ -154,7 +168,7 @@ var clientRules = []rule{
 	{row: "4.5/partial-images", on: []string{endpointEdits}, broken: partialImages},
 	{row: "7/stream-partial-images", on: imageEndpoints, owed: owed400("7/stream-partial-images"), broken: streamPartialImages},
 	{row: "5.1/bearer", broken: func(q *Request) []breach {
-		if q.Auth == record.AuthBearer {
+		if q.Auth == record.AuthBearer || !q.apiCall() {
 			return nil
 		}
 		sent := map[string]string{"": "no credential", record.AuthAPIKey: "an x-api-key header", record.AuthOther: "Authorization with another scheme"}[q.Auth]
@@ -171,6 +185,8 @@ var clientRules = []rule{
 		switch {
 		case q.Endpoint == endpointMessages && q.alternative():
 			return nil // 5.3 says which key the alternative model takes
+		case q.Endpoint == endpointMessages && q.Key == string(catalog.KeyAlt) && !q.messagesModel():
+			return nil // a model the judge cannot place: the key may be right
 		case q.Endpoint == endpointMessages:
 			want = "messages"
 		}
@@ -208,14 +224,51 @@ func (v verifiedForms) retired(q *Request) (*owed, string) {
 	return nil, ""
 }
 
+// shownEndpoints are the endpoints whose path the spec shows (4.1–4.5):
+// the Responses interface's is not shown (4.6), so no path rule is its.
+var shownEndpoints = []string{endpointModels, endpointChat, endpointMessages, endpointGenerations, endpointEdits}
+
 // exactPath: the request goes to the base URL plus the endpoint's path,
-// nothing between (4; 4.3 says it of messages in so many words). A path
-// outside /v1 is the first rule's.
+// nothing between (4; 4.3 says it of messages in so many words): no
+// segment before /v1 (an empty one of //v1 included), none between /v1
+// and the rest, no trailing slash, no misspelling. A path without the
+// version segment is the first rule's.
 func exactPath(q *Request) []breach {
 	if !carriesV1(q.Path) || q.Path == q.Endpoint {
 		return nil
 	}
-	return []breach{{"path", q.Endpoint, q.Path}}
+	expected := q.Endpoint
+	if !strings.HasSuffix(strings.TrimSuffix(q.Path, "/"), strings.TrimPrefix(q.Endpoint, "/v1")) {
+		expected = "an endpoint's path: did you mean " + q.Endpoint + "?"
+	}
+	return []breach{{"path", expected, q.Path}}
+}
+
+// method is the rule that an endpoint is called with the method its
+// heading names.
+func method(row, endpoint, want string) rule {
+	return rule{row: row, on: []string{endpoint}, broken: func(q *Request) []breach {
+		if q.Method == want {
+			return nil
+		}
+		return []breach{{"method", want + " " + endpoint, q.Method}}
+	}}
+}
+
+// outputFormats are 2.2's closed list of output_format (4.5 allows the same).
+var outputFormats = []string{"png", "jpeg", "webp"}
+
+// outputFormat: a string output_format is one of outputFormats (a value
+// of another type is the type rules'; an empty one is noted, as a client
+// that cannot leave a field out sends it empty).
+func outputFormat(row, endpoint string) rule {
+	return rule{row: row, on: []string{endpoint}, broken: func(q *Request) []breach {
+		v, _ := q.param("output_format")
+		if f, ok := v.(string); ok && f != "" && !slices.Contains(outputFormats, f) {
+			return []breach{{"output_format", strings.Join(outputFormats, ", "), f}}
+		}
+		return nil
+	}}
 }
 
 // carriesV1 says a path has the version segment: it starts with /v1/, or
@@ -276,11 +329,28 @@ func (q *Request) keyOfKind() bool {
 	return slices.Contains(catalog.KeyKinds, catalog.KeyKind(q.Key))
 }
 
-// alternative says the request is for the alternative text model: sent
-// with its key kind (5.3), or naming a model whose id keeps the neutral
-// word alt.
+// alternative says the request is for the alternative text model: naming
+// a model of the alternative-model key by any name (alt-flash, its
+// vendor's gemini-flash, a --model-map name), or, naming one the judge
+// cannot place, sent with that key kind (5.3).
 func (q *Request) alternative() bool {
-	return q.Key == "alt" || strings.HasPrefix(q.Model(), "alt-")
+	switch {
+	case q.placed(catalog.KeyAlt) != "":
+		return true
+	case q.messagesModel():
+		return false
+	}
+	return q.Key == string(catalog.KeyAlt)
+}
+
+// messagesModel says the request names a model of the messages key, by
+// any name (a msg- model sent with the alt key breaks 5.2).
+func (q *Request) messagesModel() bool { return q.placed(catalog.KeyMessages) != "" }
+
+// httpsURL: an https URL, the scheme in any case (RFC 3986: schemes are
+// case-insensitive, so HTTPS:// is https).
+func httpsURL(u string) bool {
+	return len(u) > len("https://") && strings.EqualFold(u[:len("https://")], "https://")
 }
 
 // fileIDs are the places a JSON edit names a file_id (4.5 rule 2).
@@ -321,17 +391,19 @@ func completeDataURL(u string) bool {
 }
 
 // integer reads an integer parameter: a JSON number without a fraction,
-// or a multipart field's decimal text.
+// or a multipart field's decimal text, of any size (4294967296 is an
+// integer; one beyond int's range reads as its nearest bound, which no
+// range of the spec's holds either).
 func integer(v any) (int, bool) {
 	switch x := v.(type) {
 	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > 1<<31 {
+		if math.IsInf(x, 0) || x != math.Trunc(x) {
 			return 0, false
 		}
-		return int(x), true
+		return int(max(min(x, 1<<62), -1<<62)), true
 	case string:
 		n, err := strconv.Atoi(strings.TrimSpace(x))
-		return n, err == nil
+		return n, err == nil || errors.Is(err, strconv.ErrRange)
 	}
 	return 0, false
 }

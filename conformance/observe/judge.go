@@ -122,6 +122,7 @@ func (j *Judge) exchange(r record.Round, file string, store *record.Store) judge
 		return judged{results: []results.Result{res}}
 	}
 	j.rebase(q)
+	q.forms = &j.forms
 	base := j.base(id, r, file, q)
 	client, owes := j.client(q, base)
 	if owes != nil {

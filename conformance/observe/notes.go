@@ -25,8 +25,21 @@ import (
 // valued are the parameters whose values the verified rows name.
 var valued = []string{"n", "size", "quality", "output_format", "background", "output_compression", "partial_images", "stream"}
 
+// paired are the valued parameters whose verified values go with another
+// parameter's value (4.5: background transparent with png or webp, opaque
+// with jpeg; output_compression 0 and 100 with jpeg, 50 with webp).
+var paired = map[string]string{"background": "output_format", "output_compression": "output_format"}
+
+// isDefault says a parameter's text is the value the spec states for it
+// omitted, so that sending it asks for nothing more than leaving it out:
+// n 1 (4.4, 4.5 and 8: "default 1"), stream false (4.2, 4.3: "omitted
+// gives JSON").
+func isDefault(name, text string) bool {
+	return name == "n" && text == "1" || name == "stream" && text == "false"
+}
+
 // form is what one verified case sends: its model, its parameters' names,
-// and the values of those in valued.
+// and the values of those in valued (a default counts as not sent).
 type form struct {
 	model, feature string
 	names          map[string]bool
@@ -36,12 +49,18 @@ type form struct {
 }
 
 // verifiedForms are the forms of a catalog's verified cases, by endpoint,
-// and the gateway's names for the spec's models that a --model-map gives
-// (gateway id → spec id).
+// the spec's models of each key kind, the gateway's names for the spec's
+// models that a --model-map gives (gateway id → spec id), and the spec,
+// whose sentences a note quotes.
 type verifiedForms struct {
 	byEndpoint map[string][]form
 	models     map[string][]string // the spec ids verified on each endpoint, sorted
-	aliases    map[string]string
+	// byKey are the spec ids the catalog's cases send with each key kind,
+	// of any tier: which model is the alternative one, which a messages
+	// one (5.2, 5.3).
+	byKey   map[catalog.KeyKind][]string
+	aliases map[string]string
+	spec    *catalog.Spec
 	// negatives are the features of the negative cases, by endpoint and
 	// the row they cite: a request owed a refusal is of its case's feature.
 	negatives map[[2]string]string
@@ -56,13 +75,19 @@ type verifiedForms struct {
 }
 
 func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
-	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, aliases: map[string]string{}, negatives: map[[2]string]string{},
+	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, byKey: map[catalog.KeyKind][]string{},
+		aliases: map[string]string{}, spec: cat.Spec, negatives: map[[2]string]string{},
 		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}, strictListed: map[string][]string{}}
 	for spec, gw := range modelMap {
 		out.aliases[gw] = spec
 	}
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
+		for _, model := range cs.Models {
+			if !slices.Contains(out.byKey[cs.Key], model) {
+				out.byKey[cs.Key] = append(out.byKey[cs.Key], model)
+			}
+		}
 		if cs.Tier == vocab.TierNegative {
 			for _, ref := range cs.Refs {
 				out.negatives[[2]string{cs.Request.Path, string(ref)}] = cs.Feature
@@ -102,7 +127,10 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 				}
 			}
 			for _, p := range valued {
-				values[p] = r.ParamText(p)
+				if values[p] = r.ParamText(p); isDefault(p, values[p]) {
+					values[p] = ""
+					delete(names, p)
+				}
 			}
 			for _, model := range cs.Models {
 				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs, maxTokens: r.ParamText("max_tokens")})
@@ -137,7 +165,7 @@ func (v verifiedForms) feature(q *Request) string {
 		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
 			continue
 		}
-		if !slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.text(p) }) {
+		if !slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
 			if f.maxTokens == q.text("max_tokens") {
 				return f.feature
 			}
@@ -188,10 +216,25 @@ var modelRows = map[string]string{
 	endpointEdits:       "1/image-models",
 }
 
+// wholeTable are the models for which an endpoint's parameter table is
+// verified as a whole (4.4: "JSON body (verified for gen-image-2)"): a
+// request of theirs whose every member and value is a verified row is
+// within the rows, whatever it stacks; 4.5 rule 4 speaks of the edits'
+// combinations only.
+var wholeTable = map[string]string{endpointGenerations: "gen-image-2"}
+
 // notes are what q does beyond the verified rows, each citing the row it
-// goes beyond. The Responses interface and the model list have no rows
-// to go beyond.
+// goes beyond; and what the judge does not judge of a request that is no
+// call of an endpoint the spec shows.
 func (v verifiedForms) notes(q *Request) []string {
+	switch {
+	case !q.apiCall():
+		return []string{fmt.Sprintf("%s %s is no call of the API: every path of the spec starts with /v1; not judged (spec intro/paths-v1)", q.Method, q.Path)}
+	case q.Endpoint == "":
+		return []string{fmt.Sprintf("%s %s is no endpoint of the spec: 4.1 to 4.5 show theirs, and the Responses interface's path is not shown; not judged (spec 4.6/responses)", q.Method, q.Path)}
+	case q.Endpoint == endpointResponses:
+		return []string{fmt.Sprintf("%s %s: the Responses interface's path, payload and response are not shown; not judged (spec 4.6/responses)", q.Method, q.Path)}
+	}
 	forms := v.byEndpoint[q.Endpoint]
 	if len(forms) == 0 || (q.Body == nil && !q.Multipart()) {
 		return nil
@@ -219,37 +262,80 @@ func (v verifiedForms) notes(q *Request) []string {
 	}
 	names := q.names()
 	for _, n := range slices.Sorted(maps.Keys(names)) {
-		if !slices.ContainsFunc(mine, func(f form) bool { return f.names[n] }) && !slices.Contains(valued, n) {
-			out = append(out, fmt.Sprintf("%s is sent in no verified row%s (spec %s)", n, forModel(spec), typeRow(q.Endpoint, n)))
+		switch {
+		case jsonInForm(q, n):
+		case slices.Contains(valued, n) && listedRow(q.Endpoint, n) != "":
+			continue // its value is valueNotes'
+		case slices.ContainsFunc(mine, func(f form) bool { return f.names[n] }):
+			continue
 		}
+		out = append(out, v.memberNote(q, n, spec))
 	}
 	refs := q.references()
-	if len(out) == 0 && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
-		row := beyondRows[q.Endpoint]
-		if row == "" {
-			row = modelRows[q.Endpoint]
-		}
-		out = append(out, fmt.Sprintf("no verified row sends %s together%s%s (spec %s: combinations beyond the verified rows are not guaranteed)",
-			strings.Join(slices.Sorted(maps.Keys(names)), ", "), refsSaid(refs), forModel(spec), row))
+	if len(out) == 0 && wholeTable[q.Endpoint] != spec && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
+		out = append(out, fmt.Sprintf("no verified row sends %s together%s%s (spec %s)",
+			strings.Join(slices.Sorted(maps.Keys(names)), ", "), refsSaid(refs), forModel(spec), v.quote(beyondRow(q.Endpoint))))
 	}
 	return out
 }
 
+// memberNote is the note on a member no verified row of the model sends:
+// one of the endpoint's table, with no verified value; a member of the
+// JSON encoding sent as a form field; or one beyond the table.
+func (v verifiedForms) memberNote(q *Request, name, spec string) string {
+	switch {
+	case jsonInForm(q, name):
+		return fmt.Sprintf("%s as a multipart text field: a member of the JSON encoding; the form carries its images as files (image, image[], mask) (spec 4.5/rule-3)", name)
+	case listedRow(q.Endpoint, name) != "":
+		row := listedRow(q.Endpoint, name)
+		section, _, _ := strings.Cut(row, "/")
+		return fmt.Sprintf("%s %s is listed in %s, no verified value (spec %s)", name, shortValue(q.text(name)), section, row)
+	}
+	section, _, _ := strings.Cut(listedRow(q.Endpoint, "model"), "/")
+	return fmt.Sprintf("%s is no parameter of %s's table%s (spec %s)", name, section, forModel(spec), v.quote(beyondRow(q.Endpoint)))
+}
+
+// jsonInForm says a multipart form carries, as a text field, a member the
+// spec gives the JSON encoding alone (4.5: images, and mask as an object).
+func jsonInForm(q *Request, name string) bool {
+	if !q.Multipart() || q.Endpoint != endpointEdits || (name != "images" && name != "mask") {
+		return false
+	}
+	_, text := q.param(name)
+	return text
+}
+
 // valueNotes: each valued parameter whose value no verified form of the
-// model sends.
+// model sends (with the value of its pair, if it has one), citing the row
+// that says what was verified.
 func valueNotes(q *Request, forms []form, spec string) []string {
 	var out []string
 	for _, p := range valued {
-		got := q.text(p)
-		if got == "" || p == "stream" && got == "false" {
+		got := q.given(p)
+		if got == "" {
 			continue
 		}
-		if slices.ContainsFunc(forms, func(f form) bool { return f.values[p] == got }) {
+		if p == "output_compression" && q.given("output_format") == "png" {
+			out = append(out, fmt.Sprintf("output_compression %s with png: the spec omits output_compression for png (spec 4.5/compression-png-omitted)", got))
 			continue
+		}
+		pair, with := paired[p], ""
+		matches := func(f form) bool { return pair == "" || f.values[pair] == q.given(pair) }
+		if pair != "" {
+			with = fmt.Sprintf(" with %s %s", pair, cmp.Or(q.given(pair), "omitted"))
+		}
+		if slices.ContainsFunc(forms, func(f form) bool { return f.values[p] == got && matches(f) }) {
+			continue
+		}
+		if listedRow(q.Endpoint, p) == "" {
+			continue // beyond the table: memberNote's
 		}
 		var seen []string
+		if isDefault(p, "1") {
+			seen = append(seen, "1") // the default, as verified as leaving it out
+		}
 		for _, f := range forms {
-			if s := f.values[p]; s != "" && !slices.Contains(seen, s) {
+			if s := f.values[p]; s != "" && matches(f) && !slices.Contains(seen, s) {
 				seen = append(seen, s)
 			}
 		}
@@ -258,29 +344,58 @@ func valueNotes(q *Request, forms []form, spec string) []string {
 		if len(seen) > 0 {
 			verified = strings.Join(seen, ", ")
 		}
-		out = append(out, fmt.Sprintf("%s %s is not verified%s (verified: %s; spec %s)", p, got, forModel(spec), verified, typeRow(q.Endpoint, p)))
+		out = append(out, fmt.Sprintf("%s %s is not verified%s%s (verified: %s; spec %s)", p, got, forModel(spec), with, verified, valueRow(q, p, spec)))
 	}
 	return out
 }
 
-// emptyNotes: a required string sent empty is sent (the rules hold), but
-// no verified row sends one, and a gateway may read it as missing (an
-// official client cannot leave a required string out, and sends "").
+// valueRow is the row that says which values of p were verified for the
+// model: 4.5 gives gen-image-2 rows of its own, and a value that goes with
+// an output format the row of that format.
+func valueRow(q *Request, p, spec string) string {
+	if q.Endpoint == endpointEdits {
+		switch p {
+		case "size", "quality":
+			if spec == "gen-image-2" {
+				return "4.5/" + p + "-gen-image-2"
+			}
+		case "background":
+			if v := q.given(p); v == "opaque" || v == "auto" {
+				return "4.5/background-" + v
+			}
+		case "output_compression":
+			if f := q.given("output_format"); f == "jpeg" || f == "webp" {
+				return "4.5/compression-" + f
+			}
+			return "8/compression"
+		}
+	}
+	return listedRow(q.Endpoint, p)
+}
+
+// emptyNotes: a string member sent empty is sent (the rules hold), but no
+// verified row sends one, and a gateway may read it as missing (an
+// official client that cannot leave a field out sends "").
 func emptyNotes(q *Request) []string {
 	var out []string
 	for _, m := range memberTypes {
-		if m.endpoint != q.Endpoint || m.typ != "string" || (m.member != "model" && m.member != "prompt") {
+		if m.endpoint != q.Endpoint || m.typ != "string" {
 			continue
 		}
 		if v, ok := q.param(m.member); ok && v == "" {
-			out = append(out, fmt.Sprintf("%s is empty: no verified row sends an empty %[1]s, and a gateway may answer it as one without it (spec %s)", m.member, m.row))
+			row := m.row
+			if m.member == "size" {
+				row = strings.TrimSuffix(row, "/size") + "/size-omitted"
+			}
+			out = append(out, fmt.Sprintf("%s is empty: no verified row sends an empty %[1]s, and a gateway may answer it as one without it (spec %s)", m.member, row))
 		}
 	}
 	return out
 }
 
 // messageNotes: 4.2 verifies one user message, other roles not shown;
-// 4.3 shows image input for the alternative model only.
+// 4.3 shows image input for the alternative model only, and not the
+// exact shape of its content array.
 func messageNotes(q *Request) []string {
 	var out []string
 	for _, m := range q.jsonList("messages") {
@@ -289,13 +404,17 @@ func messageNotes(q *Request) []string {
 			break
 		}
 	}
-	if q.Endpoint == endpointMessages && q.carriesImage() && !q.alternative() {
+	switch {
+	case q.Endpoint != endpointMessages || !q.carriesImage():
+	case q.alternative():
+		out = append(out, "an image in the content: the exact shape of a content array for image input is not shown (spec 4.3/image-shape)")
+	default:
 		out = append(out, "an image in the content: the spec shows image input for the alternative text model only (spec 4.3/alt-image-input)")
 	}
 	return out
 }
 
-// names are the parameters q sends.
+// names are the parameters q sends, but those sent with their default.
 func (q *Request) names() map[string]bool {
 	out := map[string]bool{}
 	for k := range q.Body {
@@ -303,6 +422,11 @@ func (q *Request) names() map[string]bool {
 	}
 	for _, p := range q.Parts {
 		out[p.Name] = true
+	}
+	for k := range out {
+		if isDefault(k, q.text(k)) {
+			delete(out, k)
+		}
 	}
 	return out
 }
@@ -331,17 +455,36 @@ func forModel(spec string) string {
 	return " for " + spec
 }
 
-// beyondRows say, per endpoint, that what goes beyond its verified rows
-// is not guaranteed.
-var beyondRows = map[string]string{endpointGenerations: "4.4/further-params", endpointEdits: "4.5/rule-4"}
+// beyondRow is the row saying that what goes beyond an endpoint's
+// verified rows is not guaranteed: 4.4's further parameters, 4.5's rule
+// 4, and for the text endpoints section 1 (a listed model may refuse a
+// combination).
+func beyondRow(endpoint string) string {
+	switch endpoint {
+	case endpointGenerations:
+		return "4.4/further-params"
+	case endpointEdits:
+		return "4.5/rule-4"
+	}
+	return "1/listed-may-fail"
+}
 
-// typeRow is the row of the parameter table that names p on an endpoint,
-// or the one saying that what goes beyond them is not guaranteed.
-func typeRow(endpoint, p string) string {
+// quote is a row and its sentence, as a note cites a row whose words it
+// does not repeat.
+func (v verifiedForms) quote(row string) string {
+	if rows := v.spec.RowsOf(catalog.SpecRefs{catalog.SpecRef(row)}); len(rows) > 0 {
+		return row + ": " + rows[0].Sentence
+	}
+	return row
+}
+
+// listedRow is the row of the endpoint's parameter table that lists p;
+// "" when the table lists no such parameter.
+func listedRow(endpoint, p string) string {
 	for _, m := range memberTypes {
 		if m.endpoint == endpoint && m.member == p {
 			return m.row
 		}
 	}
-	return cmp.Or(beyondRows[endpoint], modelRows[endpoint])
+	return ""
 }

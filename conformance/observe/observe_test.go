@@ -25,6 +25,7 @@ const dataURL = "data:image/png;base64,iVBORw0KGgo="
 
 // sent is one request as a relay records it.
 type sent struct {
+	method                       string // POST with a body, GET without, unless given
 	path, key, auth, contentType string
 	json                         map[string]any
 	parts                        []record.Part
@@ -90,6 +91,9 @@ func (s sent) round(t *testing.T, status int) record.Round {
 	default:
 		req.Method = "GET"
 	}
+	if s.method != "" {
+		req.Method = s.method
+	}
 	if s.contentType != "" {
 		req.Header["Content-Type"] = []string{s.contentType}
 	}
@@ -145,6 +149,12 @@ func TestMalformedRequests(t *testing.T) {
 		})
 	}
 	msgs := func(role string) []any { return []any{map[string]any{"role": role, "content": "Hi"}} }
+	// says is what a finding shows besides its row: the path as sent, the
+	// endpoint meant.
+	says := map[string]string{
+		"a typo in the generations path": "did you mean /v1/images/generations",
+		"an empty segment before /v1":    "//v1/chat/completions",
+	}
 	for _, tc := range []struct {
 		name string
 		req  sent
@@ -193,6 +203,25 @@ func TestMalformedRequests(t *testing.T) {
 		{"multipart n not an integer", with(v["edit multipart"], func(s *sent) {
 			s.parts = append(s.parts, record.Part{Name: "n", Value: "two"})
 		}, nil), "4.5/n", ""},
+		// Issue 33: methods, payloads, paths, closed lists and the
+		// alternative model by any name.
+		{"PUT on the messages path", with(v["messages"], func(s *sent) { s.method = "PUT" }, nil), "4.3/method", ""},
+		{"POST on the model list", with(v["models"], func(s *sent) { s.method = "POST" }, nil), "4.1/method", ""},
+		{"a body on GET /v1/models", with(v["models"], func(s *sent) {
+			s.method, s.json = "GET", map[string]any{"model": "gen-5.5"}
+		}, nil), "4.1/no-payload", ""},
+		{"a typo in the generations path", with(v["generation"], func(s *sent) { s.path = "/v1/images/generation" }, nil), "4/base-url-plus-path", ""},
+		{"a typo in the messages path", with(v["messages"], func(s *sent) { s.path = "/v1/message" }, nil), "4.3/exact-path", ""},
+		{"an empty segment before /v1", with(v["chat"], func(s *sent) { s.path = "//v1/chat/completions" }, nil), "4/base-url-plus-path", ""},
+		{"a prefix before /v1 of the messages path", with(v["messages"], func(s *sent) { s.path = "/anthropic/v1/messages" }, nil), "4.3/exact-path", ""},
+		{"generation output_format gif", with(v["generation"], nil, map[string]any{"output_format": "gif"}), "2.2/output-format", ""},
+		{"edit output_format gif", with(v["edit"], nil, map[string]any{"output_format": "gif"}), "4.5/output-format", ""},
+		{"multipart partial_images 9", with(v["edit multipart"], func(s *sent) {
+			s.parts = append(s.parts, record.Part{Name: "stream", Value: "true"}, record.Part{Name: "partial_images", Value: "9"})
+		}, nil), "4.5/partial-images", ""},
+		{"a messages model with the alt key", with(v["messages"], func(s *sent) { s.key = "alt" }, nil), "5.2/use-matching-key", ""},
+		{"a vendor-named alternative model with the messages key", with(v["alt"], func(s *sent) { s.key = "messages" }, map[string]any{"model": "gemini-flash"}), "5.3/alt-key", ""},
+		{"a vendor-named alternative model without max_tokens", with(v["alt"], func(s *sent) { s.key = record.KeyOther }, map[string]any{"model": "gemini-flash", "max_tokens": nil}), "4.3/max-tokens-alt-required", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge.Round(tc.req.round(t, 400), "", store)
@@ -200,6 +229,12 @@ func TestMalformedRequests(t *testing.T) {
 			client := rs[0]
 			assert.Equal(t, vocab.StatusFail, client.Status)
 			assert.Equal(t, []string{tc.row}, rowsOf(client), "%v", client.Reasons)
+			for _, r := range client.Reasons {
+				assert.Regexp(t, `\(spec \S+: \S.*\)$`, r.Message, "a finding quotes its row's sentence")
+			}
+			if want, ok := says[tc.name]; ok && assert.NotEmpty(t, client.Reasons) {
+				assert.Contains(t, client.Reasons[0].Expected+" "+client.Reasons[0].Actual, want)
+			}
 			if tc.owed == "" {
 				assert.Len(t, rs, 1, "the spec states no answer to this request: the gateway's is not judged")
 				return
@@ -233,12 +268,24 @@ func TestNotes(t *testing.T) {
 		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4", ""},
 		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models", ""},
 		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles", ""},
-		{"a temperature", with(v["chat"], nil, map[string]any{"temperature": 0.2}), "temperature is sent in no verified row for gen-5.5 (spec 4.2/temperature)", ""},
+		{"a temperature", with(v["chat"], nil, map[string]any{"temperature": 0.2}), "temperature 0.2 is listed in 4.2, no verified value (spec 4.2/temperature)", ""},
 		{"an image for a messages model", with(v["messages"], nil, map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}}}}}), "4.3/alt-image-input", ""},
 		{"a generation parameter 4.4 does not list", with(v["generation"], nil, map[string]any{"background": "transparent"}), "4.4/further-params", ""},
 		{"an empty prompt", with(v["edit"], nil, map[string]any{"prompt": ""}), "prompt is empty", ""},
 		{"a retired model", with(v["messages"], nil, map[string]any{"model": "claude-sonnet-4-6"}), "claude-sonnet-4-6 is retired", vocab.TierNegative},
+		// Issue 33: each note cites the row that says what was verified.
+		{"png with output_compression", with(v["edit"], nil, map[string]any{"output_format": "png", "output_compression": 50}), "spec 4.5/compression-png-omitted", ""},
+		{"output_compression 50 with jpeg", with(v["edit"], nil, map[string]any{"output_format": "jpeg", "output_compression": 50}), "spec 4.5/compression-jpeg", ""},
+		{"an empty size", with(v["edit multipart"], func(s *sent) { s.parts = append(s.parts, record.Part{Name: "size", Value: ""}) }, nil), "size is empty", ""},
+		{"a size gen-image-2 does not verify", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "size": "1536x1024"}), "spec 4.5/size-gen-image-2", ""},
+		{"a quality row of gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "quality": "xhigh"}), "spec 4.5/quality-gen-image-2", ""},
+		{"n 2 for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "n": 2}), "spec 4.5/n)", ""},
+		{"background opaque with png", with(v["edit"], nil, map[string]any{"background": "opaque", "output_format": "png"}), "spec 4.5/background-opaque", ""},
+		{"a generation parameter 4.4 does not list, in 4.4's words", with(v["generation"], nil, map[string]any{"background": "transparent"}),
+			"Further parameters of generation for the 2.5 models beyond those above: not shown", ""},
+		{"an image for the alternative model", with(v["alt"], nil, map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}}}}}}), "spec 4.3/image-shape", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge.Round(tc.req.round(t, 400), "", store)
@@ -325,6 +372,52 @@ func TestImageCountBeyondTheVerifiedN(t *testing.T) {
 			}
 			require.Len(t, count, 1, "%v", rs[1].Reasons)
 			assert.Contains(t, count[0], tc.says)
+		})
+	}
+}
+
+// TestLegalRequests: a request the spec allows breaks no rule, whatever
+// else it does; what it does beyond the verified rows is noted (note:
+// what the first note says; "" for none at all; "*" for any).
+func TestLegalRequests(t *testing.T) {
+	v := valid()
+	judge, store := newJudge(t)
+	for _, tc := range []struct {
+		name string
+		req  sent
+		note string
+	}{
+		{"an https URL in capitals", with(v["edit"], nil, map[string]any{"images": []any{map[string]any{"image_url": "HTTPS://example.test/ref.png"}}}), "*"},
+		{"max_tokens beyond 2^31", with(v["chat"], nil, map[string]any{"max_tokens": 4294967296}), ""},
+		{"a JSON member in a multipart edit", with(v["edit multipart"], func(s *sent) {
+			s.parts = append(s.parts, record.Part{Name: "images", Value: `[{"image_url":"` + dataURL + `"}]`})
+		}, nil), "spec 4.5/rule-3"},
+		{"a mask as multipart text", with(v["edit multipart"], func(s *sent) {
+			s.parts = append(s.parts, record.Part{Name: "mask", Value: `{"image_url":"` + dataURL + `"}`})
+		}, nil), "spec 4.5/rule-3"},
+		{"a health probe at the root", sent{path: "/", auth: "none"}, "no call of the API"},
+		{"a health probe", sent{path: "/health", auth: "none"}, "no call of the API"},
+		{"a path outside /v1 that names no endpoint", with(v["chat"], func(s *sent) { s.path = "/chat/completion" }, nil), "no call of the API"},
+		{"the Responses interface", sent{path: "/v1/responses", key: "text", json: map[string]any{"model": "gen-5.5", "input": "Hi"}}, "spec 4.6/responses"},
+		{"a path under /v1 that is no endpoint", sent{path: "/v1/embeddings", key: "text", json: map[string]any{"model": "gen-5.5", "input": "Hi"}}, "no endpoint of the spec"},
+		{"a model read by id", sent{path: "/v1/models/gen-5.5", key: "text"}, "no endpoint of the spec"},
+		{"the default n for gen-image-2", with(v["generation"], nil, map[string]any{"n": 1}), ""},
+		{"stream false for gen-image-2", with(v["generation"], nil, map[string]any{"stream": false}), ""},
+		{"every 4.4 row for gen-image-2", with(v["generation"], nil, map[string]any{"n": 1, "quality": "high", "output_format": "png"}), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge.Round(tc.req.round(t, 200), "", store)
+			require.NotEmpty(t, rs)
+			assert.Equal(t, vocab.StatusPass, rs[0].Status, "%v", rs[0].Reasons)
+			assert.Empty(t, rs[0].Reasons)
+			switch tc.note {
+			case "":
+				assert.Empty(t, rs[0].Notes)
+			case "*":
+			default:
+				require.NotEmpty(t, rs[0].Notes)
+				assert.Contains(t, rs[0].Notes[0], tc.note)
+			}
 		})
 	}
 }

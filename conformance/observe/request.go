@@ -20,8 +20,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"strconv"
 	"strings"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/record"
 )
 
@@ -61,6 +63,10 @@ type Request struct {
 	Parts []record.Part
 	// Empty says the request has no body.
 	Empty bool
+	// forms place the models the request names (the judge's verified
+	// forms: the spec's ids, in a vendor's words or by --model-map); nil
+	// places none.
+	forms *verifiedForms
 }
 
 // FromRound reads the request of a recorded round; store rebuilds a JSON
@@ -69,9 +75,11 @@ func FromRound(r record.Round, store *record.Store) (*Request, error) {
 	rq := r.Request
 	header := record.Header(rq.Header)
 	q := &Request{Method: rq.Method, Key: rq.Key, Auth: rq.Auth, UserAgent: header.Get("User-Agent")}
-	// The path as sent, without its query: url.Parse would read a path
-	// starting // (an empty segment) as a host.
+	// The path as sent, without its query: a URL parser would read the
+	// empty segment of //v1/chat/completions as a host and show
+	// /chat/completions.
 	q.Path, _, _ = strings.Cut(rq.Path, "?")
+	q.Path, _, _ = strings.Cut(q.Path, "#")
 	q.Endpoint = endpointOf(q.Path)
 	q.ContentType, _, _ = mime.ParseMediaType(header.Get("Content-Type"))
 	b := rq.Body
@@ -96,8 +104,9 @@ func FromRound(r record.Round, store *record.Store) (*Request, error) {
 	return q, nil
 }
 
-// endpointOf is the spec endpoint a path is meant for: exactly one, or
-// the one it ends with (/chat/completions, /anthropic/v1/messages).
+// endpointOf is the spec endpoint a path is meant for: exactly one, the
+// one it ends with (/chat/completions, /anthropic/v1/messages), or under
+// /v1 the one it misspells (typo).
 func endpointOf(path string) string {
 	path = strings.TrimSuffix(path, "/")
 	for _, e := range endpoints {
@@ -110,8 +119,33 @@ func endpointOf(path string) string {
 			return e
 		}
 	}
+	return typo(path)
+}
+
+// typo is the endpoint a path under /v1 misspells: as many segments, and
+// within two edits of it (/v1/images/generation, /v1/message); "" for
+// none. The Responses interface's path is not shown (4.6), so no path is
+// its typo; nor is a longer path such as /v1/models/{id} one of the list's.
+func typo(path string) string {
+	if !strings.HasPrefix(path, "/v1/") {
+		return ""
+	}
+	for _, e := range endpoints {
+		if e != endpointResponses && strings.Count(e, "/") == strings.Count(path, "/") && catalog.EditDistance(path, e) <= 2 {
+			return e
+		}
+	}
 	return ""
 }
+
+// apiCall says the request is a call of the API: to an endpoint of the
+// spec, however its path is spelled, or to any path under /v1. Anything
+// else (GET /, /health) is no call the spec speaks of.
+func (q *Request) apiCall() bool {
+	return q.Endpoint != "" || underV1(q.Path)
+}
+
+func underV1(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }
 
 // Multipart says the body is a multipart form.
 func (q *Request) Multipart() bool { return q.Parts != nil }
@@ -138,9 +172,28 @@ func (q *Request) text(name string) string {
 		return ""
 	}
 	if f, ok := v.(float64); ok {
-		return fmt.Sprint(f)
+		return strconv.FormatFloat(f, 'f', -1, 64) // 4294967296, not 4.294967296e+09
 	}
 	return fmt.Sprint(v)
+}
+
+// given is a parameter as text, "" when absent, null or sent with its
+// default (isDefault): what it asks for beyond leaving it out.
+func (q *Request) given(name string) string {
+	if t := q.text(name); !isDefault(name, t) {
+		return t
+	}
+	return ""
+}
+
+// placed is the spec id of those of a key kind that the request's model
+// names ("" for none, or no model).
+func (q *Request) placed(kind catalog.KeyKind) string {
+	model := q.Model()
+	if model == "" || q.forms == nil {
+		return ""
+	}
+	return q.forms.specModel(model, q.forms.byKey[kind])
 }
 
 // Model is the model the request names ("" when none).

@@ -48,14 +48,18 @@ func typeRules() []rule {
 	for _, m := range memberTypes {
 		out = append(out, rule{row: m.row, on: []string{m.endpoint}, member: m.member, broken: func(q *Request) []breach {
 			v, ok := q.param(m.member)
-			if !ok || v == nil || hasType(v, m.typ, q.Multipart()) {
-				return nil
+			if !ok || v == nil || hasType(v, m.typ, q.Multipart()) || q.Multipart() && jsonOnly[m.typ] {
+				return nil // a JSON member sent as a form field is noted (4.5 rule 3), not typed
 			}
 			return []breach{{m.member, typeSaid[m.typ], fmt.Sprintf("%s %s", typeOf(v, q.Multipart()), shortValue(v))}}
 		}})
 	}
 	return out
 }
+
+// jsonOnly are the types a form field's text cannot have: the members of
+// the JSON encoding alone.
+var jsonOnly = map[string]bool{"object": true, "array of objects": true, "messages": true}
 
 // typeSaid is each type of memberTypes as a finding says it.
 var typeSaid = map[string]string{
