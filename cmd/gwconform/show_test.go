@@ -80,13 +80,15 @@ func TestShowFlagsAfterTheCase(t *testing.T) {
 	clearEnv(t)
 	out := t.TempDir()
 	rs := []results.Result{
-		{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass},
+		{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass,
+			Notes: []string{"temperature 0.2 is listed in 4.2, no verified value (spec 4.2/temperature)"}},
 		{Case: "chat-json", Feature: "chat.basic", Model: "gen-6", Tier: vocab.TierVerified, Status: vocab.StatusFail},
 	}
 	require.NoError(t, results.WriteFile(filepath.Join(out, results.FileName), rs))
 	code, stdout, stderr := gw(t, "show", "--out", out, "chat-json", "--model", "gen-5.5")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "chat-json × gen-5.5: PASS")
+	assert.Contains(t, stdout, "  note: temperature 0.2 is listed in 4.2, no verified value (spec 4.2/temperature)", "a note is shown with the row it cites")
 	code, _, stderr = gw(t, "show", "--out", out, "chat-jsn")
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, `no result for case "chat-jsn" in this run; did you mean "chat-json"?`)

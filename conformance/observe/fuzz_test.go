@@ -21,6 +21,10 @@ func FuzzJudgeRequest(f *testing.F) {
 		{"/v1/messages", `{"model":"alt-flash","messages":[{"role":"user","content":[{"type":"image"},3]}]}`},
 		{"/v1/images/generations", `{"stream":"true","partial_images":-0.5,"size":null}`},
 		{"/v1//models/../v1/chat/completions", `[]`},
+		{"//v1/chat/completions?x=1#y", `{"model":"gemini-flash","max_tokens":4294967296e10}`},
+		{"/v1/images/generation", `{"output_format":"","size":"","n":1,"stream":false,"output_compression":-1e300}`},
+		{"/health", `{}`},
+		{"/v1/responses", `{"model":"gen-5.5","input":"Hi"}`},
 	} {
 		f.Add(seed.path, seed.body)
 	}

@@ -81,6 +81,11 @@ var (
 	namedSecretRE = regexp.MustCompile(`(?i)\b(x-api-key|api[_-]?key|access[_-]?token|authorization|token)(["']?\s*[:=]\s*["']?)((?:bearer|basic)\s+)?([^\s"'&,;}\]]{4,})`)
 	// "Bearer <token>" anywhere (headers echoed in bodies or messages).
 	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{4,})`)
+	// A placeholder in the spec's words, <API_KEY>, with the punctuation
+	// after it: letters and underscores only, where a key has digits. A
+	// JSON body may escape its brackets (\u003cAPI_KEY\u003e, as Go's
+	// encoder writes them).
+	placeholderRE = regexp.MustCompile(`^(?:<|\\u003[cC])[A-Za-z_]+(?:>|\\u003[eE])[^A-Za-z0-9]*$`)
 	// Provider-style secret keys: sk-..., sk_live_... (long enough to not be a word).
 	skRE = regexp.MustCompile(`\b(sk[-_])([A-Za-z0-9_\-]{12,})`)
 )
@@ -96,6 +101,9 @@ func Credentials(s string) string {
 		}
 		if strings.HasPrefix(val, "$") {
 			return m // a variable's name (${GWCONFORM_IMAGE_KEY}), no secret: a reproduction needs it whole
+		}
+		if placeholderRE.MatchString(val) {
+			return m // the spec's own words (Bearer <API_KEY>), no secret: a finding quotes them
 		}
 		if p[3] == "" && (strings.EqualFold(val, "bearer") || strings.EqualFold(val, "basic")) {
 			return m // a scheme alone, its token is handled by bearerRE

@@ -30,6 +30,16 @@ func TestCredentials(t *testing.T) {
 		{`-H "Authorization: Bearer ${GWCONFORM_IMAGE_KEY}"`, `-H "Authorization: Bearer ${GWCONFORM_IMAGE_KEY}"`},
 		{`-H "x-api-key: ${GWCONFORM_MESSAGES_KEY}"`, `-H "x-api-key: ${GWCONFORM_MESSAGES_KEY}"`},
 		{`-H 'X-Portkey-Api-Key: ${RELAY_TOKEN}'`, `-H 'X-Portkey-Api-Key: ${RELAY_TOKEN}'`},
+		// The spec's own words name the key by a placeholder: no secret,
+		// kept as the console shows it (issue 33: every report said
+		// "Authorization: Bearer [REDACTED]" where the spec says <API_KEY>).
+		{"Every request carries the header `Authorization: Bearer <API_KEY>`.", "Every request carries the header `Authorization: Bearer <API_KEY>`."},
+		{"Authorization: Bearer <API_KEY>", "Authorization: Bearer <API_KEY>"},
+		{`{"api_key": "<api_key>"}`, `{"api_key": "<api_key>"}`},
+		{`{"message":"send Authorization: Bearer \u003cAPI_KEY\u003e"}`, `{"message":"send Authorization: Bearer \u003cAPI_KEY\u003e"}`},
+		// A secret in angle brackets is still one.
+		{"Authorization: Bearer <k3y-0042abcdef>", "Authorization: Bearer [REDACTED]"},
+		{"Authorization: Bearer <API_KEY>abc123", "Authorization: Bearer [REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
