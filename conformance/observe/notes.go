@@ -256,6 +256,7 @@ func (v verifiedForms) notes(q *Request) []string {
 		}
 	}
 	out = append(out, emptyNotes(q)...)
+	out = append(out, v.onlyFor25(q, spec)...)
 	out = append(out, valueNotes(q, mine, spec)...)
 	if q.Endpoint == endpointChat || q.Endpoint == endpointMessages {
 		out = append(out, messageNotes(q)...)
@@ -264,6 +265,8 @@ func (v verifiedForms) notes(q *Request) []string {
 	for _, n := range slices.Sorted(maps.Keys(names)) {
 		switch {
 		case jsonInForm(q, n):
+		case n == "mask" && len(v.onlyFor25(q, spec)) > 0:
+			continue // rule 5's
 		case slices.Contains(valued, n) && listedRow(q.Endpoint, n) != "":
 			continue // its value is valueNotes'
 		case slices.ContainsFunc(mine, func(f form) bool { return f.names[n] }):
@@ -279,6 +282,22 @@ func (v verifiedForms) notes(q *Request) []string {
 	return out
 }
 
+// onlyFor25 is 4.5 rule 5 for an edit of gen-image-2: several reference
+// images, or a mask, verified for the 2.5 models only.
+func (v verifiedForms) onlyFor25(q *Request, spec string) []string {
+	if q.Endpoint != endpointEdits || spec != "gen-image-2" {
+		return nil
+	}
+	var out []string
+	if n := q.references(); n > 1 {
+		out = append(out, fmt.Sprintf("%d reference images for gen-image-2 (spec %s)", n, v.quote("4.5/rule-5")))
+	}
+	if q.Body["mask"] != nil || len(q.files("mask")) > 0 {
+		out = append(out, fmt.Sprintf("a mask for gen-image-2 (spec %s)", v.quote("4.5/rule-5")))
+	}
+	return out
+}
+
 // memberNote is the note on a member no verified row of the model sends:
 // one of the endpoint's table, with no verified value; a member of the
 // JSON encoding sent as a form field; or one beyond the table.
@@ -289,7 +308,12 @@ func (v verifiedForms) memberNote(q *Request, name, spec string) string {
 	case listedRow(q.Endpoint, name) != "":
 		row := listedRow(q.Endpoint, name)
 		section, _, _ := strings.Cut(row, "/")
-		return fmt.Sprintf("%s %s is listed in %s, no verified value (spec %s)", name, shortValue(q.text(name)), section, row)
+		sent := name
+		switch x, _ := q.param(name); x.(type) {
+		case string, float64, bool:
+			sent += " " + shortValue(q.text(name)) // a scalar is shown; an object or array is an image or a list
+		}
+		return fmt.Sprintf("%s is listed in %s, no verified value (spec %s)", sent, section, row)
 	}
 	section, _, _ := strings.Cut(listedRow(q.Endpoint, "model"), "/")
 	return fmt.Sprintf("%s is no parameter of %s's table%s (spec %s)", name, section, forModel(spec), v.quote(beyondRow(q.Endpoint)))

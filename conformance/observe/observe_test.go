@@ -265,7 +265,10 @@ func TestNotes(t *testing.T) {
 		tier vocab.Tier // of the answer's judgement (default explore)
 	}{
 		{"a quality gen-image-2 does not verify", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "quality": "xhigh"}), "quality xhigh is not verified for gen-image-2", ""},
-		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "4.5/rule-4", ""},
+		{"two references for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}}}), "spec 4.5/rule-5", ""},
+		{"a mask for gen-image-2", with(v["edit"], nil, map[string]any{"model": "gen-image-2", "mask": map[string]any{"image_url": dataURL}}), "a mask for gen-image-2 (spec 4.5/rule-5", ""},
+		{"two references for a 2.5 model beyond its rows", with(v["edit"], nil, map[string]any{"images": []any{map[string]any{"image_url": dataURL}, map[string]any{"image_url": dataURL}},
+			"quality": "high", "output_format": "webp", "background": "auto", "output_compression": 50}), "spec 4.5/rule-4", ""},
 		{"a model the spec does not verify for chat", with(v["chat"], nil, map[string]any{"model": "gen-6-astra"}), "spec 1/chat-models", ""},
 		{"a system role", with(v["chat"], nil, map[string]any{"messages": []any{map[string]any{"role": "system", "content": "Be brief"}, map[string]any{"role": "user", "content": "Hi"}}}), "4.2/other-roles", ""},
 		{"a temperature", with(v["chat"], nil, map[string]any{"temperature": 0.2}), "temperature 0.2 is listed in 4.2, no verified value (spec 4.2/temperature)", ""},
@@ -418,6 +421,31 @@ func TestLegalRequests(t *testing.T) {
 				require.NotEmpty(t, rs[0].Notes)
 				assert.Contains(t, rs[0].Notes[0], tc.note)
 			}
+		})
+	}
+}
+
+// TestAlternativeModelByAnyName: the alternative model's rules (4.3
+// max_tokens, 5.3's key) follow the model by a --model-map name too; a
+// name the judge cannot place leaves the key to decide.
+func TestAlternativeModelByAnyName(t *testing.T) {
+	alt := with(valid()["alt"], func(s *sent) { s.key = "messages" }, map[string]any{"model": "company-alt"})
+	for _, tc := range []struct {
+		name     string
+		modelMap []string
+		req      sent
+		rows     []string
+	}{
+		{"mapped, with the messages key", []string{"alt-flash=company-alt"}, alt, []string{"5.3/alt-key"}},
+		{"mapped, without max_tokens", []string{"alt-flash=company-alt"}, with(alt, func(s *sent) { s.key = "alt" }, map[string]any{"max_tokens": nil}), []string{"4.3/max-tokens-alt-required"}},
+		{"not mapped, with the messages key", nil, alt, nil},
+		{"not mapped, with the alt key, without max_tokens", nil, with(alt, func(s *sent) { s.key = "alt" }, map[string]any{"max_tokens": nil}), []string{"4.3/max-tokens-alt-required"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judge, store := newJudge(t, tc.modelMap...)
+			rs := judge.Round(tc.req.round(t, 200), "", store)
+			require.NotEmpty(t, rs)
+			assert.Equal(t, tc.rows, rowsOf(rs[0]), "%v", rs[0].Reasons)
 		})
 	}
 }
