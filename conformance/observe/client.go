@@ -262,7 +262,7 @@ var outputFormats = []string{"png", "jpeg", "webp"}
 // of another type is the type rules'; an empty one is noted, as a client
 // that cannot leave a field out sends it empty).
 func outputFormat(row, endpoint string) rule {
-	return rule{row: row, on: []string{endpoint}, broken: func(q *Request) []breach {
+	return rule{row: row, on: []string{endpoint}, member: "output_format", broken: func(q *Request) []breach {
 		v, _ := q.param("output_format")
 		if f, ok := v.(string); ok && f != "" && !slices.Contains(outputFormats, f) {
 			return []breach{{"output_format", strings.Join(outputFormats, ", "), f}}
