@@ -227,19 +227,13 @@ var wholeTable = map[string]string{endpointGenerations: "gen-image-2"}
 // goes beyond; and what the judge does not judge of a request that is no
 // call of an endpoint the spec shows.
 func (v verifiedForms) notes(q *Request) []string {
-	switch {
-	case !q.apiCall():
-		return []string{fmt.Sprintf("%s %s is no call of the API: every path of the spec starts with /v1; not judged (spec intro/paths-v1)", q.Method, q.Path)}
-	case q.Endpoint == "":
-		return []string{fmt.Sprintf("%s %s is no endpoint of the spec: 4.1 to 4.5 show theirs, and the Responses interface's path is not shown; not judged (spec 4.6/responses)", q.Method, q.Path)}
-	case q.Endpoint == endpointResponses:
-		return []string{fmt.Sprintf("%s %s: the Responses interface's path, payload and response are not shown; not judged (spec 4.6/responses)", q.Method, q.Path)}
+	if note := pathNote(q); note != "" {
+		return []string{note}
 	}
 	forms := v.byEndpoint[q.Endpoint]
 	if len(forms) == 0 || (q.Body == nil && !q.Multipart()) {
 		return nil
 	}
-	var out []string
 	model := q.Model()
 	spec := model
 	if model != "" {
@@ -255,14 +249,32 @@ func (v verifiedForms) notes(q *Request) []string {
 			mine = append(mine, f)
 		}
 	}
-	out = append(out, emptyNotes(q)...)
-	out = append(out, v.onlyFor25(q, spec)...)
-	out = append(out, valueNotes(q, mine, spec)...)
-	if q.Endpoint == endpointChat || q.Endpoint == endpointMessages {
-		out = append(out, messageNotes(q)...)
+	out := slices.Concat(emptyNotes(q), v.onlyFor25(q, spec), valueNotes(q, mine, spec), messageNotes(q), v.memberNotes(q, mine, spec))
+	if len(out) == 0 {
+		out = v.combinationNotes(q, mine, spec)
 	}
-	names := q.names()
-	for _, n := range slices.Sorted(maps.Keys(names)) {
+	return out
+}
+
+// pathNote is the note on a request to no endpoint whose path the spec
+// shows, which the judge does not weigh; "" for any other.
+func pathNote(q *Request) string {
+	switch {
+	case !q.apiCall():
+		return fmt.Sprintf("%s %s is no call of the API: every path of the spec starts with /v1; not judged (spec intro/paths-v1)", q.Method, q.Path)
+	case q.Endpoint == "":
+		return fmt.Sprintf("%s %s is no endpoint of the spec: 4.1 to 4.5 show theirs, and the Responses interface's path is not shown; not judged (spec 4.6/responses)", q.Method, q.Path)
+	case q.Endpoint == endpointResponses:
+		return fmt.Sprintf("%s %s: the Responses interface's path, payload and response are not shown; not judged (spec 4.6/responses)", q.Method, q.Path)
+	}
+	return ""
+}
+
+// memberNotes are the notes on the members no verified row of the model
+// sends (memberNote), but those another note speaks of.
+func (v verifiedForms) memberNotes(q *Request, mine []form, spec string) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(q.names())) {
 		switch {
 		case jsonInForm(q, n):
 		case n == "mask" && len(v.onlyFor25(q, spec)) > 0:
@@ -274,12 +286,19 @@ func (v verifiedForms) notes(q *Request) []string {
 		}
 		out = append(out, v.memberNote(q, n, spec))
 	}
-	refs := q.references()
-	if len(out) == 0 && wholeTable[q.Endpoint] != spec && !slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
-		out = append(out, fmt.Sprintf("no verified row sends %s together%s%s (spec %s)",
-			strings.Join(slices.Sorted(maps.Keys(names)), ", "), refsSaid(refs), forModel(spec), v.quote(beyondRow(q.Endpoint))))
-	}
 	return out
+}
+
+// combinationNotes: every member and value is one a verified row of the
+// model sends, but no row sends them together (4.5 rule 4), except where
+// the table is verified whole (wholeTable).
+func (v verifiedForms) combinationNotes(q *Request, mine []form, spec string) []string {
+	names, refs := q.names(), q.references()
+	if wholeTable[q.Endpoint] == spec || slices.ContainsFunc(mine, func(f form) bool { return within(names, f.names) && refs <= f.refs }) {
+		return nil
+	}
+	return []string{fmt.Sprintf("no verified row sends %s together%s%s (spec %s)",
+		strings.Join(slices.Sorted(maps.Keys(names)), ", "), refsSaid(refs), forModel(spec), v.quote(beyondRow(q.Endpoint)))}
 }
 
 // onlyFor25 is 4.5 rule 5 for an edit of gen-image-2: several reference
@@ -421,6 +440,9 @@ func emptyNotes(q *Request) []string {
 // 4.3 shows image input for the alternative model only, and not the
 // exact shape of its content array.
 func messageNotes(q *Request) []string {
+	if q.Endpoint != endpointChat && q.Endpoint != endpointMessages {
+		return nil
+	}
 	var out []string
 	for _, m := range q.jsonList("messages") {
 		if r, _ := m["role"].(string); r != "" && r != "user" && q.Endpoint == endpointChat {
