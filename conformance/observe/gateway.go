@@ -193,7 +193,7 @@ func editFeature(q *Request) string {
 		return "images.edit.json_two_refs"
 	}
 	for _, img := range q.jsonList("images") {
-		if u, _ := img["image_url"].(string); strings.HasPrefix(u, "https://") {
+		if u, _ := img["image_url"].(string); strings.HasPrefix(strings.ToLower(u), "https://") {
 			return "images.edit.url_ref"
 		}
 	}
