@@ -137,7 +137,9 @@ func (s *Session) final(a *attempt) {
 	if a.served == nil {
 		return
 	}
-	s.served = append(s.served, *a.served)
+	if !slices.Contains(s.served, *a.served) { // a few kinds, however long the traffic
+		s.served = append(s.served, *a.served)
+	}
 	s.waiting = slices.DeleteFunc(s.waiting, func(w waitingNegative) bool {
 		if !a.served.serves(w.want) {
 			return false
