@@ -299,11 +299,29 @@ func (d *decoder) text(path, field, value string, required bool) {
 	switch {
 	case !d.present[full]:
 		if required {
-			d.errAt(d.at(path), "%s", strings.TrimPrefix(path+": missing field "+field, ": "))
+			d.errAt(d.itemAt(path), "%s", strings.TrimPrefix(path+": missing field "+field, ": "))
 		}
 	case !d.failed[full] && strings.TrimSpace(value) == "":
 		d.errAt(d.at(full), "%s: empty; give a value or leave the field out", full)
 	}
+}
+
+// itemAt is where the item at path (signs[0]) starts: its first field, as
+// the decoder records no position for a list's items.
+func (d *decoder) itemAt(path string) Pos {
+	if path == "" {
+		return d.at("")
+	}
+	var first Pos
+	for p, at := range d.keyPos {
+		if strings.HasPrefix(p, path+".") && at.valid() && (!first.valid() || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col) {
+			first = at
+		}
+	}
+	if !first.valid() {
+		return d.at(path)
+	}
+	return first
 }
 
 // checkSign compiles a sign's patterns and checks that it names the
@@ -383,7 +401,7 @@ func (d *decoder) checkRemedies(c *Client, spec *Spec) {
 			}
 		}
 		if first := slices.IndexFunc(c.Remedies, func(o Remedy) bool { return o.Row == r.Row && o.Sent == r.Sent }); first < i {
-			d.errAt(d.at(path), "%s: a second remedy for %s sending %s (the first is remedies[%d])", path, r.Row, r.Sent, first)
+			d.errAt(d.itemAt(path), "%s: a second remedy for %s sending %s (the first is remedies[%d])", path, r.Row, r.Sent, first)
 		}
 		d.checkSource(&c.Remedies[i].Source, path+".source", c.Repository)
 	}
@@ -393,7 +411,8 @@ func (d *decoder) checkRemedies(c *Client, spec *Spec) {
 // entry's repository unless another is given.
 func (d *decoder) checkSource(s *Source, path, repo string) {
 	if !d.present[path] {
-		d.errAt(d.at(path), "%s: missing field source; say where the fact comes from (file, versions)", path)
+		item := strings.TrimSuffix(path, ".source")
+		d.errAt(d.itemAt(item), "%s: missing field source; say where the fact comes from (file, versions)", item)
 		return
 	}
 	d.text(path, "repository", s.Repository, false)
