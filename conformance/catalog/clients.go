@@ -141,14 +141,14 @@ func (id Identity) Remedy(row, sent string) string {
 // Identify names the client that sent a request with these headers
 // (canonical names, as net/http gives them): the first entry with a sign
 // that matches, else the User-Agent's product token. A nil table knows no
-// client.
+// client. It only reads the table: workers may call it at once.
 func (cs *Clients) Identify(h http.Header) Identity {
 	if cs != nil {
 		for i := range cs.Entries {
 			c := &cs.Entries[i]
-			for _, s := range c.Signs {
-				if version, ok := s.match(h); ok {
-					return Identity{Client: c.ID, Version: version, Guess: s.Guess, entry: c}
+			for j := range c.Signs {
+				if version, ok := c.Signs[j].match(h); ok {
+					return Identity{Client: c.ID, Version: version, Guess: c.Signs[j].Guess, entry: c}
 				}
 			}
 		}
@@ -195,7 +195,9 @@ const clientsFile = "cases/clients/clients.yaml"
 
 // EmbeddedClients is the committed table, read once and checked against
 // the embedded spec's rows.
-var EmbeddedClients = sync.OnceValues(func() (*Clients, error) {
+func EmbeddedClients() (*Clients, error) { return embeddedClients() }
+
+var embeddedClients = sync.OnceValues(func() (*Clients, error) {
 	spec, err := embeddedSpec()
 	if err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ func TestIdentifyKnownClients(t *testing.T) {
 	}{
 		{"openai-node", with(stainlessNode, "User-Agent", "OpenAI/JS 6.49.0", "X-Stainless-Package-Version", "6.49.0"), "openai-node 6.49.0", false},
 		{"openai-node, the Azure client", with(stainlessNode, "User-Agent", "AzureOpenAI/JS 6.49.0", "X-Stainless-Package-Version", "6.49.0"), "openai-node 6.49.0", false},
+		{"openai-node in a browser, which sends no User-Agent of its own", headers("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0.0.0", "Accept", "application/json", "X-Stainless-Lang", "js",
+			"X-Stainless-Package-Version", "7.5.0", "X-Stainless-Runtime", "browser:chrome", "X-Stainless-Runtime-Version", "120.0.0", "X-Stainless-OS", "Linux", "X-Stainless-Arch", "unknown"), "openai-node 7.5.0", true},
 		{"openai-go", with(stainlessGo, "User-Agent", "OpenAI/Go 3.96.0", "X-Stainless-Package-Version", "3.96.0"), "openai-go 3.96.0", false},
 		{"openai-python", with(stainlessPython, "User-Agent", "OpenAI/Python 3.3.1", "X-Stainless-Package-Version", "3.3.1", "X-Stainless-Async", "false"), "openai-python 3.3.1", false},
 		{"openai-python, async", with(stainlessPython, "User-Agent", "AsyncOpenAI/Python 3.3.1", "X-Stainless-Package-Version", "3.3.1", "X-Stainless-Async", "async:asyncio"), "openai-python 3.3.1", false},
@@ -74,6 +76,7 @@ func TestIdentifyKnownClients(t *testing.T) {
 		{"LangChain's ChatAnthropic", with(stainlessNode, "User-Agent", "Anthropic/JS 0.122.0", "X-Stainless-Package-Version", "0.122.0", "X-Stainless-Timeout", "600",
 			"Anthropic-Dangerous-Direct-Browser-Access", "true", "Anthropic-Version", "2023-06-01"), "langchainjs", true},
 		{"go-openai", headers("User-Agent", "Go-http-client/1.1", "Accept", "application/json", "Content-Type", "application/json"), "go-openai", true},
+		{"go-openai, an image edit", headers("User-Agent", "Go-http-client/1.1", "Accept", "application/json", "Content-Type", "multipart/form-data; boundary=b1"), "go-openai", true},
 		{"go-openai, a stream", headers("User-Agent", "Go-http-client/1.1", "Accept", "text/event-stream", "Cache-Control", "no-cache", "Content-Type", "application/json"), "go-openai", true},
 		{"langchaingo", headers("User-Agent", "drive/devel langchaingo/v0.1.14 Go/go1.26.8 (linux amd64)", "Content-Type", "application/json"), "langchaingo 0.1.14", false},
 		{"langchaingo built without module information", headers("User-Agent", "langchaingo/devel Go/go1.26.8 (linux amd64)", "Content-Type", "application/json"), "langchaingo devel", false},
