@@ -166,6 +166,7 @@ func TestClientRemedies(t *testing.T) {
 		{headers("User-Agent", "ai-sdk/anthropic/3.0.140 ai-sdk/provider-utils/4.0.65 runtime/node.js/v20.20.2"), "x-api-key", "createAnthropic({ authToken: key })"},
 		{with(stainlessNode, "User-Agent", "Anthropic/JS 0.122.0", "Anthropic-Dangerous-Direct-Browser-Access", "true"), "x-api-key", "clientOptions: { authToken: key }"},
 		{headers("User-Agent", "drive/devel langchaingo/v0.1.14 Go/go1.26.8 (linux amd64)"), "x-api-key", "anthropic.WithHTTPClient"},
+		{with(nodeFetch, "User-Agent", "node", "Anthropic-Beta", "messages-2023-12-15", "Anthropic-Version", "2023-06-01"), "x-api-key", "x-portkey-forward-headers: authorization"},
 		{headers("User-Agent", "OpenAI/Go 3.96.0"), "x-api-key", ""},
 		{headers("User-Agent", "Anthropic/Go 1.84.0"), "other", ""},
 		{headers("User-Agent", "Anthropic/Go 1.84.0"), "", ""},
