@@ -16,7 +16,7 @@ import (
 
 // The judge names a client by library and version rather than by the
 // User-Agent's first word, which misnames real libraries (the Vercel AI SDK
-// sends three, LangChain sends the SDK's it drives, go-openai sends Go's).
+// sends three, LangChain those of the SDK it drives, go-openai Go's own).
 // How each library is told apart is data (cases/clients/clients.yaml), each
 // fact beside the place in the library's source it comes from, so that a
 // new release is one entry to check, not code to change. Readiness per
