@@ -193,7 +193,12 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// No thumbnails: a day of traffic would make a report of megabytes of
 	// them, and drawing them is most of the time an image takes to judge.
 	limits := check.Limits{MaxBodyBytes: 256 << 20}
-	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap, BasePaths: js.basePaths})
+	clients, err := catalog.EmbeddedClients()
+	if err != nil {
+		return nil, err
+	}
+	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap,
+		BasePaths: js.basePaths, Clients: clients})
 	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, standIn: js.clientOnly,
 		stdout: stdout, started: time.Now().UTC(), said: map[string]bool{}}
 	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)

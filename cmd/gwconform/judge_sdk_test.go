@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -32,6 +33,22 @@ import (
 // a rule on purpose show that the judge can find something, and that it
 // names the row broken.
 
+// sdkRow is the client row the judge names an SDK of go.mod by: the
+// table of known clients' id and the version the SDK sends.
+func sdkRow(t *testing.T, id string) string {
+	t.Helper()
+	module := map[string]string{productOpenAI: "github.com/openai/openai-go/v3", productAnthropic: "github.com/anthropics/anthropic-sdk-go"}[id]
+	gomod, err := os.ReadFile("../../go.mod")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == module {
+			return "client: " + id + " " + strings.TrimPrefix(f[1], "v")
+		}
+	}
+	t.Fatalf("%s is not in go.mod", module)
+	return ""
+}
+
 // judgeSDKCall is one SDK call of the drive.
 type judgeSDKCall struct {
 	name string
@@ -49,8 +66,8 @@ type judgeSDKCall struct {
 }
 
 const (
-	productOpenAI    = "client: OpenAI/Go"
-	productAnthropic = "client: Anthropic/Go"
+	productOpenAI    = "openai-go"
+	productAnthropic = "anthropic-sdk-go"
 )
 
 var judgeSDKCalls = []judgeSDKCall{
@@ -323,7 +340,7 @@ func TestJudgeOfficialSDKs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, s.drive(t, tc))
 		})
-		want[tc.product]++
+		want[sdkRow(t, tc.product)]++
 		calls++
 	}
 	requests := int(s.clients.requests.Load())
@@ -377,12 +394,15 @@ func TestJudgeBrokenSDKRequests(t *testing.T) {
 			assert.Equal(t, exitFailed, code, "serve --judge exit code; stdout:\n%s", s.stdout.String())
 			require.Len(t, client, 1, "one client result for the one request")
 			r := client[0]
-			assert.Equal(t, tc.product, r.Model)
+			assert.Equal(t, sdkRow(t, tc.product), r.Model)
 			assert.Equal(t, vocab.StatusFail, r.Status)
 			require.NotEmpty(t, r.Reasons)
 			for _, reason := range r.Reasons {
 				assert.Equal(t, "client", reason.Check)
 				assert.Contains(t, reason.Message, "spec "+tc.breaks+":", "the reason names the row")
+			}
+			if tc.breaks == "5.1/bearer" {
+				assert.Contains(t, r.Reasons[0].Message, "anthropic-sdk-go's remedy: option.WithAuthToken", "a known library's own remedy")
 			}
 			assert.Contains(t, s.stdout.String(), "FAIL "+r.Case, "the console says what was found")
 			t.Logf("finding: %s at %s: expected %s, got %s", r.Reasons[0].Message, r.Reasons[0].Where, r.Reasons[0].Expected, r.Reasons[0].Actual)

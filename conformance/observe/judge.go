@@ -53,6 +53,11 @@ type Options struct {
 	// otherwise than the spec's ids in a vendor's words (--model-map, spec
 	// id → gateway id).
 	ModelMap map[string]string
+	// Clients is the table of known clients that names each client by
+	// library and version, and gives a library's own remedy for a breach
+	// its default option makes (nil: clients are named by the User-Agent's
+	// product token).
+	Clients *catalog.Clients
 	// BasePaths are the paths of the base URLs of a routed gateway
 	// (--base-path, each "/" and segments): a request under one is
 	// judged as that {base_url} plus the path (4).
@@ -178,7 +183,8 @@ func (j *Judge) base(id string, r record.Round, file string, q *Request) results
 // client judges the request against every rule that applies to it, and
 // returns the answer the gateway owes it, if the spec states one.
 func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
-	res.Model, res.Side = ClientRow(q.Product()), results.SideClient
+	client := j.opts.Clients.Identify(q.Header)
+	res.Model, res.Side = ClientRow(client.Row()), results.SideClient
 	var rows []string
 	var owes *owed
 	for _, ru := range j.rules {
@@ -192,8 +198,11 @@ func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
 			rows = append(rows, ru.row)
 		}
 		for _, b := range ru.broken(q) {
-			res.Reasons = append(res.Reasons, vocab.Reason{Check: "client", Where: b.where, Expected: b.expected, Actual: b.actual,
-				Message: fmt.Sprintf("the request breaks a rule on %s (spec %s: %s)", b.where, ru.row, j.sentence(ru.row))})
+			message := fmt.Sprintf("the request breaks a rule on %s (spec %s: %s)", b.where, ru.row, j.sentence(ru.row))
+			if remedy := client.Remedy(ru.row, q.Auth); remedy != "" {
+				message += "; " + client.Client + "'s remedy: " + remedy
+			}
+			res.Reasons = append(res.Reasons, vocab.Reason{Check: "client", Where: b.where, Expected: b.expected, Actual: b.actual, Message: message})
 			if owes == nil {
 				owes = ru.owed
 			}

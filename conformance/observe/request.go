@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,9 @@ type Request struct {
 	// it was sent (record.Request.Auth).
 	Key, Auth   string
 	ContentType string // the media type, without parameters
-	UserAgent   string
+	// Header is the request's header as recorded (credentials dropped):
+	// the client is named from it (catalog.Clients.Identify).
+	Header http.Header
 	// Body is the body's top-level JSON object; nil when the body is not
 	// one. JSON says the body parses as JSON at all.
 	Body map[string]any
@@ -74,7 +77,7 @@ type Request struct {
 func FromRound(r record.Round, store *record.Store) (*Request, error) {
 	rq := r.Request
 	header := record.Header(rq.Header)
-	q := &Request{Method: rq.Method, Key: rq.Key, Auth: rq.Auth, UserAgent: header.Get("User-Agent")}
+	q := &Request{Method: rq.Method, Key: rq.Key, Auth: rq.Auth, Header: header}
 	// The path as sent, without its query: a URL parser would read the
 	// empty segment of //v1/chat/completions as a host and show
 	// /chat/completions.
@@ -231,19 +234,4 @@ func (q *Request) references() int {
 	}
 	images, _ := q.Body["images"].([]any)
 	return len(images)
-}
-
-// Product is the client's product token: the User-Agent's first word
-// without its version (OpenAI/Go 1.2.0 is OpenAI/Go; curl/8.5.0 is curl),
-// "unnamed client" when it sends none.
-func (q *Request) Product() string {
-	ua := strings.Fields(q.UserAgent)
-	if len(ua) == 0 {
-		return "unnamed client"
-	}
-	tok := ua[0]
-	if name, version, ok := strings.Cut(tok, "/"); ok && version != "" && version[0] >= '0' && version[0] <= '9' {
-		return name
-	}
-	return tok
 }
