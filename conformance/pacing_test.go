@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,5 +130,56 @@ func TestResultCurl(t *testing.T) {
 	assert.Empty(t, curls["edit-multipart-one-ref"], "multipart: its files are written by gwconform show --curl")
 	if c := curls["edit-json-one-ref"]; c != "" { // a small reference image: its data URL inline, whole
 		assert.Contains(t, c, `"image_url":"data:image/png;base64,`)
+	}
+}
+
+// A call holds at most one slot of its key at a time: a case of several
+// request shapes gives back the slot of each shape the gateway refused
+// before it sends the next. At --concurrency 1 with the first shape
+// refused, every such case ends (the slot of the refused shape was kept,
+// and the next shape waited on it forever); the guard is a minute.
+func TestSeveralShapesEndAtConcurrencyOne(t *testing.T) {
+	t.Parallel()
+	loc := startLocal(t, refgateway.Config{})
+	suite := loadSuite(t)
+	var several []string
+	for _, cs := range suite.Catalog.Cases {
+		if len(cs.Variants) > 1 {
+			several = append(several, cs.ID)
+		}
+	}
+	require.NotEmpty(t, several, "the catalog has cases of several shapes")
+	for _, id := range several {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			var first atomic.Bool
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/v1/models" && first.CompareAndSwap(false, true) {
+					http.Error(w, `{"error":{"message":"this shape is not served"}}`, http.StatusBadRequest)
+					return
+				}
+				loc.srv.Gateway.ServeHTTP(w, r)
+			}))
+			t.Cleanup(front.Close)
+			target := loc.target
+			target.BaseURL = front.URL
+			calls, err := plan.Make(suite.Catalog, target, plan.Selection{Cases: []string{id}})
+			require.NoError(t, err)
+			require.NotEmpty(t, calls)
+			done := make(chan []results.Result, 1)
+			go func() {
+				var rs []results.Result
+				suite.Runner(target, execute.Options{Concurrency: 1, MaxRetries: -1}).
+					Run(context.Background(), calls, func(r results.Result) { rs = append(rs, r) })
+				done <- rs
+			}()
+			select {
+			case rs := <-done:
+				require.Len(t, rs, len(calls))
+				assert.Equal(t, "variant", rs[0].Reasons[0].Check, "the first shape is told declined: %v", rs[0].Reasons)
+			case <-time.After(time.Minute):
+				t.Fatalf("%s did not end within a minute at concurrency 1 with its first shape refused", id)
+			}
+		})
 	}
 }

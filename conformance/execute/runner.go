@@ -309,6 +309,10 @@ func (c *callRun) decline(name string, body []byte) {
 		body, _ = check.ReadBody(resp.Body, 4<<10)
 		resp.Body.Close()
 	}
+	// The shape's answer is read: its slot of the key goes back before the
+	// next shape asks for one, so that a call holds one slot at a time (at
+	// --concurrency 1 the next shape would wait on this one for ever).
+	c.ex.finish()
 	body = body[:min(len(body), 4<<10)]
 	c.declined = append(c.declined, vocab.Reason{Check: "variant", Where: name, Expected: c.call.Case.WantStatus(),
 		Actual: fmt.Sprintf("%d %s", resp.StatusCode, strings.Join(strings.Fields(string(body)), " ")), Message: "the gateway declined this shape"})

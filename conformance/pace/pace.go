@@ -155,8 +155,9 @@ type Ticket struct {
 }
 
 // Acquire waits until key's lane for family may send, and returns the
-// ticket of that send. It waits at most budget (ErrOverBudget at once when
-// the lane's known wait is longer) and no longer than ctx.
+// ticket of that send. It waits at most budget, for the lane's opening or
+// for a place in flight alike (ErrOverBudget at once when the lane's known
+// wait is longer), and no longer than ctx.
 func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.Duration) (*Ticket, error) {
 	start := p.o.Now()
 	for slept := false; ; slept = true {
@@ -187,9 +188,23 @@ func (p *Pacer) Acquire(ctx context.Context, key string, f Family, budget time.D
 			return nil, fmt.Errorf("%w: the %s key's %s requests wait until %s, past the %s allowed (--max-wait)",
 				ErrOverBudget, key, f, at.Format(time.RFC3339), budget.Round(time.Second))
 		}
+		// A wait for a place in flight is bounded by the budget too: the
+		// calls in flight may not end before it (a 600 s request), and no
+		// wait of the run is without end.
+		deadline := start.Add(budget)
+		if !now.Before(deadline) {
+			inflight := l.inflight
+			p.mu.Unlock()
+			return nil, fmt.Errorf("%w: the %s key's %s requests had %d in flight for the %s allowed (--max-wait)",
+				ErrOverBudget, key, f, inflight, budget.Round(time.Second))
+		}
+		d := deadline.Sub(now)
+		if at.After(now) {
+			d = min(d, at.Sub(now))
+		}
 		changed := l.changed
 		p.mu.Unlock()
-		if err := sleep(ctx, at.Sub(now), changed); err != nil {
+		if err := sleep(ctx, d, changed); err != nil {
 			return nil, err
 		}
 	}

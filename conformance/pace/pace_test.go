@@ -346,3 +346,22 @@ func TestReadQuota(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
+
+// A wait for a place in flight is bounded by the budget (--max-wait) as a
+// wait for the lane's opening is: a call held up by another in flight
+// ends throttled, it does not wait for ever; a place freed within the
+// budget lets it through.
+func TestPacerPlaceInFlightWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	p := New(Options{Concurrency: 1})
+	held, err := p.Acquire(context.Background(), "alt", Messages, time.Minute)
+	require.NoError(t, err)
+	_, err = p.Acquire(context.Background(), "alt", Messages, 50*time.Millisecond)
+	require.ErrorIs(t, err, ErrOverBudget)
+	assert.Contains(t, err.Error(), "1 in flight")
+
+	go func() { time.Sleep(20 * time.Millisecond); held.Release() }()
+	tk, err := p.Acquire(context.Background(), "alt", Messages, time.Minute)
+	require.NoError(t, err, "the place freed within the budget")
+	tk.Release()
+}
