@@ -37,6 +37,10 @@ const (
 	KindBool
 	KindList   // comma-separated, repeatable: selection globs
 	KindRepeat // repeatable, commas kept: headers
+	// KindPairs is repeatable, each value NAME=VALUE pairs whose reader
+	// (plan.ParseModelMap) cuts at a comma only before a piece holding
+	// "=": a value may hold commas.
+	KindPairs
 )
 
 // Setting declares one run setting.
@@ -60,6 +64,11 @@ type Setting struct {
 	// (as a flag would be written): --resume and --rerun-failed adopt that
 	// value unless the command line gives one.
 	Recorded func(Manifest) string
+}
+
+// isList reports whether the setting holds a list of values.
+func (d *Setting) isList() bool {
+	return d.Kind == KindList || d.Kind == KindRepeat || d.Kind == KindPairs
 }
 
 // SettingsTable is every run setting of run, plan and probe.
@@ -90,8 +99,8 @@ func buildSettingsTable() []Setting {
 	t = append(t, Setting{Name: "offers", Kind: KindList, Env: "GWCONFORM_OFFERS", File: "offers",
 		Usage:    "feature `GLOBS` the gateway offers, repeatable or comma-separated; !GLOB excludes; a feature not offered is skipped, nothing sent (default: every feature)",
 		Recorded: func(m Manifest) string { return list(m.Offers) }})
-	t = append(t, Setting{Name: "model-map", Kind: KindList, Env: "GWCONFORM_MODEL_MAP", File: "model_map",
-		Usage:    "the gateway's id for a spec model, `SPEC=ID`, repeatable or comma-separated (default: read from each key's GET /v1/models)",
+	t = append(t, Setting{Name: "model-map", Kind: KindPairs, Env: "GWCONFORM_MODEL_MAP", File: "model_map",
+		Usage:    "the gateway's names: `SPEC=ID` for one model, or WORD=NAME (gen=gpt, msg=claude, alt=gemini, gen=openai/gpt) for every catalog id with that neutral word; repeatable or comma-separated, a comma splitting only before a piece with = (ids may hold commas); default: read from each key's GET /v1/models",
 		Recorded: func(m Manifest) string { return list(m.ModelMap) }})
 	for _, k := range catalog.KeyKinds {
 		t = append(t, Setting{Name: string(k) + "-key", Env: plan.KeyVariables[k], Usage: fmt.Sprintf("%s `KEY`", k)})
@@ -181,7 +190,7 @@ type Settings struct {
 type settingValue struct {
 	def    *Setting
 	text   string   // a single value, as given
-	list   []string // KindList, KindRepeat
+	list   []string // KindList, KindRepeat, KindPairs
 	source string   // "--name", "$VAR", "file:line:col", "the recorded run", or "" for the default
 }
 
@@ -189,7 +198,7 @@ func (v *settingValue) String() string {
 	if v == nil || v.def == nil { // the flag package's zero value
 		return ""
 	}
-	if v.def.Kind == KindList || v.def.Kind == KindRepeat {
+	if v.def.isList() {
 		return strings.Join(v.list, ",")
 	}
 	return v.text
@@ -207,7 +216,7 @@ func (v *settingValue) Set(s string) error {
 			}
 		}
 		return nil
-	case KindRepeat:
+	case KindRepeat, KindPairs:
 		v.list = append(v.list, s)
 		return nil
 	}
@@ -424,16 +433,19 @@ func (s *Settings) readFile() (map[string]catalog.SettingsEntry, error) {
 		}
 		return nil, fmt.Errorf("--config: %w", err)
 	}
-	var scalars []string
+	var scalars, lists []string
 	groups := map[string][]string{}
 	for _, d := range SettingsTable {
-		if group, key, ok := strings.Cut(d.File, "."); ok {
+		switch group, key, ok := strings.Cut(d.File, "."); {
+		case ok:
 			groups[group] = append(groups[group], key)
-		} else if d.File != "" {
+		case d.File != "" && d.isList():
+			lists = append(lists, d.File)
+		case d.File != "":
 			scalars = append(scalars, d.File)
 		}
 	}
-	return catalog.ReadSettings(path, b, scalars, groups)
+	return catalog.ReadSettings(path, b, scalars, lists, groups)
 }
 
 // fill gives each setting no flag set its variable's value, else the

@@ -21,18 +21,14 @@ func modelMap(names []reportv1.ModelName) []reportv1.ModelName {
 }
 
 // ModelNameNotes are the notes the model map calls for, for the report's
-// headline and the console's: each key whose list could not be read (its
-// models were sent under the spec's ids, which a gateway may not know),
-// and each given name its key's list lacks (sent anyway: a list does not
-// prove what is served, nor its absence what is not).
+// headline and the console's: each given name its key's list lacks (sent
+// anyway: a list does not prove what is served, nor its absence what is
+// not). A list that could not be read is said by the verdict, once per
+// key, beside the cases it left unchecked (results.Judge).
 func ModelNameNotes(names []reportv1.ModelName) []string {
-	var notes, unread []string
+	var notes []string
 	for _, n := range names {
-		switch {
-		case n.Source == reportv1.NameUnread && !slices.Contains(unread, n.Key):
-			unread = append(unread, n.Key)
-			notes = append(notes, fmt.Sprintf("the %s key's model list could not be read (%s): the spec's ids were sent as they are; map them with --model-map SPEC=ID", n.Key, n.Why))
-		case n.Source == reportv1.NameGiven && n.Unlisted:
+		if n.Source == reportv1.NameGiven && n.Unlisted {
 			notes = append(notes, fmt.Sprintf("%s (given for %s with --model-map) is not in the %s key's list: sent anyway (spec 1: a list does not prove what is served)", n.Gateway, n.Spec, n.Key))
 		}
 	}

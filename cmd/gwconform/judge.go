@@ -144,7 +144,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 }
 
 // modelMapUsage is --model-map's, on judge and serve --judge alike.
-const modelMapUsage = "the gateway's id of a spec model its traffic names otherwise, `SPEC=GATEWAY` (repeatable, or comma-separated), as run's --model-map: its requests are weighed against the spec model's verified rows (ids that only put a vendor's word in place of gen-, msg-, alt- need none)"
+const modelMapUsage = "the gateway's id of a spec model its traffic names otherwise, `SPEC=GATEWAY`, or WORD=NAME (gen=company) for every catalog id with that neutral word (repeatable, or comma-separated, a comma splitting only before a piece with =), as run's --model-map: its requests are weighed against the spec model's verified rows (ids that only put a vendor word of the vendor table in place of gen-, msg-, alt- need none)"
 
 // basePathUsage is --base-path's, on judge and serve --judge alike.
 const basePathUsage = "the path of a base URL of a routed gateway, `PREFIX` such as /anthropic (repeatable): a request under it is judged as that base URL plus the path; an undeclared prefix breaks the spec's exact paths"
@@ -197,8 +197,10 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	if err != nil {
 		return nil, err
 	}
-	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict, ModelMap: modelMap,
-		BasePaths: js.basePaths, Clients: clients})
+	// The word form (gen=gpt) names every catalog id with the word: the
+	// judge compares ids, so it gets each spelled out.
+	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict,
+		ModelMap: plan.ExpandModelMap(suite.Catalog, modelMap), BasePaths: js.basePaths, Clients: clients})
 	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, standIn: js.clientOnly,
 		stdout: stdout, started: time.Now().UTC(), said: map[string]bool{}}
 	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)

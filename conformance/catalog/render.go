@@ -213,6 +213,15 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 // renameLiteralModel gives a literal id in the body's model member (not
 // {{ .Model }}, which is named already) the gateway's name: a retired id
 // is sent as the gateway would spell it.
+// LiteralModel is the model id a case's JSON body names as written, not
+// through {{ .Model }}: a retired or unknown id, sent as the gateway would
+// spell it (Env.ModelName).
+func (r *Request) LiteralModel() (string, bool) {
+	in, _ := r.JSON.(map[string]any)
+	lit, ok := in["model"].(string)
+	return lit, ok && !isTemplate(lit)
+}
+
 func renameLiteralModel(rendered, source any, env Env) {
 	out, ok := rendered.(map[string]any)
 	in, _ := source.(map[string]any)

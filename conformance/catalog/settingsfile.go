@@ -20,11 +20,12 @@ type SettingsEntry struct {
 }
 
 // ReadSettings reads a settings file with the case files' strict reader:
-// one mapping whose keys are scalars (a scalar value) or groups (a mapping
-// of lists: headers: {all: [...], text: [...]}), read as "group.key". An
+// one mapping whose keys are scalars (a scalar value), lists (a list of
+// scalars, or one scalar) or groups (a mapping of lists: headers: {all:
+// [...], text: [...]}), read as "group.key". An
 // unknown key (with a did-you-mean), a duplicate, or a value of the wrong
 // shape is a diagnostic at file:line:col; every problem is reported.
-func ReadSettings(file string, data []byte, scalars []string, groups map[string][]string) (map[string]SettingsEntry, error) {
+func ReadSettings(file string, data []byte, scalars, lists []string, groups map[string][]string) (map[string]SettingsEntry, error) {
 	var ds Diagnostics
 	d := newDecoder(file, &ds, nil)
 	root, ok := d.document(data)
@@ -40,7 +41,7 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 		d.errf(root, "a settings file is a mapping of settings, got %s", kindOf(d.resolve(root)))
 		return nil, ds
 	}
-	known := append(slices.Clone(scalars), mapKeys(groups)...)
+	known := append(append(slices.Clone(scalars), lists...), mapKeys(groups)...)
 	for _, p := range d.pairs(m) {
 		v := d.resolve(p.value)
 		switch {
@@ -51,6 +52,10 @@ func ReadSettings(file string, data []byte, scalars []string, groups map[string]
 				continue
 			}
 			out[p.key] = SettingsEntry{Text: text, At: d.place(v)}
+		case slices.Contains(lists, p.key):
+			if lines, ok := d.scalarList(p.value, p.key); ok {
+				out[p.key] = SettingsEntry{Lines: lines, At: d.place(v)}
+			}
 		case groups[p.key] != nil:
 			d.readSettingsGroup(p.key, v, groups[p.key], out)
 		case p.key == "keys" || strings.HasSuffix(p.key, "_key"):

@@ -9,6 +9,7 @@ import (
 
 var (
 	settingScalars = []string{"base_url", "concurrency", "timeout"}
+	settingLists   = []string{"model_map"}
 	settingGroups  = map[string][]string{"headers": {"all", "text", "image"}}
 )
 
@@ -30,13 +31,17 @@ func TestReadSettings(t *testing.T) {
 		{name: "an unknown setting, with a did-you-mean", yaml: "concurency: 3\n", errs: `g.yaml:1:1: unknown setting "concurency"; did you mean "concurrency"?`},
 		{name: "an unknown group key", yaml: "headers:\n  texts: [a]\n", errs: `g.yaml:2:3: unknown key "texts" in headers; known keys: all, text, image; did you mean "text"?`},
 		{name: "a list where one value belongs", yaml: "timeout: [1s, 2s]\n", errs: "g.yaml:1:10: timeout: expected a single value, got a list"},
+		{name: "a list setting takes a list or one value", yaml: "model_map: [gen=gpt, 'gen-5.5=p,gpt-5.5']\n",
+			want: map[string]SettingsEntry{"model_map": {Lines: []string{"gen=gpt", "gen-5.5=p,gpt-5.5"}, At: "g.yaml:1:12"}}},
+		{name: "a list setting as one value", yaml: "model_map: gen=gpt,msg=claude\n",
+			want: map[string]SettingsEntry{"model_map": {Lines: []string{"gen=gpt,msg=claude"}, At: "g.yaml:1:12"}}},
 		{name: "a duplicate", yaml: "timeout: 1s\ntimeout: 2s\n", errs: `mapping key "timeout" already defined`},
 		{name: "not a mapping", yaml: "- a\n", errs: "g.yaml:1:1: a settings file is a mapping of settings, got a list"},
 		{name: "every problem at once", yaml: "concurency: 3\nheaders: 7\n",
 			errs: "g.yaml:1:1: unknown setting \"concurency\"; did you mean \"concurrency\"?\ng.yaml:2:10: headers: expected a mapping of all, text, image, got an integer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ReadSettings("g.yaml", []byte(tc.yaml), settingScalars, settingGroups)
+			got, err := ReadSettings("g.yaml", []byte(tc.yaml), settingScalars, settingLists, settingGroups)
 			if tc.errs != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.errs)
@@ -55,7 +60,7 @@ func FuzzReadSettings(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ReadSettings("f.yaml", data, settingScalars, settingGroups)
+		_, err := ReadSettings("f.yaml", data, settingScalars, settingLists, settingGroups)
 		if ds, ok := err.(Diagnostics); ok {
 			for _, d := range ds {
 				if d.File != "f.yaml" || d.Line < 1 || d.Col < 1 {

@@ -3,24 +3,70 @@
 // checks accept alike, and how an id of a key's model list names a spec id
 // whose neutral word (gen-, msg-, alt-) it replaces with its own (the spec's
 // preamble: "use the identifiers the model list returns for your key").
+// Which words stand for a neutral one, and which provider prefixes may
+// stand before an id, is the table of cases/vendors, and nothing else.
 package modelid
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/gwconform/gwconform/cases/vendors"
 )
 
 // Spellings describes the spellings Same accepts, for the expected side of
 // a reason.
-const Spellings = "the id requested, optionally <provider>/ or a Bedrock-style <region>.<vendor>. before it, a snapshot or version suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD, -v1:0, -latest, -001) after it, or without the suffix it was requested with; or the spec's model in a vendor's words"
+const Spellings = "the id requested, optionally a provider prefix of the vendor table (openai/, azure/openai/, a Bedrock-style us.anthropic., bedrock/us.anthropic., publishers/google/models/) before it, a snapshot or version suffix (-MMDD, -YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD, -v1:0, -latest, -001) after it, or without the suffix it was requested with; or the spec's model in a vendor's words"
 
-// pathPrefix is one provider segment before the id: openai/, vertex_ai/.
-var pathPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+/$`)
+// table is cases/vendors/vendors.yaml as this package reads it.
+type table struct {
+	Words []struct {
+		Neutral string   `yaml:"neutral"`
+		Vendor  []string `yaml:"vendor"`
+	} `yaml:"words"`
+	Prefixes struct {
+		Paths   []string `yaml:"paths"`
+		Bedrock struct {
+			Regions []string `yaml:"regions"`
+			Vendors []string `yaml:"vendors"`
+		} `yaml:"bedrock"`
+		Publishers []string `yaml:"publishers"`
+	} `yaml:"prefixes"`
+}
 
-// dottedPrefix is Bedrock's vendor, and optionally its region, in dots
-// before the id: anthropic., us.anthropic., us-gov.meta.
-var dottedPrefix = regexp.MustCompile(`^(?:[a-z]+(?:-[a-z]+)?\.)?[a-z][a-z0-9]*\.$`)
+// vendorTable is the table, read once; embedded data that cannot be read
+// is a bug of the build, found by the package's tests.
+var vendorTable = mustReadTable(vendors.YAML)
+
+func mustReadTable(data []byte) table {
+	t, err := readTable(data)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// readTable reads the vendor table strictly: an unknown key or a neutral
+// word without a vendor word is an error.
+func readTable(data []byte) (table, error) {
+	var t table
+	if err := yaml.UnmarshalWithOptions(data, &t, yaml.DisallowUnknownField()); err != nil {
+		return t, fmt.Errorf("cases/vendors/vendors.yaml: %w", err)
+	}
+	if len(t.Words) == 0 {
+		return t, fmt.Errorf("cases/vendors/vendors.yaml: no words")
+	}
+	for _, w := range t.Words {
+		if w.Neutral == "" || len(w.Vendor) == 0 {
+			return t, fmt.Errorf("cases/vendors/vendors.yaml: the neutral word %q needs a vendor word", w.Neutral)
+		}
+	}
+	return t, nil
+}
 
 // snapshot is a release date after the id: -MMDD, -YYYYMMDD, -YYYY-MM-DD or
 // @YYYYMMDD. Month and day must be calendar-plausible, so a version number
@@ -45,7 +91,8 @@ func Same(requested, got string) bool {
 	}
 	for _, r := range unprefixed(requested) {
 		for _, g := range unprefixed(got) {
-			if r.id == g.id || suffixed(g.id, r.id) || suffixed(r.id, g.id) {
+			rid, gid := atDate(r.id), atDate(g.id)
+			if rid == gid || suffixed(gid, rid) || suffixed(rid, gid) {
 				return true
 			}
 		}
@@ -74,14 +121,90 @@ func unprefixed(id string) []prefixed {
 	return out
 }
 
-// prefixOK reports whether p may stand before an id: nothing, a provider
-// segment, or a Bedrock-style vendor in dots.
+// prefixOK reports whether p may stand before an id: nothing, or the
+// table's prefixes: provider segments, then optionally Bedrock's vendor in
+// dots or Vertex's publishers/<publisher>/models/.
 func prefixOK(p string) bool {
-	return p == "" || pathPrefix.MatchString(p) || dottedPrefix.MatchString(p)
+	if p == "" || bedrockOK(p) || publisherOK(p) {
+		return true
+	}
+	for _, seg := range vendorTable.Prefixes.Paths {
+		if rest, ok := strings.CutPrefix(p, seg+"/"); ok && prefixOK(rest) {
+			return true
+		}
+	}
+	return false
 }
 
-// NeutralWords are the words the spec's ids carry in place of a vendor's.
-var NeutralWords = []string{"gen", "msg", "alt"}
+// bedrockOK reports whether p is Bedrock's vendor in dots, optionally after
+// a cross-region prefix: anthropic., us.anthropic., us-gov.meta.
+func bedrockOK(p string) bool {
+	rest, ok := strings.CutSuffix(p, ".")
+	if !ok {
+		return false
+	}
+	region, vendor, both := strings.Cut(rest, ".")
+	if !both {
+		region, vendor = "", region
+	}
+	b := vendorTable.Prefixes.Bedrock
+	return slices.Contains(b.Vendors, vendor) && (region == "" || slices.Contains(b.Regions, region))
+}
+
+// publisherOK reports whether p is Vertex AI's publishers/<publisher>/models/.
+func publisherOK(p string) bool {
+	rest, ok := strings.CutPrefix(p, "publishers/")
+	pub, models, ok2 := strings.Cut(rest, "/")
+	return ok && ok2 && models == "models/" && slices.Contains(vendorTable.Prefixes.Publishers, pub)
+}
+
+// NeutralWords are the words the spec's ids carry in place of a vendor's,
+// in the table's order.
+var NeutralWords = neutralWords()
+
+func neutralWords() []string {
+	var out []string
+	for _, w := range vendorTable.Words {
+		out = append(out, w.Neutral)
+	}
+	return out
+}
+
+// VendorWord is the first vendor word the table gives a neutral word (gpt
+// for gen), as a hint shows it; the word itself when the table has none.
+func VendorWord(neutral string) string {
+	for _, w := range vendorTable.Words {
+		if w.Neutral == neutral {
+			return w.Vendor[0]
+		}
+	}
+	return neutral
+}
+
+// standsFor reports whether word may stand in an id for the neutral word:
+// the neutral word itself, or one of the table's vendor words for it.
+func standsFor(word, neutral string) bool {
+	if word == neutral {
+		return true
+	}
+	for _, w := range vendorTable.Words {
+		if w.Neutral == neutral {
+			return slices.Contains(w.Vendor, word)
+		}
+	}
+	return false
+}
+
+// atDate spells Vertex's snapshot as a dash does: claude-haiku-4-5@20251001
+// is claude-haiku-4-5-20251001, the same snapshot.
+func atDate(id string) string {
+	if m := trailingAtDate.FindStringIndex(id); m != nil {
+		return id[:m[0]] + "-" + id[m[0]+1:]
+	}
+	return id
+}
+
+var trailingAtDate = regexp.MustCompile(`@\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$`)
 
 // Neutral cuts a spec id into its neutral word and the rest: gen-image-2 is
 // gen and image-2. ok is false for an id without one.
@@ -95,10 +218,6 @@ func Neutral(id string) (word, rest string, ok bool) {
 	}
 	return word, rest, true
 }
-
-// vendorWord is the word a gateway puts in place of a neutral one: gpt,
-// claude, gemini (one word, no hyphen).
-var vendorWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // Naming is how a listed id names a spec id.
 type Naming struct {
@@ -114,20 +233,22 @@ type Naming struct {
 }
 
 // Names reports whether listed names the spec id: the spec id with its
-// neutral word replaced by another word or kept, in any spelling Same
-// accepts (gpt-5.5, openai/gpt-5.5, gpt-5.5-2026-01-01 name gen-5.5;
-// claude-haiku-4-5 names msg-haiku-4-5-20251001). An id without a neutral
-// word is named only by itself.
+// neutral word replaced by a vendor word of the table or kept, in any
+// spelling Same accepts (gpt-5.5, openai/gpt-5.5, gpt-5.5-2026-01-01 name
+// gen-5.5; claude-haiku-4-5 and Vertex's claude-haiku-4-5@20251001 name
+// msg-haiku-4-5-20251001). An id without a neutral word is named only by
+// itself.
 func Names(spec, listed string) (Naming, bool) {
-	_, rest, ok := Neutral(spec)
+	neutral, rest, ok := Neutral(spec)
 	if !ok {
 		return Naming{Plain: true}, spec == listed
 	}
 	for _, p := range unprefixed(listed) {
 		w, after, ok := strings.Cut(p.id, "-")
-		if !ok || !vendorWord.MatchString(w) {
+		if !ok || !standsFor(w, neutral) {
 			continue
 		}
+		after = atDate(after)
 		if after == rest {
 			return Naming{Plain: true, Word: p.prefix + w}, true
 		}

@@ -13,7 +13,7 @@ func TestSame(t *testing.T) {
 	}{
 		{"gen-5.5", "gen-5.5", true},
 		{"gen-5.5", "openai/gen-5.5", true},
-		{"msg-sonnet-5", "anthropic-2/msg-sonnet-5", true},
+		{"msg-sonnet-5", "anthropic/msg-sonnet-5", true},
 		{"gen-5.5", "gen-5.5-0613", true},
 		{"gen-5.5", "gen-5.5-20260501", true},
 		{"gen-5.5", "gen-5.5-2026-05-01", true},
@@ -31,6 +31,14 @@ func TestSame(t *testing.T) {
 		{"msg-sonnet-5", "anthropic.msg-sonnet-5-20260101-v1:0", true},
 		{"msg-sonnet-5", "msg-sonnet-5-latest", true},
 		{"alt-flash", "alt-flash-001", true},
+		// The clouds' spellings of the audit: Vertex's dated id, Bedrock
+		// behind a path, Azure's two segments, Vertex's resource name.
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5@20251001", true},
+		{"msg-haiku-4-5-20251001", "msg-haiku-4-5@20251001", true},
+		{"claude-sonnet-5", "bedrock/us.anthropic.claude-sonnet-5-v1:0", true},
+		{"gpt-5.5", "azure/openai/gpt-5.5", true},
+		{"gemini-flash", "publishers/google/models/gemini-flash", true},
+		{"claude-sonnet-5", "publishers/anthropic/models/claude-sonnet-5@20260101", true},
 		// The gateway's own id requested (a resolved name): its bare form
 		// and its other spellings name it too.
 		{"openai/gpt-5.5", "gpt-5.5", true},
@@ -51,6 +59,15 @@ func TestSame(t *testing.T) {
 		{"gen-5.5", "gen-5.5-20261340", false},
 		{"gen-5.5", "gen-5.5@0501", false},
 		{"gen-5.5", "gen-5.5-2026-5-1", false},
+		// The same spellings naming another snapshot, or with a prefix the
+		// table does not hold: another model.
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5@20250101", false},
+		{"claude-sonnet-5", "bedrock/xx.anthropic.claude-sonnet-5-v1:0", false},
+		{"gpt-5.5", "azure/meta-llama/gpt-5.5", false},
+		{"gpt-5.5", "meta-llama/gpt-5.5", false},
+		{"gpt-5.5", "anthropic-2/gpt-5.5", false},
+		{"gemini-flash", "publishers/acme/models/gemini-flash", false},
+		{"gemini-flash", "publishers/google/gemini-flash", false},
 		// A prefix must be a vendor segment, not a path or an empty name.
 		{"gen-5.5", "open.ai/gen-5.5", false},
 		{"gen-5.5", "a/b/gen-5.5", false},
@@ -89,6 +106,15 @@ func TestNames(t *testing.T) {
 		{"msg-sonnet-5", "claude-sonnet-5@20260101", true, false, ""},
 		{"msg-sonnet-5", "claude-sonnet-5-latest", true, false, ""},
 		{"alt-flash", "gemini-flash-001", true, false, ""},
+		// The audit's spellings, in lists: Vertex's dated id (the same
+		// snapshot: plain), Bedrock behind a path, Azure's two segments,
+		// Vertex's resource name.
+		{"msg-haiku-4-5-20251001", "claude-haiku-4-5@20251001", true, true, "claude"},
+		{"msg-sonnet-5", "bedrock/us.anthropic.claude-sonnet-5-v1:0", true, false, ""},
+		{"msg-sonnet-5", "bedrock/us.anthropic.claude-sonnet-5", true, true, "bedrock/us.anthropic.claude"},
+		{"gen-5.5", "azure/openai/gpt-5.5", true, true, "azure/openai/gpt"},
+		{"alt-flash", "publishers/google/models/gemini-flash", true, true, "publishers/google/models/gemini"},
+		{"msg-sonnet-5", "publishers/anthropic/models/claude-sonnet-5@20260101", true, false, ""},
 		{"msg-haiku-4-5-20251001", "claude-haiku-4-5-20251001", true, true, "claude"},
 		// The undated alias of a dated id names it, but is no plain name.
 		{"msg-haiku-4-5-20251001", "claude-haiku-4-5", true, false, ""},
@@ -100,6 +126,16 @@ func TestNames(t *testing.T) {
 		{"alt-flash", "gemini-2.5-flash", false, false, ""},
 		{"alt-flash", "gemini-flash-lite", false, false, ""},
 		{"gen-5.5", "a/b/gpt-5.5", false, false, ""},
+		// No word or prefix the table does not hold: chatgpt is no vendor
+		// word of gen, meta-llama/ no provider prefix; another snapshot in
+		// Vertex's spelling is another model.
+		{"gen-image-2", "chatgpt-image-2", false, false, ""},
+		{"gen-5.5", "chatgpt-5.5", false, false, ""},
+		{"gen-5.5", "meta-llama/gpt-5.5", false, false, ""},
+		{"gen-5.5", "grok-5.5", false, false, ""},
+		{"gen-5.5", "claude-5.5", false, false, ""},
+		{"msg-haiku-4-5-20251001", "claude-haiku-4-5@20250101", false, false, ""},
+		{"alt-flash", "publishers/meta/models/gemini-flash", false, false, ""},
 		{"gen-5.5", "company-chat", false, false, ""},
 		{"gen-5.5", "5.5", false, false, ""},
 		{"msg-haiku-4-5-20251001", "claude-haiku-4-5-20250101", false, false, ""},
@@ -115,6 +151,17 @@ func TestNames(t *testing.T) {
 				assert.Equal(t, tc.word, n.Word, "word")
 			}
 		})
+	}
+}
+
+// The vendor table is read strictly: the embedded one reads, and one with
+// an unknown key or a word without a vendor word is refused.
+func TestVendorTable(t *testing.T) {
+	assert.Equal(t, []string{"gen", "msg", "alt"}, NeutralWords)
+	assert.Equal(t, "gpt", VendorWord("gen"))
+	for _, bad := range []string{"words: []\n", "words: [{neutral: gen, vendor: []}]\n", "words: [{neutral: gen, vendor: [gpt]}]\nprefix: {}\n"} {
+		_, err := readTable([]byte(bad))
+		assert.Error(t, err, bad)
 	}
 }
 

@@ -32,8 +32,8 @@ const (
 	// NameAmbiguous: several ids of the key's list name it; the run does
 	// not start while the selection uses it (ModelNames.Ambiguities).
 	NameAmbiguous NameSource = "ambiguous"
-	// NameUnread: the key's list could not be read; the spec id is sent
-	// as it is.
+	// NameUnread: the key's list could not be read; nothing is sent under
+	// a guessed id: its calls are skipped (vocab.CheckListUnread).
 	NameUnread NameSource = "unread"
 )
 
@@ -124,13 +124,13 @@ func ResolveNames(cat *catalog.Catalog, lists map[catalog.KeyKind]KeyList, given
 // the list puts in place of its neutral one, if it shows it.
 func resolveName(spec string, kind catalog.KeyKind, list KeyList, given map[string]string) (ModelName, string) {
 	e := ModelName{Spec: spec, Key: kind}
-	if g, ok := given[spec]; ok {
+	if g, ok := givenFor(given, spec); ok {
 		e.Gateway, e.Source = g, NameGiven
 		e.Unlisted = list.Unread == "" && !slices.Contains(list.IDs, g)
 		return e, ""
 	}
 	if list.Unread != "" {
-		e.Gateway, e.Source, e.Why = spec, NameUnread, list.Unread
+		e.Source, e.Why = NameUnread, list.Unread
 		return e, ""
 	}
 	var plain, spelled []string
@@ -205,7 +205,7 @@ func homeKinds(cat *catalog.Catalog) map[string]catalog.KeyKind {
 // show (a retired id, an unknown one), the id with the word kind's list
 // uses (learned, else another kind's where they agree); else id itself.
 func (n ModelNames) Gateway(kind catalog.KeyKind, id string) string {
-	if g, ok := n.Given[id]; ok {
+	if g, ok := givenFor(n.Given, id); ok {
 		return g
 	}
 	if e, ok := n.Entries[id]; ok {
@@ -240,16 +240,74 @@ func (n ModelNames) word(kind catalog.KeyKind, id string) (string, bool) {
 	return "", false
 }
 
-// Unlisted says why the calls sending a spec model are skipped: its key's
-// list names it in no way. nil when it is listed, given, or not resolved.
-func (n ModelNames) Unlisted(spec string) *vocab.Reason {
-	e, ok := n.Entries[spec]
-	if !ok || e.Source != NameUnlisted {
+// Unchecked says why a call of cs for the spec model sends nothing: the
+// model it sends ({{ .Model }}, or an id written in the case, such as the
+// retired one) has no name the run can vouch for. Its key's list names it
+// in no way; or the list could not be read and neither --model-map nor a
+// word learned from another list names it, so any id sent would be a
+// guess, and a 404 to a guess says nothing of the gateway. nil otherwise.
+func (n ModelNames) Unchecked(cs *catalog.Case, model string) *vocab.Reason {
+	if !sendsModel(cs) {
+		lit, ok := cs.Request.LiteralModel()
+		if !ok {
+			return nil
+		}
+		if _, given := givenFor(n.Given, lit); given {
+			return nil
+		}
+		if _, learned := n.word(cs.Key, lit); learned {
+			return nil
+		}
+		if why, unread := n.unread(cs.Key); unread {
+			return unreadReason(cs.Key, why, lit)
+		}
 		return nil
 	}
-	return &vocab.Reason{Check: vocab.CheckNotListed, Where: spec, Message: fmt.Sprintf(
-		"%s is not listed for the %s key (it lists %s); if the gateway names it otherwise, map it: --model-map %s=ID",
-		spec, e.Key, listedIDs(e.Listed, e.ListedCount), spec)}
+	e, ok := n.Entries[model]
+	switch {
+	case !ok:
+		return nil
+	case e.Source == NameUnread:
+		return unreadReason(e.Key, e.Why, model)
+	case e.Source == NameUnlisted:
+		return &vocab.Reason{Check: vocab.CheckNotListed, Where: model, Message: unlistedLine(e)}
+	}
+	return nil
+}
+
+// unlistedLine says that a spec model's key lists it in no way, and what
+// the key lists.
+func unlistedLine(e ModelName) string {
+	return fmt.Sprintf("%s is not listed for the %s key (it lists %s); if the gateway names it otherwise, map it: --model-map %s=ID",
+		e.Spec, e.Key, listedIDs(e.Listed, e.ListedCount), e.Spec)
+}
+
+// unread reports why kind's list could not be read, if it could not.
+func (n ModelNames) unread(kind catalog.KeyKind) (string, bool) {
+	for _, e := range n.Entries {
+		if e.Key == kind && e.Source == NameUnread {
+			return e.Why, true
+		}
+	}
+	return "", false
+}
+
+// unreadReason skips a call whose model's key's list could not be read:
+// one line for the key, whatever the model (the recap shows the list as
+// the one cause), saying what to do: the word form names every model of
+// the word at once, a pair one model.
+func unreadReason(kind catalog.KeyKind, why, model string) *vocab.Reason {
+	return &vocab.Reason{Check: vocab.CheckListUnread, Where: model, Message: unreadLine(kind, why, model)}
+}
+
+// unreadLine is what the skip of a model of an unread list says.
+func unreadLine(kind catalog.KeyKind, why, model string) string {
+	fix := "a pair per model: --model-map SPEC=ID"
+	if word, _, ok := modelid.Neutral(model); ok {
+		fix = fmt.Sprintf("the word form: --model-map %s=%s (every %s- model), or a pair per model: --model-map %s=ID",
+			word, modelid.VendorWord(word), word, model)
+	}
+	return fmt.Sprintf("not checked: the %s key's model list could not be read (%s); nothing is sent under a guessed id; name its models with %s", kind, why, fix)
 }
 
 // listedIDs shows the first ids of a list of count.
@@ -331,7 +389,7 @@ func (n ModelNames) Said() []string {
 	var lines []string
 	for _, kind := range catalog.KeyKinds {
 		var renamed, unlisted []string
-		unread := ""
+		unread, unreadModel := "", ""
 		for _, e := range n.Records() {
 			switch {
 			case e.Key != kind:
@@ -342,7 +400,7 @@ func (n ModelNames) Said() []string {
 			case e.Source == NameGiven:
 				renamed = append(renamed, e.Spec+" → "+e.Gateway+" (--model-map)")
 			case e.Source == NameUnread:
-				unread = e.Why
+				unread, unreadModel = e.Why, e.Spec
 			case e.Source == NameUnlisted:
 				unlisted = append(unlisted, e.Spec)
 			}
@@ -351,10 +409,10 @@ func (n ModelNames) Said() []string {
 			lines = append(lines, fmt.Sprintf("%s key: %s", kind, strings.Join(renamed, "; ")))
 		}
 		for _, spec := range unlisted {
-			lines = append(lines, n.Unlisted(spec).Message)
+			lines = append(lines, unlistedLine(n.Entries[spec]))
 		}
 		if unread != "" {
-			lines = append(lines, fmt.Sprintf("%s key: its model list could not be read (%s): the spec's ids are sent as they are; map them with --model-map SPEC=ID", kind, unread))
+			lines = append(lines, fmt.Sprintf("%s key's models %s", kind, unreadLine(kind, unread, unreadModel)))
 		}
 	}
 	return lines
@@ -368,27 +426,30 @@ func (n ModelNames) Records() []ModelName {
 		out = append(out, n.Entries[spec])
 	}
 	for _, spec := range slices.Sorted(maps.Keys(n.Given)) {
-		if _, ok := n.Entries[spec]; !ok {
+		if _, ok := n.Entries[spec]; !ok && !isWord(spec) {
 			out = append(out, ModelName{Spec: spec, Gateway: n.Given[spec], Source: NameGiven})
 		}
 	}
 	return out
 }
 
-// ParseModelMap reads --model-map entries, SPEC=GATEWAY, each entry of
-// entries possibly a comma-separated list of them.
+// ParseModelMap reads --model-map entries: SPEC=GATEWAY, a catalog id and
+// the gateway's id for it, or WORD=NAME, a neutral word (gen, msg, alt)
+// and what the gateway puts in its place (gpt, openai/gpt), for every
+// catalog id with that word. An entry may hold several, comma-separated;
+// a comma splits only before a piece that holds "=", since a gateway's id
+// may hold commas itself (provider,model).
 func ParseModelMap(entries []string) (map[string]string, error) {
 	var out map[string]string
 	for _, list := range entries {
-		for _, pair := range strings.Split(list, ",") {
-			pair = strings.TrimSpace(pair)
-			if pair == "" {
-				continue
-			}
+		for _, pair := range splitPairs(list) {
 			spec, gw, ok := strings.Cut(pair, "=")
 			spec, gw = strings.TrimSpace(spec), strings.TrimSpace(gw)
 			if !ok || spec == "" || gw == "" {
-				return nil, fmt.Errorf("--model-map %q: want SPEC=GATEWAY, e.g. gen-5.5=gpt-5.5", pair)
+				return nil, fmt.Errorf("--model-map %q: want SPEC=GATEWAY (gen-5.5=gpt-5.5) or WORD=NAME (gen=gpt, gen=openai/gpt)", pair)
+			}
+			if strings.ContainsAny(gw, " \t") {
+				return nil, fmt.Errorf("--model-map %s=%s: %q holds white space, which no model id does", spec, gw, gw)
 			}
 			if prev, dup := out[spec]; dup && prev != gw {
 				return nil, fmt.Errorf("--model-map maps %s twice (%s and %s)", spec, prev, gw)
@@ -402,15 +463,80 @@ func ParseModelMap(entries []string) (map[string]string, error) {
 	return out, nil
 }
 
-// CheckModelMap refuses a given name whose left side names no model of
-// the catalog, with a did-you-mean: a typo would map nothing in silence.
-func CheckModelMap(cat *catalog.Catalog, given map[string]string) error {
+// splitPairs cuts a --model-map value at each comma before a piece that
+// holds "=": gen-5.5=p,gpt-5.5,msg=claude is gen-5.5=p,gpt-5.5 and
+// msg=claude. Empty pieces are dropped.
+func splitPairs(s string) []string {
+	var out []string
+	for piece := range strings.SplitSeq(s, ",") {
+		switch {
+		case strings.TrimSpace(piece) == "":
+		case len(out) > 0 && !strings.Contains(piece, "="):
+			out[len(out)-1] += "," + piece
+		default:
+			out = append(out, strings.TrimSpace(piece))
+		}
+	}
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+// isWord reports whether a --model-map key is a neutral word (the word
+// form) rather than a catalog id.
+func isWord(key string) bool { return slices.Contains(modelid.NeutralWords, key) }
+
+// givenFor is the name --model-map gives a catalog id: its own entry, else
+// the id with the word its neutral word is mapped to.
+func givenFor(given map[string]string, id string) (string, bool) {
+	if g, ok := given[id]; ok && !isWord(id) {
+		return g, true
+	}
+	if w, _, ok := modelid.Neutral(id); ok {
+		if name, ok := given[w]; ok {
+			return modelid.Rename(id, name), true
+		}
+	}
+	return "", false
+}
+
+// ExpandModelMap is given with its word forms spelled out for each model of
+// the catalog and each literal id its requests send (a retired id): what a
+// reader of traffic compares the gateway's ids with.
+func ExpandModelMap(cat *catalog.Catalog, given map[string]string) map[string]string {
+	out := map[string]string{}
+	for id := range mappable(cat) {
+		if g, ok := givenFor(given, id); ok {
+			out[id] = g
+		}
+	}
+	return out
+}
+
+// mappable are the ids --model-map may name: the catalog's models and the
+// literal ids its requests send (msg-sonnet-4-6, the retired id).
+func mappable(cat *catalog.Catalog) map[string]bool {
 	known := KnownModels(cat)
+	for _, cs := range cat.Cases {
+		if lit, ok := cs.Request.LiteralModel(); ok {
+			known[lit] = true
+		}
+	}
+	return known
+}
+
+// CheckModelMap refuses a given name whose left side is neither a model
+// of the catalog, nor an id its requests send, nor a neutral word, with a
+// did-you-mean: a typo would map nothing in silence.
+func CheckModelMap(cat *catalog.Catalog, given map[string]string) error {
+	known := mappable(cat)
 	names := slices.Sorted(maps.Keys(known))
 	var errs []string
 	for _, spec := range slices.Sorted(maps.Keys(given)) {
-		if !known[spec] {
-			errs = append(errs, fmt.Sprintf("--model-map %s=%s: %s is no model of the catalog%s", spec, given[spec], spec, catalog.Closest(spec, names)))
+		if !known[spec] && !isWord(spec) {
+			errs = append(errs, fmt.Sprintf("--model-map %s=%s: %s is no model of the catalog nor one of the words %s%s",
+				spec, given[spec], spec, strings.Join(modelid.NeutralWords, ", "), catalog.Closest(spec, names)))
 		}
 	}
 	if len(errs) > 0 {

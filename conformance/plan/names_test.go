@@ -60,11 +60,16 @@ func TestResolveNames(t *testing.T) {
 		{"a numbered version", text("gpt-5.5-001"), nil, "gen-5.5", NameResolved, "gpt-5.5-001", ""},
 		{"the spec id itself listed", text("gpt-5.5", "gen-5.5"), nil, "gen-5.5", NameListed, "gen-5.5", "gen-no-such-model-0000"},
 		{"the plain id before its snapshot", text("gpt-5.5-2026-01-01", "gpt-5.5"), nil, "gen-5.5", NameResolved, "gpt-5.5", ""},
-		{"two words: ambiguous", text("gpt-5.5", "grok-5.5"), nil, "gen-5.5", NameAmbiguous, "gen-5.5", ""},
+		{"two spellings: ambiguous", text("gpt-5.5", "openai/gpt-5.5"), nil, "gen-5.5", NameAmbiguous, "gen-5.5", ""},
+		{"a word the vendor table does not hold names nothing", text("grok-5.5", "chatgpt-5.5", "meta-llama/gpt-5.5"), nil, "gen-5.5", NameUnlisted, "gen-5.5", ""},
+		{"the audit's spellings: Azure's two segments", text("azure/openai/gpt-5.5"), nil, "gen-5.5", NameResolved, "azure/openai/gpt-5.5", "azure/openai/gpt-no-such-model-0000"},
+		{"the audit's spellings: Vertex's resource name", text("publishers/openai/models/gpt-5.5"), nil, "gen-5.5", NameResolved, "publishers/openai/models/gpt-5.5", ""},
 		{"two snapshots and no plain id: ambiguous", text("gpt-5.5-2026-01-01", "gpt-5.5-2026-02-01"), nil, "gen-5.5", NameAmbiguous, "gen-5.5", ""},
 		{"an empty list", text(), nil, "gen-5.5", NameUnlisted, "gen-5.5", ""},
 		{"an alias only", text("company-chat", "gpt-5.6-luna"), nil, "gen-5.5", NameUnlisted, "gen-5.5", "gpt-no-such-model-0000"},
 		{"a list that cannot be read", map[catalog.KeyKind]KeyList{catalog.KeyText: {Unread: "HTTP 404"}}, nil, "gen-5.5", NameUnread, "gen-5.5", ""},
+		{"a word given over an unreadable list", map[catalog.KeyKind]KeyList{catalog.KeyText: {Unread: "HTTP 500"}}, map[string]string{"gen": "openai/gpt"}, "gen-5.5", NameGiven, "openai/gpt-5.5", "openai/gpt-no-such-model-0000"},
+		{"an id given wins over its word", text("gpt-5.5"), map[string]string{"gen": "gpt", "gen-5.5": "company-chat"}, "gen-5.5", NameGiven, "company-chat", "gpt-no-such-model-0000"},
 		{"given over a resolvable id", text("gpt-5.5"), map[string]string{"gen-5.5": "company-chat"}, "gen-5.5", NameGiven, "company-chat", ""},
 		{"given over an unreadable list", map[catalog.KeyKind]KeyList{catalog.KeyText: {Unread: "HTTP 500"}}, map[string]string{"gen-5.5": "company-chat"}, "gen-5.5", NameGiven, "company-chat", ""},
 	}
@@ -100,20 +105,21 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		assert.False(t, n.Covers(cat, "gpt-5.7"))
 	})
 	t.Run("an ambiguity names the candidates and the flag", func(t *testing.T) {
-		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: []string{"grok-5.5", "gpt-5.5"}}}, nil)
+		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: []string{"openai/gpt-5.5", "gpt-5.5"}}}, nil)
 		err := n.Ambiguities([]string{"gen-5.5"})
 		require.Error(t, err)
-		assert.Equal(t, "gen-5.5: the text key lists 2 ids that name it (gpt-5.5, grok-5.5); pick one with --model-map gen-5.5=ID", err.Error())
+		assert.Equal(t, "gen-5.5: the text key lists 2 ids that name it (gpt-5.5, openai/gpt-5.5); pick one with --model-map gen-5.5=ID", err.Error())
 		assert.NoError(t, n.Ambiguities([]string{"msg-sonnet-5"}), "a model the selection does not use")
 	})
 	t.Run("an unlisted model names the flag and what the key lists", func(t *testing.T) {
 		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: []string{"company-chat", "gen-5.6-luna"}}}, nil)
-		why := n.Unlisted("gen-5.5")
+		chat := cat.Case("chat")
+		why := n.Unchecked(chat, "gen-5.5")
 		require.NotNil(t, why)
 		assert.Equal(t, []string{why.Message}, n.Said(), "said before the first call")
 		assert.Equal(t, vocab.CheckNotListed, why.Check)
 		assert.Equal(t, "gen-5.5 is not listed for the text key (it lists company-chat, gen-5.6-luna); if the gateway names it otherwise, map it: --model-map gen-5.5=ID", why.Message)
-		assert.Nil(t, n.Unlisted("gen-5.6-luna"))
+		assert.Nil(t, n.Unchecked(chat, "gen-5.6-luna"))
 
 		var many []string
 		for i := range 300 {
@@ -121,7 +127,7 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		}
 		n = ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyText: {IDs: many}}, nil)
 		assert.Len(t, n.Entries["gen-5.5"].Listed, 8, "a relay's hundreds are not kept in every record")
-		assert.Contains(t, n.Unlisted("gen-5.5").Message, "vendor/model-007 and 292 more)")
+		assert.Contains(t, n.Unchecked(chat, "gen-5.5").Message, "vendor/model-007 and 292 more)")
 	})
 	t.Run("an unreadable list and a given name the list lacks are said", func(t *testing.T) {
 		n := ResolveNames(cat, map[catalog.KeyKind]KeyList{
@@ -130,7 +136,7 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		}, map[string]string{"gen-5.5": "company-chat"})
 		assert.Equal(t, []string{
 			"text key: gen-5.5 → company-chat (--model-map; not in the key's list: sent anyway)",
-			"image key: its model list could not be read (HTTP 404): the spec's ids are sent as they are; map them with --model-map SPEC=ID",
+			"image key's models not checked: the image key's model list could not be read (HTTP 404); nothing is sent under a guessed id; name its models with the word form: --model-map gen=gpt (every gen- model), or a pair per model: --model-map gen-image-2=ID",
 		}, n.Said())
 	})
 }
@@ -196,5 +202,67 @@ func TestParseAndCheckModelMap(t *testing.T) {
 	assert.NoError(t, CheckModelMap(namesCatalog(), given))
 	err = CheckModelMap(namesCatalog(), map[string]string{"gen-5.4": "gpt-5.4"})
 	require.Error(t, err)
-	assert.Equal(t, `--model-map gen-5.4=gpt-5.4: gen-5.4 is no model of the catalog; did you mean "gen-5.5"?`, err.Error())
+	assert.Equal(t, `--model-map gen-5.4=gpt-5.4: gen-5.4 is no model of the catalog nor one of the words gen, msg, alt; did you mean "gen-5.5"?`, err.Error())
+}
+
+// The word form maps every id with the word, and a comma splits only
+// before a piece holding "=": an id may hold commas (provider,model).
+func TestModelMapWordsAndCommas(t *testing.T) {
+	for _, tt := range []struct {
+		in   []string
+		want map[string]string
+	}{
+		{[]string{"gen=gpt,msg=claude,alt=gemini"}, map[string]string{"gen": "gpt", "msg": "claude", "alt": "gemini"}},
+		{[]string{"gen=openai/gpt"}, map[string]string{"gen": "openai/gpt"}},
+		{[]string{"gen-5.5=openrouter,openai/gpt-5.5,msg=claude"}, map[string]string{"gen-5.5": "openrouter,openai/gpt-5.5", "msg": "claude"}},
+		{[]string{"gen-5.5=a,b,c", "msg-sonnet-5=d"}, map[string]string{"gen-5.5": "a,b,c", "msg-sonnet-5": "d"}},
+		{[]string{"gen=gpt,", ",msg=claude"}, map[string]string{"gen": "gpt", "msg": "claude"}},
+	} {
+		got, err := ParseModelMap(tt.in)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+	}
+	_, err := ParseModelMap([]string{"gen=g pt"})
+	assert.ErrorContains(t, err, "white space")
+
+	cat := namesCatalog()
+	cat.Cases = append(cat.Cases, catalog.Case{ID: "retired", Feature: "f.retired", Key: catalog.KeyMessages, Tier: vocab.TierNegative,
+		Request: catalog.Request{Method: "POST", Path: "/v1/messages", JSON: map[string]any{"model": "msg-sonnet-4-6"}}})
+	given, err := ParseModelMap([]string{"gen=gpt,msg=claude"})
+	require.NoError(t, err)
+	require.NoError(t, CheckModelMap(cat, given))
+	require.NoError(t, CheckModelMap(cat, map[string]string{"msg-sonnet-4-6": "claude-sonnet-4-6"}), "the retired id may be mapped by its own id")
+	n := ResolveNames(cat, map[catalog.KeyKind]KeyList{catalog.KeyMessages: {Unread: "HTTP 500"}}, given)
+	assert.Equal(t, "claude-sonnet-4-6", n.Gateway(catalog.KeyMessages, "msg-sonnet-4-6"), "the retired id follows the mapped word")
+	assert.Equal(t, "claude-haiku-4-5-20251001", n.Gateway(catalog.KeyMessages, "msg-haiku-4-5-20251001"))
+	assert.Equal(t, map[string]string{"gen-5.5": "gpt-5.5", "gen-5.6-luna": "gpt-5.6-luna", "gen-image-2": "gpt-image-2",
+		"msg-sonnet-5": "claude-sonnet-5", "msg-haiku-4-5-20251001": "claude-haiku-4-5-20251001", "msg-sonnet-4-6": "claude-sonnet-4-6"},
+		ExpandModelMap(cat, given))
+}
+
+// A key whose list cannot be read sends no guessed id: its models' calls
+// and the calls naming an id of its kind in the case (the retired id) are
+// skipped, one line for the key saying what to do; a mapped model, or a
+// word learned elsewhere, is sent.
+func TestUnreadListSendsNoGuess(t *testing.T) {
+	cat := namesCatalog()
+	cat.Cases = append(cat.Cases, catalog.Case{ID: "retired", Feature: "f.retired", Key: catalog.KeyMessages, Tier: vocab.TierNegative,
+		Models: []string{"msg-sonnet-5"}, Request: catalog.Request{Method: "POST", Path: "/v1/messages", JSON: map[string]any{"model": "msg-sonnet-4-6"}}})
+	lists := map[catalog.KeyKind]KeyList{catalog.KeyMessages: {Unread: "HTTP 500 Internal Server Error"}, catalog.KeyText: {IDs: []string{"gpt-5.5"}}}
+	n := ResolveNames(cat, lists, nil)
+	for _, tt := range []struct{ cs, model string }{{"messages", "msg-sonnet-5"}, {"retired", "msg-sonnet-5"}} {
+		why := n.Unchecked(cat.Case(tt.cs), tt.model)
+		require.NotNil(t, why, tt.cs)
+		assert.Equal(t, vocab.CheckListUnread, why.Check)
+		assert.Equal(t, "not checked: the messages key's model list could not be read (HTTP 500 Internal Server Error); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map "+why.Where+"=ID", why.Message)
+	}
+	assert.Nil(t, n.Unchecked(cat.Case("chat"), "gen-5.5"), "another key's list was read")
+	assert.Nil(t, n.Unchecked(cat.Case("image-list"), "gen-image-2"), "a case that sends no model")
+
+	mapped := ResolveNames(cat, lists, map[string]string{"msg": "claude"})
+	assert.Nil(t, mapped.Unchecked(cat.Case("messages"), "msg-sonnet-5"))
+	assert.Nil(t, mapped.Unchecked(cat.Case("retired"), "msg-sonnet-5"))
+	one := ResolveNames(cat, lists, map[string]string{"msg-sonnet-5": "claude-sonnet-5"})
+	assert.Nil(t, one.Unchecked(cat.Case("messages"), "msg-sonnet-5"), "a pair maps its model")
+	assert.NotNil(t, one.Unchecked(cat.Case("messages"), "msg-haiku-4-5-20251001"), "and that model only")
 }

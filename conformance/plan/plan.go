@@ -234,7 +234,7 @@ func skipReason(call Call, t Target) *vocab.Reason {
 	if len(cs.Expect.DiffersFrom) > 0 && !slices.ContainsFunc(cs.Expect.DiffersFrom, t.Usable) {
 		return &vocab.Reason{Check: vocab.CheckPrecondition, Message: fmt.Sprintf("no other key to compare the model list with (set one of %s)", keyVariables(cs.Expect.DiffersFrom))}
 	}
-	if why := t.Names.Unlisted(call.Model); why != nil && sendsModel(cs) {
+	if why := t.Names.Unchecked(cs, call.Model); why != nil {
 		return why
 	}
 	for _, req := range cs.Requires {

@@ -5,6 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/gwconform/gwconform/cases/vendors"
 )
 
 // Served names. The spec names its models with a neutral word in place of
@@ -15,8 +19,27 @@ import (
 // is requested and answered by its new name only, and its spec id becomes
 // unknown. What the model does is still chosen by its spec id.
 
-// neutralWords are the words the spec puts in place of a vendor's name.
-var neutralWords = []string{"gen", "msg", "alt"}
+// neutralWords are the words the spec puts in place of a vendor's name, as
+// the vendor table (cases/vendors, data the engine reads too) lists them,
+// read here with the gateway's own reader: it shares data with the engine,
+// never code.
+var neutralWords = readNeutralWords(vendors.YAML)
+
+func readNeutralWords(data []byte) []string {
+	var t struct {
+		Words []struct {
+			Neutral string `yaml:"neutral"`
+		} `yaml:"words"`
+	}
+	if err := yaml.Unmarshal(data, &t); err != nil || len(t.Words) == 0 {
+		panic(fmt.Sprintf("refgateway: the vendor table cannot be read: %v", err))
+	}
+	var out []string
+	for _, w := range t.Words {
+		out = append(out, w.Neutral)
+	}
+	return out
+}
 
 // servedName is the name under which cfg serves the model whose spec id (or
 // extra model id) is id: its ModelNames entry, else id with its neutral

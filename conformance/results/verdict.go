@@ -108,7 +108,7 @@ type unchecked struct{ check, key string }
 
 // tally is what Judge counts of a run's results.
 type tally struct {
-	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, keyMissing, finished, notOffered int
+	counted, ran, failed, throttled, inconclusive, waived, flaky, flakyRerun, budget, notListed, listUnread, keyMissing, finished, notOffered int
 	// clients counts the counted results that judge a client's request.
 	clients           int
 	firstInconclusive *Result
@@ -190,6 +190,8 @@ func (t *tally) skipped(r Result) {
 	case vocab.CheckNotListed: // a note per model, each naming what its key lists
 		w.key = r.Model
 		t.notListed++
+	case vocab.CheckListUnread: // a note per key: its list is the one cause
+		t.listUnread++
 	default:
 		w.key = ""
 	}
@@ -242,6 +244,8 @@ func (t *tally) notes(c Completion, kind, interrupted string) []string {
 			notes = append(notes, fmt.Sprintf("%s key rejected (%s): %s not checked", w.key, t.first[w], plural(n, kind+" case")))
 		case vocab.CheckNotListed:
 			notes = append(notes, fmt.Sprintf("%s not checked, nothing sent: %s", plural(n, kind+" case"), t.first[w]))
+		case vocab.CheckListUnread:
+			notes = append(notes, fmt.Sprintf("%s %s", plural(n, kind+" case"), t.first[w]))
 		default:
 			notes = append(notes, fmt.Sprintf("%s: %s not checked", t.first[w], plural(n, kind+" case")))
 		}
@@ -304,6 +308,8 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, "incomplete: a configured key was rejected; nothing that ran failed"
 	case t.keyMissing > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s selected not checked: the key of their family is not set; nothing that ran failed", plural(t.keyMissing, kind+" case"))
+	case t.listUnread > 0:
+		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: their key's model list could not be read (see the notes); nothing that ran failed", plural(t.listUnread, kind+" case"))
 	case t.notListed > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
 	case t.counted > 0 && kind == "client request":

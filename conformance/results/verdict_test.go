@@ -16,6 +16,10 @@ func TestJudge(t *testing.T) {
 	missing := vocab.Reason{Check: vocab.CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
 	rejected := vocab.Reason{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
 	noURL := vocab.Reason{Check: vocab.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
+	unreadLine := "not checked: the messages key's model list could not be read (HTTP 500); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map msg-sonnet-5=ID"
+	unread := func(model string) Result {
+		return Result{Tier: vocab.TierVerified, Status: vocab.StatusSkip, Key: "messages", Model: model, Reasons: []vocab.Reason{{Check: vocab.CheckListUnread, Where: model, Message: unreadLine}}}
+	}
 	entry := Waiver{Case: "messages-unknown-model-404", Model: "*", Reason: "relay answers 400", Link: "https://tracker.test/T-1", Expires: "2026-04-01", Source: "waivers.yaml:1"}
 	waiver := func(r Result, st WaiverState) Result {
 		w := entry
@@ -58,6 +62,14 @@ func TestJudge(t *testing.T) {
 				{Tier: vocab.TierNegative, Status: vocab.StatusSkip, Key: "text", Model: "gen-5.5", Reasons: []vocab.Reason{{Check: vocab.CheckNotListed, Message: "gen-5.5 is not listed for the text key (it lists company-chat); if the gateway names it otherwise, map it: --model-map gen-5.5=ID"}}}},
 			headline: "incomplete: 2 verified/negative cases not checked: the model is not listed for its key (see the notes); nothing that ran failed",
 			notes:    []string{"2 verified/negative cases not checked, nothing sent: gen-5.5 is not listed for the text key (it lists company-chat); if the gateway names it otherwise, map it: --model-map gen-5.5=ID"}},
+		{name: "a key's list that could not be read: incomplete, one note for the key", outcome: OutcomeIncomplete,
+			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), unread("msg-sonnet-5"), unread("msg-opus-5")},
+			headline: "incomplete: 2 verified/negative cases not checked: their key's model list could not be read (see the notes); nothing that ran failed",
+			notes:    []string{"2 verified/negative cases " + unreadLine}},
+		{name: "the list's own case fails: the failure decides, the note stays", outcome: OutcomeFail,
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusFail, "messages"), unread("msg-sonnet-5")},
+			headline: "conformance failed: 1 of 1 verified/negative result failed or errored",
+			notes:    []string{"1 verified/negative case " + unreadLine}},
 		{name: "passes after a retry are counted in the headline", outcome: OutcomePass,
 			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), {Tier: vocab.TierVerified, Status: vocab.StatusPass, Key: "text", Flaky: true},
 				{Tier: vocab.TierNegative, Status: vocab.StatusPass, Key: "text", Flaky: true}, {Tier: vocab.TierExplore, Status: vocab.StatusPass, Key: "text", Flaky: true}},

@@ -110,6 +110,10 @@ const (
 	// CheckNotListed: the model's key lists it under no name, and no
 	// --model-map names it; nothing is sent, and the run is incomplete.
 	CheckNotListed = "not-listed"
+	// CheckListUnread: the model's key's list could not be read (a 5xx, a
+	// 404, a body that is no model list), and no --model-map names the
+	// model: nothing is sent under a guessed id, and the run is incomplete.
+	CheckListUnread = "list-unread"
 	// A replay's reasons (run --replay): no exchange recorded for the case
 	// × model, a rendered request that differs from the recorded one, or a
 	// recorded call the recording run itself cut short.

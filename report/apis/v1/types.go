@@ -84,7 +84,7 @@ const (
 	NameGiven     NameSource = "given"     // --model-map
 	NameUnlisted  NameSource = "unlisted"  // the key's list names it in no way: nothing sent
 	NameAmbiguous NameSource = "ambiguous" // several listed ids name it
-	NameUnread    NameSource = "unread"    // the key's list could not be read: sent as it is
+	NameUnread    NameSource = "unread"    // the key's list could not be read: not sent unless mapped
 )
 
 // ModelName is what became of one spec id: the gateway's id it was sent
