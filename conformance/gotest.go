@@ -191,7 +191,10 @@ func planSubtests(t *testing.T, cfg Config) (*Suite, []plan.Call, plan.Target) {
 	if len(target.Keys) == 0 {
 		t.Fatal("no key (GWCONFORM_*_KEY) for the gateway: nothing would be checked")
 	}
-	found, err := execute.Preflight(context.Background(), suite.Catalog, target, plan.UsedKinds(suite.Catalog, target, cfg.Selection))
+	found, err := execute.Preflight(context.Background(), suite.Catalog, target, plan.UsedKinds(suite.Catalog, target, cfg.Selection),
+		execute.ListOptions{Timeout: cfg.Options.Timeout, Slow: func(kind catalog.KeyKind, limit time.Duration) {
+			t.Logf("waiting for the %s key's model list (GET /v1/models; up to %s, the request timeout)", kind, limit)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

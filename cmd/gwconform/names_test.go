@@ -139,7 +139,7 @@ func TestRunAgainstAnAlias(t *testing.T) {
 	// A left side that is no model of the catalog is refused at once.
 	code, _, stderr = gw2(t, "run", t.TempDir(), flags, sel, []string{"--model-map", "gen-5.4=company-chat"})
 	assert.Equal(t, exitNotStart, code)
-	assert.Contains(t, stderr, `gen-5.4 is no model of the catalog; did you mean "gen-5.5"?`)
+	assert.Contains(t, stderr, `gen-5.4 is no model of the catalog nor one of the words gen, msg, alt; did you mean "gen-5.5"?`)
 }
 
 // TestRunWithAnAmbiguousList: two listed ids name one spec model; the run
@@ -147,10 +147,10 @@ func TestRunAgainstAnAlias(t *testing.T) {
 func TestRunWithAnAmbiguousList(t *testing.T) {
 	clearEnv(t)
 	_, flags := namedGateway(t, refgateway.Config{ModelNames: map[string]string{"gen-5.5": "gpt-5.5"},
-		ExtraModels: []refgateway.ExtraModel{{Kind: refgateway.KindText, ID: "grok-5.5"}}})
+		ExtraModels: []refgateway.ExtraModel{{Kind: refgateway.KindText, ID: "openai/gpt-5.5"}}})
 	code, _, stderr := gw2(t, "run", t.TempDir(), flags, []string{"--case", "chat-json"})
 	assert.Equal(t, exitNotStart, code)
-	assert.Contains(t, stderr, "gen-5.5: the text key lists 2 ids that name it (gpt-5.5, grok-5.5); pick one with --model-map gen-5.5=ID")
+	assert.Contains(t, stderr, "gen-5.5: the text key lists 2 ids that name it (gpt-5.5, openai/gpt-5.5); pick one with --model-map gen-5.5=ID")
 	code, _, stderr = gw2(t, "run", t.TempDir(), flags, []string{"--case", "chat-json", "--model-map", "gen-5.5=gpt-5.5"})
 	assert.Equal(t, exitOK, code, stderr)
 }

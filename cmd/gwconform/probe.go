@@ -38,7 +38,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	}
 	defer ss.close()
 
-	models, err := probedModels(f, ss)
+	models, err := probedModels(f, ss, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform probe:", err)
 		return exitFailed
@@ -74,11 +74,11 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 
 // probedModels are the models to probe: the one --model-id names, or the
 // models the keys list that the catalog does not know.
-func probedModels(f *engineFlags, ss *session) ([]plan.NewModel, error) {
+func probedModels(f *engineFlags, ss *session, stderr io.Writer) ([]plan.NewModel, error) {
 	if model := f.set.String("model-id"); model != "" {
 		return []plan.NewModel{{ID: model, Key: catalog.KeyKind(f.set.String("family"))}}, nil
 	}
-	return execute.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target)
+	return execute.FindNewModels(ss.ctx, ss.suite.Catalog, ss.target, listOptions("gwconform probe", ss.options.Timeout, stderr))
 }
 
 // runProbeCalls runs the probe's calls, results.jsonl written as each

@@ -252,7 +252,7 @@ func uncoveredModels(ss *session, stdout, stderr io.Writer) []reportv1.Uncovered
 			t.Keys[k] = v
 		}
 	}
-	found, err := execute.FindNewModels(ss.ctx, ss.suite.Catalog, t)
+	found, err := execute.FindNewModels(ss.ctx, ss.suite.Catalog, t, listOptions("gwconform", ss.options.Timeout, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "gwconform: listing the gateway's models for coverage: %v\n", err)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -221,7 +222,7 @@ func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings
 	if s.everyKey {
 		used = nil
 	}
-	return nil, preflight(ctx, name, cat, &s.target, used, stderr)
+	return nil, preflight(ctx, name, cat, &s.target, used, s.options.Timeout, stderr)
 }
 
 // preflight checks a gateway of the user's before the first planned call:
@@ -230,8 +231,8 @@ func connect(ctx context.Context, name string, cat *catalog.Catalog, s *settings
 // stops the run at once (exit 2); a rejected key is said here, once, and its
 // cases are skipped; the gateway's names for the spec's ids, read from the
 // keys' lists, are said here once, and the run sends them.
-func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, used []catalog.KeyKind, stderr io.Writer) error {
-	found, err := execute.Preflight(ctx, cat, *t, used)
+func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.Target, used []catalog.KeyKind, timeout time.Duration, stderr io.Writer) error {
+	found, err := execute.Preflight(ctx, cat, *t, used, listOptions(name, timeout, stderr))
 	if err != nil {
 		return err
 	}
@@ -245,6 +246,18 @@ func preflight(ctx context.Context, name string, cat *catalog.Catalog, t *plan.T
 	}
 	t.Rejected, t.Names = found.Rejected, found.Names
 	return nil
+}
+
+// listOptions bound the model lists asked outside the cases by the request
+// timeout, and say on stderr which key's list a slow one is.
+func listOptions(name string, timeout time.Duration, stderr io.Writer) execute.ListOptions {
+	return execute.ListOptions{Timeout: timeout, Slow: func(kind catalog.KeyKind, limit time.Duration) {
+		which := "the model list"
+		if kind != "" {
+			which = fmt.Sprintf("the %s key's model list", kind)
+		}
+		fmt.Fprintf(stderr, "%s: waiting for %s (GET /v1/models; up to %s, --timeout)\n", name, which, limit)
+	}}
 }
 
 // describeTarget says which gateway a run tests and with which keys: its

@@ -10,10 +10,10 @@ import (
 )
 
 // ListModels asks GET /v1/models with one key and returns the ids (spec
-// 4.1). The answer, body included, must come within modelListTimeout: the
-// lists after the cases have no case timeout to end them.
-func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) ([]string, error) {
-	status, body, err := getModelList(ctx, t, kind)
+// 4.1). The answer, body included, must come within o's bound: the lists
+// after the cases have no case timeout to end them.
+func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind, o ListOptions) ([]string, error) {
+	status, body, err := getModelList(ctx, t, kind, o)
 	if err != nil {
 		return nil, err
 	}
@@ -29,16 +29,16 @@ func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) ([]str
 
 // FindNewModels lists every configured key's models and returns those the
 // catalog does not name under any name (plan.ModelNames.Covers: a spec
-// id, the gateway's id for one, a spelling of one), in key then id order. Each list is bounded as
-// ListModels bounds it, so a gateway that stalls its list ends the listing
-// with an error within seconds.
-func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target) ([]plan.NewModel, error) {
+// id, the gateway's id for one, a spelling of one), in key then id order.
+// Each list is bounded as ListModels bounds it, so a gateway that stalls
+// its list ends the listing with an error, not a hang.
+func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target, o ListOptions) ([]plan.NewModel, error) {
 	var out []plan.NewModel
 	for _, kind := range catalog.KeyKinds {
 		if t.Keys[kind] == "" {
 			continue
 		}
-		ids, err := ListModels(ctx, t, kind)
+		ids, err := ListModels(ctx, t, kind, o)
 		if err != nil {
 			return nil, err
 		}

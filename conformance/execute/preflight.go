@@ -25,13 +25,16 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
-// modelListTimeout bounds each model list the suite asks for outside a
-// case's own timeout (the preflight's, the coverage listing after the
-// cases, probe's), headers and body together: a gateway that cannot list
-// within 10 s is better reported at once than found out 400 calls later,
-// and one that sends its headers and then stalls must not hold a finished
-// run until a signal comes.
-const modelListTimeout = 10 * time.Second
+// A model list the suite asks for outside a case (the preflight's, the
+// coverage listing after the cases, probe's) is a request like any other:
+// bounded by the run's request timeout (--timeout; spec 8 allows 600 s a
+// request), headers and body together, so that a gateway that sends its
+// headers and then stalls cannot hold a finished run until a signal comes,
+// and a slow list is waited for as a slow answer is.
+
+// slowList is how long a list may take before the console says which
+// key's list the run waits for.
+const slowList = 5 * time.Second
 
 // modelListLimit caps a model list's body. A gateway's list is a few
 // kilobytes; a relay listing every provider's models with their
@@ -46,12 +49,40 @@ const refusalLimit = 200
 // caller's (a case's timeout, a signal).
 var errListTimeout = errors.New("the model list's own deadline")
 
+// ListTimeoutError is a model list that did not answer within its bound.
+type ListTimeoutError struct {
+	Base  string
+	Limit time.Duration
+}
+
+func (e *ListTimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer to GET /v1/models within %s (--timeout)", e.Base, e.Limit)
+}
+
+// ListOptions bound the model lists asked outside the cases.
+type ListOptions struct {
+	// Timeout bounds each list, as --timeout bounds a request (0: the
+	// spec's 600 s).
+	Timeout time.Duration
+	// Slow, when set, is called once for a list that has not answered
+	// within a few seconds: the console says which key's list it waits
+	// for ("" for the one asked with no key).
+	Slow func(kind catalog.KeyKind, limit time.Duration)
+}
+
+// limit is the bound of each list.
+func (o ListOptions) limit() time.Duration {
+	if o.Timeout <= 0 {
+		return SpecMaxDuration
+	}
+	return o.Timeout
+}
+
 // Preflight sends one GET /v1/models per configured key the run uses (or
 // one without a key when there is none) before a run, outside the plan and the call
 // budget. It returns an error when the run cannot start, or would report a
 // setup mistake as the gateway's failures:
-//   - the gateway cannot be reached, its certificate is not trusted, or it
-//     does not answer within modelListTimeout;
+//   - the gateway cannot be reached, or its certificate is not trusted;
 //   - the base URL ends in /v1 and the list is not found there (every path
 //     would then carry /v1 twice);
 //   - the gateway, or a relay in front of it, refuses the list with a 4xx
@@ -64,9 +95,11 @@ var errListTimeout = errors.New("the model list's own deadline")
 // as "key rejected" rather than failed one by one; and the gateway's names
 // for the spec's ids, read from each key's list (plan.ResolveNames), with
 // t.Names.Given over them. Any other answer (a 404 on a base without /v1,
-// a throttled list, a 5xx, a list that cannot be read) is left to the
-// cases, and its key's models are sent under the spec's ids.
-func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []catalog.KeyKind) (Lists, error) {
+// a throttled list, a 5xx, a list that cannot be read, one that does not
+// answer within o's bound) is left to the cases: its key's models are not
+// sent unless --model-map names them (plan.ModelNames.Unchecked), and the
+// other keys' cases run.
+func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []catalog.KeyKind, o ListOptions) (Lists, error) {
 	found := Lists{Rejected: map[catalog.KeyKind]string{}, Names: t.Names}
 	if !modelsOffered(cat, t) {
 		return found, nil // no model list is asked of a gateway that declares none
@@ -74,8 +107,11 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []
 	verified := verifiedModels(cat)
 	lists := map[catalog.KeyKind]plan.KeyList{}
 	for _, kind := range preflightKinds(t, used) {
-		status, body, err := getModelList(ctx, t, kind)
+		status, body, err := getModelList(ctx, t, kind, o)
+		var slow *ListTimeoutError
 		switch {
+		case status == 0 && kind != "" && errors.As(err, &slow):
+			lists[kind] = keyList(status, nil, err)
 		case status == 0:
 			return Lists{}, err
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -104,7 +140,10 @@ type Lists struct {
 // keyList reads a key's answered list for name resolution: its ids, or why
 // they cannot be had.
 func keyList(status int, body []byte, readErr error) plan.KeyList {
+	var slow *ListTimeoutError
 	switch {
+	case errors.As(readErr, &slow):
+		return plan.KeyList{Unread: fmt.Sprintf("no answer within %s (--timeout)", slow.Limit)}
 	case readErr != nil:
 		return plan.KeyList{Unread: readErr.Error()}
 	case status/100 != 2:
@@ -161,15 +200,20 @@ func setupMistake(t plan.Target, kind catalog.KeyKind, status int, body []byte, 
 }
 
 // getModelList sends GET /v1/models with the headers and key of a kind and
-// reads the answer within modelListTimeout. status is the answer's whenever
-// one came, even when its body could not be read (err then says why): a
-// status alone can name a setup mistake.
-func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind) (status int, body []byte, err error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, modelListTimeout, errListTimeout)
+// reads the answer within o's bound. status is the answer's whenever one
+// came, even when its body could not be read (err then says why): a status
+// alone can name a setup mistake.
+func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind, o ListOptions) (status int, body []byte, err error) {
+	limit := o.limit()
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errListTimeout)
 	defer cancel()
+	if o.Slow != nil {
+		slow := time.AfterFunc(slowList, func() { o.Slow(kind, limit) })
+		defer slow.Stop()
+	}
 	resp, err := getModels(ctx, t, kind)
 	if err != nil {
-		if ended := listEnded(ctx, t.BaseFor(kind)); ended != nil {
+		if ended := listEnded(ctx, t.BaseFor(kind), limit); ended != nil {
 			return 0, nil, ended
 		}
 		return 0, nil, unreachable(t.BaseFor(kind), err)
@@ -177,7 +221,7 @@ func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind) (sta
 	defer resp.Body.Close()
 	body, err = check.ReadBody(resp.Body, modelListLimit)
 	if err != nil {
-		if ended := listEnded(ctx, t.BaseFor(kind)); ended != nil {
+		if ended := listEnded(ctx, t.BaseFor(kind), limit); ended != nil {
 			return resp.StatusCode, nil, ended
 		}
 		return resp.StatusCode, nil, fmt.Errorf("%s: reading the answer to GET /v1/models: %w", t.BaseFor(kind), err)
@@ -188,12 +232,12 @@ func getModelList(ctx context.Context, t plan.Target, kind catalog.KeyKind) (sta
 // listEnded explains a list cut by its context, or returns nil when the
 // context is live: the list's own bound is named as such, the caller's
 // deadline or a signal is passed on as it is.
-func listEnded(ctx context.Context, base string) error {
+func listEnded(ctx context.Context, base string, limit time.Duration) error {
 	switch {
 	case ctx.Err() == nil:
 		return nil
 	case errors.Is(context.Cause(ctx), errListTimeout):
-		return fmt.Errorf("%s: no answer to GET /v1/models within %s", base, modelListTimeout)
+		return &ListTimeoutError{Base: base, Limit: limit}
 	}
 	return fmt.Errorf("%s: GET /v1/models: %w", base, ctx.Err())
 }

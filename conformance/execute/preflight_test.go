@@ -93,7 +93,7 @@ func TestPreflightSetupMistakes(t *testing.T) {
 			if keys == nil {
 				keys = map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}
 			}
-			found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys}, nil)
+			found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: srv.URL + tt.path, Keys: keys}, nil, ListOptions{})
 			if len(tt.wantErr) == 0 {
 				require.NoError(t, err)
 				var got []catalog.KeyKind
@@ -142,16 +142,51 @@ func TestFindNewModelsBoundsAStalledList(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := FindNewModels(context.Background(), preflightCatalog,
-			plan.Target{BaseURL: srv.URL, Keys: map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}})
+			plan.Target{BaseURL: srv.URL, Keys: map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey}}, ListOptions{Timeout: 2 * time.Second})
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "no answer to GET /v1/models within 10s")
-	case <-time.After(60 * time.Second): // hang guard: the bound is 10 s
+		assert.Contains(t, err.Error(), "no answer to GET /v1/models within 2s (--timeout)")
+	case <-time.After(60 * time.Second): // hang guard: the bound is 2 s
 		t.Fatal("FindNewModels did not return: the stalled list was not bounded")
 	}
+}
+
+// A model list is a request like any other: bounded by the request
+// timeout, not by a bound of its own. One that does not answer within it
+// leaves its key's models unread (their cases unchecked) and the other
+// keys' lists resolved; one slower than a few seconds is said, naming its
+// key, and waited for.
+func TestPreflightListsAreBoundedByTheRequestTimeout(t *testing.T) {
+	stalled := stalledList(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer "+preflightTextKey {
+			time.Sleep(slowList + time.Second)
+		}
+		modelList("gen-5.5", "msg-sonnet-5")(w, r)
+	}))
+	t.Cleanup(slow.Close)
+	keys := map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey, catalog.KeyMessages: "sk-messages"}
+
+	found, err := Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: stalled.URL, Keys: keys}, nil, ListOptions{Timeout: 2 * time.Second})
+	require.NoError(t, err, "a list that never answers stops nothing")
+	for _, e := range found.Names.Records() {
+		assert.Equal(t, plan.NameUnread, e.Source, "%+v", e)
+		assert.Equal(t, "no answer within 2s (--timeout)", e.Why)
+	}
+
+	var said []catalog.KeyKind
+	found, err = Preflight(context.Background(), preflightCatalog, plan.Target{BaseURL: slow.URL, Keys: keys}, nil,
+		ListOptions{Slow: func(kind catalog.KeyKind, limit time.Duration) {
+			said = append(said, kind)
+			assert.Equal(t, SpecMaxDuration, limit, "the request timeout's default, the spec's 600 s")
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, []catalog.KeyKind{catalog.KeyText}, said, "the slow list is said, by its key")
+	assert.Equal(t, "gen-5.5", found.Names.Gateway(catalog.KeyText, "gen-5.5"))
+	assert.Equal(t, plan.NameListed, found.Names.Entries["gen-5.5"].Source, "a slow list is waited for")
 }
 
 // TestPreflightPerKindBaseAndOffer: each kind's list is asked at its own
@@ -189,7 +224,7 @@ func TestPreflightPerKindBaseAndOffer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			asked = nil
-			found, err := Preflight(context.Background(), cat, tt.target, plan.UsedKinds(cat, tt.target, tt.sel))
+			found, err := Preflight(context.Background(), cat, tt.target, plan.UsedKinds(cat, tt.target, tt.sel), ListOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, found.Rejected)
 			assert.Equal(t, tt.want, asked)

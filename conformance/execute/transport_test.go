@@ -69,7 +69,7 @@ func TestNewClientPrivateCA(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client, err := NewClient(tt.opts)
 			require.NoError(t, err)
-			_, err = Preflight(context.Background(), &catalog.Catalog{}, plan.Target{BaseURL: srv.URL, Client: client}, nil)
+			_, err = Preflight(context.Background(), &catalog.Catalog{}, plan.Target{BaseURL: srv.URL, Client: client}, nil, ListOptions{})
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 			} else {

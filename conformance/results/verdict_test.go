@@ -63,7 +63,7 @@ func TestJudge(t *testing.T) {
 			headline: "incomplete: 2 verified/negative cases not checked: the model is not listed for its key (see the notes); nothing that ran failed",
 			notes:    []string{"2 verified/negative cases not checked, nothing sent: gen-5.5 is not listed for the text key (it lists company-chat); if the gateway names it otherwise, map it: --model-map gen-5.5=ID"}},
 		{name: "a key's list that could not be read: incomplete, one note for the key", outcome: OutcomeIncomplete,
-			rs: []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), unread("msg-sonnet-5"), unread("msg-opus-5")},
+			rs:       []Result{res(vocab.TierVerified, vocab.StatusPass, "text"), unread("msg-sonnet-5"), unread("msg-opus-5")},
 			headline: "incomplete: 2 verified/negative cases not checked: their key's model list could not be read (see the notes); nothing that ran failed",
 			notes:    []string{"2 verified/negative cases " + unreadLine}},
 		{name: "the list's own case fails: the failure decides, the note stays", outcome: OutcomeFail,
