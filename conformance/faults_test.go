@@ -157,6 +157,7 @@ var faultCases = []faultCase{
 	{"stream-by-default", []string{"messages-json"}, "messages-json", "json", "body is not valid JSON"},
 	{"success-300", []string{"chat-json", "gen-basic"}, "chat-json", "status", "HTTP status 300, want 2xx"},
 	{"list-data-object", []string{"models-text-list"}, "models-text-list", "schema", "got object, want array"},
+	{"models-list-500", []string{"models-text-list"}, "models-text-list", "status", "HTTP status 500, want 2xx"},
 	{"model-object-other", []string{"models-text-list"}, "models-text-list", "schema", "value must be 'model'"},
 	{"model-id-renamed", []string{"models-text-list"}, "models-text-list", "schema", `missing required property "id"`},
 	{"chat-object-other", []string{"chat-json"}, "chat-json", "schema", "value must be 'chat.completion'"},

@@ -105,6 +105,8 @@ const (
 	fStreamByDefault  = "stream-by-default"
 	fSuccess300       = "success-300"
 	fListDataObject   = "list-data-object"
+	// Issue 34: a list that cannot be read, as four relays of six.
+	fModelsList500    = "models-list-500"
 	fModelObjectOther = "model-object-other"
 	fModelIDRenamed   = "model-id-renamed"
 	fChatObjectOther  = "chat-object-other"
@@ -329,6 +331,13 @@ var faultTable = []fault{
 		hooks{refuse: func(ep endpoint) (int, string) {
 			if ep.images() {
 				return http.StatusNotFound, "Route not found"
+			}
+			return 0, ""
+		}}},
+	{Fault{fModelsList500, "The model list is served (4.1): GET /v1/models answers 500 to every key, as relays that cannot list their upstream's models do; every other endpoint is served as usual.", "4.1"},
+		hooks{refuse: func(ep endpoint) (int, string) {
+			if ep == epModels {
+				return http.StatusInternalServerError, "the model list is not available"
 			}
 			return 0, ""
 		}}},

@@ -170,7 +170,7 @@ func scenarios() []scenario {
 		fGenerationIDOther, fUsageMissing, fTotalTokensOff, fUsageInputStrings, fUsageOutputStrings, fBackgroundAuto}
 	return []scenario{
 		{"models", []string{fModelMissing, fMissingField, fWrongType, fWrongContentType, fListsIdentical, fSuccess201,
-			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed},
+			fSuccess300, fListDataObject, fModelObjectOther, fModelIDRenamed, fModelsList500},
 			func(t *testing.T, s *testServer, o ...reqOpt) violations {
 				r := s.do(t, "GET", "/v1/models", keys.Image, nil, o...)
 				v := validateModels(r, s.model("gen-image-2"))

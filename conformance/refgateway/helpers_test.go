@@ -160,7 +160,9 @@ func (s *testServer) do(t *testing.T, method, path, key string, body any, opts .
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
-	require.Less(t, res.StatusCode, 500, "5xx: %.300s", data)
+	if !(path == "/v1/models" && strings.Contains(string(data), "the model list is not available")) { // models-list-500's own answer
+		require.Less(t, res.StatusCode, 500, "5xx: %.300s", data)
+	}
 	if s.neutralFree {
 		require.Empty(t, neutralID(data), "%s %s answered a neutral id: %.300s", method, path, data)
 	}

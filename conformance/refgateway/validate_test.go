@@ -145,6 +145,8 @@ func (v violations) refused(r resp) {
 		v.add(fVerifiedModel404) // the validators send listed models only
 	case r.status == http.StatusNotFound && strings.HasPrefix(r.path, "/v1/images/"):
 		v.add(fImageRoutesMissing)
+	case r.status == http.StatusInternalServerError && r.path == "/v1/models":
+		v.add(fModelsList500)
 	case refusalFault(r) != "":
 		v.add(refusalFault(r))
 	case r.status == http.StatusBadRequest && r.path == "/v1/chat/completions":
