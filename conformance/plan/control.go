@@ -98,5 +98,8 @@ func withoutControl(control Call) *vocab.Reason {
 	if control.Skip.Check == vocab.CheckBudget {
 		return &vocab.Reason{Check: vocab.CheckBudget, Where: where, Message: "its control is held back: " + control.Skip.Message}
 	}
+	if control.Skip.Check == vocab.CheckListUnread { // one cause, said once: the list
+		return &vocab.Reason{Check: vocab.CheckListUnread, Where: where, Message: control.Skip.Message}
+	}
 	return &vocab.Reason{Check: vocab.CheckControl, Where: where, Message: "its control cannot be made: " + control.Skip.Message}
 }

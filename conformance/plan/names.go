@@ -300,12 +300,13 @@ func unreadReason(kind catalog.KeyKind, why, model string) *vocab.Reason {
 	return &vocab.Reason{Check: vocab.CheckListUnread, Where: model, Message: unreadLine(kind, why, model)}
 }
 
-// unreadLine is what the skip of a model of an unread list says.
+// unreadLine is what the skip of a model of an unread list says: the same
+// for every model of the key's word, so the recap says it once.
 func unreadLine(kind catalog.KeyKind, why, model string) string {
 	fix := "a pair per model: --model-map SPEC=ID"
 	if word, _, ok := modelid.Neutral(model); ok {
-		fix = fmt.Sprintf("the word form: --model-map %s=%s (every %s- model), or a pair per model: --model-map %s=ID",
-			word, modelid.VendorWord(word), word, model)
+		fix = fmt.Sprintf("the word form: --model-map %s=%s (every %s- model), or a pair per model: --model-map SPEC=ID",
+			word, modelid.VendorWord(word), word)
 	}
 	return fmt.Sprintf("not checked: the %s key's model list could not be read (%s); nothing is sent under a guessed id; name its models with %s", kind, why, fix)
 }

@@ -136,7 +136,7 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 		}, map[string]string{"gen-5.5": "company-chat"})
 		assert.Equal(t, []string{
 			"text key: gen-5.5 → company-chat (--model-map; not in the key's list: sent anyway)",
-			"image key's models not checked: the image key's model list could not be read (HTTP 404); nothing is sent under a guessed id; name its models with the word form: --model-map gen=gpt (every gen- model), or a pair per model: --model-map gen-image-2=ID",
+			"image key's models not checked: the image key's model list could not be read (HTTP 404); nothing is sent under a guessed id; name its models with the word form: --model-map gen=gpt (every gen- model), or a pair per model: --model-map SPEC=ID",
 		}, n.Said())
 	})
 }
@@ -254,7 +254,7 @@ func TestUnreadListSendsNoGuess(t *testing.T) {
 		why := n.Unchecked(cat.Case(tt.cs), tt.model)
 		require.NotNil(t, why, tt.cs)
 		assert.Equal(t, vocab.CheckListUnread, why.Check)
-		assert.Equal(t, "not checked: the messages key's model list could not be read (HTTP 500 Internal Server Error); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map "+why.Where+"=ID", why.Message)
+		assert.Equal(t, "not checked: the messages key's model list could not be read (HTTP 500 Internal Server Error); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map SPEC=ID", why.Message)
 	}
 	assert.Nil(t, n.Unchecked(cat.Case("chat"), "gen-5.5"), "another key's list was read")
 	assert.Nil(t, n.Unchecked(cat.Case("image-list"), "gen-image-2"), "a case that sends no model")

@@ -66,6 +66,10 @@ func sendsModel(cs *catalog.Case) bool {
 		j, _ := json.Marshal(cs.Request.JSON)
 		b.Write(j)
 	}
+	for _, v := range cs.Variants { // a case of several shapes sends the model in each
+		j, _ := json.Marshal(v.JSON)
+		b.Write(j)
+	}
 	for _, f := range cs.Request.Multipart {
 		b.WriteString(f.Value)
 	}

@@ -190,7 +190,10 @@ func (t *tally) skipped(r Result) {
 	case vocab.CheckNotListed: // a note per model, each naming what its key lists
 		w.key = r.Model
 		t.notListed++
-	case vocab.CheckListUnread: // a note per key: its list is the one cause
+	case vocab.CheckListUnread: // a note per list, whatever the case's key: the list is the one cause
+		if len(r.Reasons) > 0 {
+			w.key = r.Reasons[0].Message
+		}
 		t.listUnread++
 	default:
 		w.key = ""

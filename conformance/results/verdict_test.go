@@ -16,7 +16,7 @@ func TestJudge(t *testing.T) {
 	missing := vocab.Reason{Check: vocab.CheckKeyMissing, Message: "no image key (set GWCONFORM_IMAGE_KEY)"}
 	rejected := vocab.Reason{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}
 	noURL := vocab.Reason{Check: vocab.CheckPrecondition, Message: "no public image URL (set GWCONFORM_PUBLIC_IMAGE_URL)"}
-	unreadLine := "not checked: the messages key's model list could not be read (HTTP 500); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map msg-sonnet-5=ID"
+	unreadLine := "not checked: the messages key's model list could not be read (HTTP 500); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude (every msg- model), or a pair per model: --model-map SPEC=ID"
 	unread := func(model string) Result {
 		return Result{Tier: vocab.TierVerified, Status: vocab.StatusSkip, Key: "messages", Model: model, Reasons: []vocab.Reason{{Check: vocab.CheckListUnread, Where: model, Message: unreadLine}}}
 	}
