@@ -191,3 +191,70 @@ func TestReplayKeepsGatewayNames(t *testing.T) {
 		assert.Equal(t, vocab.StatusPass, st, k)
 	}
 }
+
+// TestRunWithAnUnreadableList: a gateway whose model list answers 500
+// (models-list-500) is sent no guessed id. Without a map its models are
+// not checked, the run is incomplete and says which flag names them, and
+// only the list's own cases fail; with the word form alone every other
+// result passes.
+func TestRunWithAnUnreadableList(t *testing.T) {
+	clearEnv(t)
+	words, err := refgateway.ParseVendorWords([]string{"gen=gpt,msg=claude,alt=gemini"})
+	require.NoError(t, err)
+	_, flags := namedGateway(t, refgateway.Config{VendorWords: words, Faults: []string{"models-list-500"}})
+	sel := []string{"--case", "chat-json,chat-no-model,messages-json,messages-retired-model-404,messages-alt-image-input,gen-basic,models-text-list", "--retries", "0"}
+
+	out := t.TempDir()
+	code, stdout, stderr := gw2(t, "run", out, flags, sel)
+	assert.Equal(t, exitFailed, code, "the list's own case fails")
+	assert.Contains(t, stderr, "the text key's model list could not be read (HTTP 500); nothing is sent under a guessed id; name its models with the word form: --model-map gen=gpt (every gen- model)")
+	assert.Contains(t, stdout, "the messages key's model list could not be read (HTTP 500)")
+	for cm, st := range verdictsOf(t, out) {
+		if strings.HasPrefix(cm, "models-") {
+			assert.Equal(t, vocab.StatusFail, st, cm)
+		} else {
+			assert.Equal(t, vocab.StatusSkip, st, "%s: nothing sent under a guessed id", cm)
+		}
+	}
+
+	noList := slices.Clone(sel)
+	noList[1] = strings.TrimSuffix(noList[1], ",models-text-list")
+	code, stdout, _ = gw2(t, "run", t.TempDir(), flags, noList)
+	assert.Equal(t, exitIncomplete, code, "nothing failed, nothing checked: %s", tail(stdout))
+	assert.Contains(t, stdout, "INCOMPLETE: incomplete: none of the 10 verified/negative cases selected ran")
+	assert.Contains(t, stdout, "6 verified/negative cases not checked: the messages key's model list could not be read (HTTP 500); nothing is sent under a guessed id; name its models with the word form: --model-map msg=claude")
+
+	out = t.TempDir()
+	code, stdout, stderr = gw2(t, "run", out, flags, sel, []string{"--model-map", "gen=gpt,msg=claude,alt=gemini"})
+	assert.Equal(t, exitFailed, code, "%s\n%s", tail(stdout), stderr)
+	for cm, st := range verdictsOf(t, out) {
+		if strings.HasPrefix(cm, "models-") {
+			assert.Equal(t, vocab.StatusFail, st, cm)
+		} else {
+			assert.Equal(t, vocab.StatusPass, st, cm)
+		}
+	}
+}
+
+// TestRetiredModelStillServed: a gateway that still serves the retired
+// model under its vendor name fails the retired-id case whether the word
+// is learned from the list or given with --model-map, and the retired id
+// may be mapped by its own id.
+func TestRetiredModelStillServed(t *testing.T) {
+	clearEnv(t)
+	words, err := refgateway.ParseVendorWords([]string{"gen=gpt,msg=claude,alt=gemini"})
+	require.NoError(t, err)
+	_, flags := namedGateway(t, refgateway.Config{VendorWords: words,
+		ExtraModels: []refgateway.ExtraModel{{Kind: refgateway.KindMessages, ID: "msg-sonnet-4-6"}}})
+	sel := []string{"--case", "messages-retired-model-404,messages-json", "--retries", "0"}
+	for _, extra := range [][]string{nil, {"--model-map", "msg=claude"}, {"--model-map", "msg-sonnet-4-6=claude-sonnet-4-6"}} {
+		out := t.TempDir()
+		code, stdout, _ := gw2(t, "run", out, flags, sel, extra)
+		assert.Equal(t, exitFailed, code, "%v: %s", extra, tail(stdout))
+		for cm, st := range verdictsOf(t, out) {
+			if strings.HasPrefix(cm, "messages-retired-model-404") {
+				assert.Equal(t, vocab.StatusFail, st, "%v: %s", extra, cm)
+			}
+		}
+	}
+}
