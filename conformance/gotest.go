@@ -168,7 +168,38 @@ func Run(t *testing.T, cfg Config) []results.Result {
 			}
 		})
 	}
+	judgeRun(t, all, cfg.Strict)
 	return all
+}
+
+// judgeRun fails the test as the CLI's verdict would, beyond the
+// subtests: a run left incomplete for any reason but an unset key (a
+// model not listed, a list that could not be read, a rejected key, the
+// budget) fails with the CLI's headline and notes, where each of its
+// subtests only skips. An unset key stays a skip: leaving a family out is
+// the user's choice.
+func judgeRun(t interface {
+	Helper()
+	Errorf(format string, args ...any)
+}, all []results.Result, strict bool) {
+	t.Helper()
+	var chosen []results.Result
+	for _, r := range all {
+		if !(r.Status == vocab.StatusSkip && len(r.Reasons) > 0 && r.Reasons[0].Check == vocab.CheckKeyMissing) {
+			chosen = append(chosen, r)
+		}
+	}
+	if len(chosen) == 0 {
+		return // every case's key is unset: each subtest skipped, saying which
+	}
+	v := results.Judge(chosen, strict, results.Completion{})
+	if v.Outcome != results.OutcomeIncomplete {
+		return
+	}
+	t.Errorf("INCOMPLETE: %s", v.Headline)
+	for _, n := range v.Notes {
+		t.Errorf("  - %s", n)
+	}
 }
 
 // planSubtests readies what Run's subtests need, as run does before its

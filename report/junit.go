@@ -82,8 +82,11 @@ type JUnitSkipped struct {
 //   - a fail of a tier that decides the exit code (verified, negative;
 //     strict under --strict) → <failure>; an error of one → <error> (the
 //     run broke, not the gateway: CI tools show the two apart);
-//   - throttled, inconclusive and key-rejected results of such a tier →
-//     <error>: they leave the run incomplete;
+//   - throttled and inconclusive results of such a tier, and its cases
+//     skipped unchecked (results.Result.Unchecked: a rejected key, a model
+//     not listed, a list that could not be read, the budget) → <error>
+//     with the reason: they leave the run incomplete; a case whose key is
+//     unset stays <skipped>, as in go test;
 //   - a fail or error of a tier that does not decide (strict without
 //     --strict, explore) → <skipped message="reported only: ...">, its
 //     reasons kept in system-out;
@@ -111,6 +114,11 @@ func JUnit(r *reportv1.Report) JUnitSuites {
 		doc.Errors += s.Errors
 		doc.Skipped += s.Skipped
 		doc.Time += s.Time
+	}
+	// The document's time is the run's: its calls overlap (--concurrency),
+	// so their sum says nothing of how long the run took.
+	if m := r.Metadata; m.Finished.After(m.Started) && !m.Started.IsZero() {
+		doc.Time = Seconds(m.Finished.Sub(m.Started).Seconds())
 	}
 	return doc
 }
@@ -149,7 +157,7 @@ func junitCase(res results.Result, strict bool) JUnitTestCase {
 		tc.Failure = junitProblem(res)
 	case res.Status == vocab.StatusError:
 		tc.Error = junitProblem(res)
-	case decides && (res.Status == vocab.StatusThrottled || res.Status == vocab.StatusInconclusive || keyRejected(res)):
+	case decides && (res.Status == vocab.StatusThrottled || res.Status == vocab.StatusInconclusive || res.Unchecked()):
 		tc.Error = junitProblem(res)
 		tc.Error.Message = "incomplete (" + string(res.Status) + "): " + tc.Error.Message
 	case res.Status == vocab.StatusWaived:
@@ -162,12 +170,6 @@ func junitCase(res results.Result, strict bool) JUnitTestCase {
 		tc.Skipped = &JUnitSkipped{Message: msg}
 	}
 	return tc
-}
-
-// keyRejected reports whether a result was skipped because the gateway
-// refused its key in the preflight.
-func keyRejected(res results.Result) bool {
-	return res.Status == vocab.StatusSkip && len(res.Reasons) > 0 && res.Reasons[0].Check == vocab.CheckKeyRejected
 }
 
 // firstReason is a result's first reason, or its status without one.

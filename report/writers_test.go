@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -293,9 +294,12 @@ func TestJUnitCountsEqualResults(t *testing.T) {
 // throttled, inconclusive or key-rejected one that decides is an error
 // (the run is incomplete); with --strict, a strict failure is a failure.
 func TestJUnitDecidesAsTheRun(t *testing.T) {
-	rejected := func(r *results.Result) {
-		r.Status, r.Reasons = vocab.StatusSkip, []vocab.Reason{{Check: vocab.CheckKeyRejected, Message: "GET /v1/models with the text key answered 401"}}
+	skipped := func(check, msg string) func(r *results.Result) {
+		return func(r *results.Result) {
+			r.Status, r.Reasons = vocab.StatusSkip, []vocab.Reason{{Check: check, Message: msg}}
+		}
 	}
+	rejected := skipped(vocab.CheckKeyRejected, "GET /v1/models with the text key answered 401")
 	for _, tt := range []struct {
 		name   string
 		res    results.Result
@@ -314,6 +318,15 @@ func TestJUnitDecidesAsTheRun(t *testing.T) {
 		{"negative inconclusive", Res("a", "chat.errors", "m", TN, I), false, "error", "incomplete (inconclusive)"},
 		{"verified key rejected", Res("a", "chat.basic", "m", TV, P, rejected), false, "error", "incomplete (skip): key-rejected"},
 		{"verified skipped", Res("a", "chat.basic", "m", TV, S), false, "skipped", "skip"},
+		// Unchecked cases leave the run incomplete: an error with the
+		// reason. An unset key's case stays skipped, as in go test.
+		{"verified, its list unread", Res("a", "chat.basic", "m", TV, P, skipped(vocab.CheckListUnread, "not checked: the text key's model list could not be read (HTTP 500)")),
+			false, "error", "incomplete (skip): list-unread: not checked: the text key's model list could not be read (HTTP 500)"},
+		{"negative, its model not listed", Res("a", "chat.errors", "m", TN, P, skipped(vocab.CheckNotListed, "gen-5.5 is not listed for the text key")), false, "error", "incomplete (skip): not-listed"},
+		{"verified over the budget", Res("a", "chat.basic", "m", TV, P, skipped(vocab.CheckBudget, "over the call budget")), false, "error", "incomplete (skip): budget"},
+		{"explore, its list unread", Res("a", "chat.basic", "m", TE, P, skipped(vocab.CheckListUnread, "not checked")), false, "skipped", "skip"},
+		{"verified, its key unset", Res("a", "chat.basic", "m", TV, P, skipped(vocab.CheckKeyMissing, "no text key (set GWCONFORM_TEXT_KEY)")), false, "skipped", "skip: key-missing"},
+		{"verified, not offered", Res("a", "chat.basic", "m", TV, P, skipped(vocab.CheckNotOffered, "chat.basic is not offered")), false, "skipped", "skip"},
 		{"verified pass", Res("a", "chat.basic", "m", TV, P), false, "pass", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -333,6 +346,16 @@ func TestJUnitDecidesAsTheRun(t *testing.T) {
 			assert.True(t, strings.HasPrefix(msg, tt.says), "%q", msg)
 		})
 	}
+}
+
+// The document's time is the run's wall time, not the sum of its calls,
+// which overlap: two calls of 120 ms in a run of 43 s say 43.
+func TestJUnitTimeIsTheRuns(t *testing.T) {
+	meta := SampleMeta()
+	meta.Finished = meta.Started.Add(43 * time.Second)
+	doc := JUnit(Build(meta, []results.Result{Res("a", "chat.basic", "m", TV, P), Res("b", "chat.basic", "m", TV, P)}))
+	assert.InDelta(t, 43.0, float64(doc.Time), 0.001)
+	assert.InDelta(t, 0.24, float64(doc.Suites[0].Time), 0.001, "a suite's time stays the sum of its cases")
 }
 
 // A call the run's interrupt cut is no error of the gateway: JUnit skips it.

@@ -35,6 +35,10 @@ func TestVerdictEntryPoints(t *testing.T) {
 	}))
 	t.Cleanup(throttling.Close)
 
+	// A wrong base path: everything under it answers 404.
+	nowhere := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(nowhere.Close)
+
 	// A port nothing listens on: connections are refused at once.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -63,6 +67,8 @@ func TestVerdictEntryPoints(t *testing.T) {
 		{name: "a selected family's key set but empty", args: []string{"--base-url", srv.BaseURL, "--text-key", srv.Keys.Text, "--messages-key", srv.Keys.Messages,
 			"--image-key", "", "--alt-key", srv.Keys.Alt},
 			code: exitIncomplete, verdict: "incomplete", headline: "the key of their family is not set"},
+		{name: "nothing at the base: check the base URL", args: []string{"--base-url", nowhere.URL + "/wrong", "--text-key", srv.Keys.Text},
+			code: exitNotStart, stderr: "nothing at this address answers as the Model-Gateway API: every key's GET /v1/models and POST /v1/chat/completions answered 404: check the base URL"},
 		{name: "the right keys pass", args: []string{"--base-url", srv.BaseURL, "--text-key", srv.Keys.Text, "--messages-key", srv.Keys.Messages,
 			"--image-key", srv.Keys.Image, "--alt-key", srv.Keys.Alt},
 			code: exitOK, verdict: "pass", headline: "conformance passed"},

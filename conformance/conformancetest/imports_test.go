@@ -15,9 +15,14 @@ const module = "github.com/gwconform/gwconform"
 // side names the set a package of the module belongs to (DESIGN.md, Layout):
 // the engine judges, the gateway is judged, the report renders results, and
 // the wiring (the CLI and this package) is the only place that meets both.
+// Data packages embed files and nothing else: the engine and the gateway
+// may both read them (the vendor table), as sharing data is not sharing a
+// reader.
 func side(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch {
+	case slices.Contains(dataPackages, rel):
+		return "data"
 	case rel == "conformance/refgateway" || strings.HasPrefix(rel, "conformance/refgateway/"):
 		return "gateway"
 	case rel == "conformance/conformancetest" || rel == "cmd" || strings.HasPrefix(rel, "cmd/"):
@@ -28,8 +33,12 @@ func side(pkg string) string {
 	return "engine"
 }
 
+// dataPackages hold embedded files only.
+var dataPackages = []string{"cases", "cases/requirements", "cases/vendors", "fixtures"}
+
 // forbidden says which sides a side must not depend on.
 var forbidden = map[string][]string{
+	"data":    {"engine", "gateway", "report", "wiring"}, // files, no code of either side
 	"gateway": {"engine", "report", "wiring"}, // the judged shares no code with the judge
 	"engine":  {"gateway", "report", "wiring"},
 	"report":  {"gateway", "wiring"},
@@ -135,6 +144,8 @@ func TestImportViolations(t *testing.T) {
 		{"wiring imports both", map[string][]string{module + "/cmd/gwconform": {gw, engine, rep}}, 0},
 		{"report reads results", map[string][]string{rep: {module + "/conformance/results"}}, 0},
 		{"gateway within itself", map[string][]string{gw: {gw + "/imagery", "net/http"}}, 0},
+		{"gateway and engine read one data package", map[string][]string{gw: {module + "/cases/vendors"}, c + "/modelid": {module + "/cases/vendors"}}, 0},
+		{"a data package imports the engine", map[string][]string{module + "/cases/vendors": {c + "/modelid"}}, 1},
 		{"check imports execute", map[string][]string{c + "/check": {c + "/execute"}}, 1},
 		{"check paces", map[string][]string{c + "/check": {c + "/pace", c + "/streams"}}, 1},
 		{"plan imports check", map[string][]string{c + "/plan": {c + "/check", c + "/catalog"}}, 1},

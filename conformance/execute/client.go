@@ -3,7 +3,9 @@ package execute
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -32,12 +34,25 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 // ("" for no key): the preflight and probe's lists. (A differs_from
 // check's lists are requests of its call: send.)
 func getModels(ctx context.Context, t plan.Target, kind catalog.KeyKind) (*http.Response, error) {
+	return sendBare(ctx, t, kind, http.MethodGet, "/v1/models")
+}
+
+// sendBare sends a request with no case behind it, with the headers and
+// key of a kind: GET with no body, POST with an empty JSON object.
+func sendBare(ctx context.Context, t plan.Target, kind catalog.KeyKind, method, path string) (*http.Response, error) {
 	base := t.BaseFor(kind)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
+	var body io.Reader
+	if method == http.MethodPost {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, body)
 	if err != nil {
 		return nil, fmt.Errorf("base URL %q: %w", base, err)
 	}
-	t.SetHeaders(req.Header, kind, "/v1/models")
+	t.SetHeaders(req.Header, kind, path)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if kind != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Keys[kind])
 	}

@@ -106,8 +106,13 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []
 	}
 	verified := verifiedModels(cat)
 	lists := map[catalog.KeyKind]plan.KeyList{}
-	for _, kind := range preflightKinds(t, used) {
+	kinds := preflightKinds(t, used)
+	notFound := 0
+	for _, kind := range kinds {
 		status, body, err := getModelList(ctx, t, kind, o)
+		if status == http.StatusNotFound {
+			notFound++
+		}
 		var slow *ListTimeoutError
 		switch {
 		case status == 0 && kind != "" && errors.As(err, &slow):
@@ -125,8 +130,57 @@ func Preflight(ctx context.Context, cat *catalog.Catalog, t plan.Target, used []
 			}
 		}
 	}
+	if notFound == len(kinds) && kinds[0] != "" {
+		if err := baseNotFound(ctx, cat, t, kinds, o); err != nil {
+			return Lists{}, err
+		}
+	}
 	found.Names = plan.ResolveNames(cat, lists, t.Names.Given)
 	return found, nil
+}
+
+// baseNotFound asks, when every key's list answered 404, whether anything
+// at the base is this API: each path the kinds' verified cases send to is
+// sent an empty JSON object (no model, nothing spent; the spec answers it
+// 400 where it states it). When every one answers 404 too, the address is
+// wrong, and the run would report hundreds of 404s as the gateway's: it
+// does not start. Any other answer is a gateway: its cases say the rest.
+func baseNotFound(ctx context.Context, cat *catalog.Catalog, t plan.Target, kinds []catalog.KeyKind, o ListOptions) error {
+	var asked []string
+	for _, kind := range kinds {
+		for _, path := range verifiedPaths(cat, kind) {
+			actx, cancel := context.WithTimeout(ctx, o.limit())
+			resp, err := sendBare(actx, t, kind, http.MethodPost, path)
+			if err == nil {
+				discard(resp)
+			}
+			cancel()
+			if err != nil || resp.StatusCode != http.StatusNotFound {
+				return nil
+			}
+			if !slices.Contains(asked, path) {
+				asked = append(asked, path)
+			}
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	return fmt.Errorf("nothing at this address answers as the Model-Gateway API: every key's GET /v1/models and POST %s answered 404: check the base URL (%s; the gateway's whole address, a path prefix included)",
+		strings.Join(asked, ", POST "), redact.BaseURL(t.BaseURL))
+}
+
+// verifiedPaths are the paths of a kind's verified cases other than the
+// model list, in catalog order.
+func verifiedPaths(cat *catalog.Catalog, kind catalog.KeyKind) []string {
+	var out []string
+	for _, cs := range cat.Cases {
+		p := cs.Request.Path
+		if cs.Tier == vocab.TierVerified && cs.Key == kind && cs.Request.Method == http.MethodPost && !strings.Contains(p, "{{") && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Lists is what the preflight's model lists showed.

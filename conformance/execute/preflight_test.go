@@ -19,9 +19,9 @@ import (
 // that sends the text key to an image model on purpose: only verified
 // cases say which models a key of a kind lists.
 var preflightCatalog = &catalog.Catalog{Cases: []catalog.Case{
-	{ID: "chat-basic", Tier: vocab.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}},
+	{ID: "chat-basic", Tier: vocab.TierVerified, Key: catalog.KeyText, Models: []string{"gen-5.5"}, Request: catalog.Request{Method: "POST", Path: "/v1/chat/completions"}},
 	{ID: "chat-image-model", Tier: vocab.TierNegative, Key: catalog.KeyText, Models: []string{"gen-image-2"}},
-	{ID: "messages-basic", Tier: vocab.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}},
+	{ID: "messages-basic", Tier: vocab.TierVerified, Key: catalog.KeyMessages, Models: []string{"msg-sonnet-5"}, Request: catalog.Request{Method: "POST", Path: "/v1/messages"}},
 	{ID: "images-basic", Tier: vocab.TierVerified, Key: catalog.KeyImage, Models: []string{"gen-image-2", "gen-image-2.5-flare"}},
 }}
 
@@ -64,7 +64,18 @@ func TestPreflightSetupMistakes(t *testing.T) {
 			wantErr: []string{"the base URL should not end in /v1"}},
 		{name: "a base URL ending in /v1 with no key", handler: answer(http.StatusNotFound, "text/plain", "not found"), path: "/v1", keys: map[catalog.KeyKind]string{},
 			wantErr: []string{"the base URL should not end in /v1"}},
-		{name: "a 404 on a base without /v1 is left to models.list", handler: answer(http.StatusNotFound, "text/plain", "not found")},
+		{name: "a 404 on a base without /v1 is left to models.list", handler: func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost { // the gateway is there: its chat answers
+				answer(http.StatusBadRequest, "application/json", `{"error":{"message":"model is required"}}`)(w, r)
+				return
+			}
+			http.NotFound(w, r)
+		}},
+		// Every key's list and every verified path 404: nothing at the
+		// base is this API; the run does not start (no 168 FAIL lines).
+		{name: "nothing at the base answers", handler: answer(http.StatusNotFound, "text/plain", "not found"), path: "/wrong",
+			keys:    map[catalog.KeyKind]string{catalog.KeyText: preflightTextKey, catalog.KeyMessages: "sk-messages-0123456789"},
+			wantErr: []string{"nothing at this address answers as the Model-Gateway API: every key's GET /v1/models and POST /v1/chat/completions, POST /v1/messages answered 404: check the base URL (", "/wrong; the gateway's whole address, a path prefix included)"}},
 		{name: "a base URL ending in /v1 that lists is the gateway's", handler: modelList("gen-5.5"), path: "/v1"},
 		{name: "the text key listing image models", handler: modelList("gen-image-2.5-flare", "gen-image-2"),
 			wantErr: []string{"the text key lists image models (gen-image-2, gen-image-2.5-flare): is it the image key?"}},

@@ -89,7 +89,9 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	v.Notes = append(v.Notes, waiverNotes(rs)...)
 	gone := unserved(rs)
 	if line := offerLine(gone); line != "" {
-		v.Notes = append(v.Notes, "every request of "+strings.Join(gone, ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
+		v.Notes = append(v.Notes, "every verified request of "+strings.Join(gone, ", ")+" answered 404: if the gateway does not offer them, declare it: "+line)
+	} else if slices.Contains(gone, "models.*") && !onlyModels(rs, gone) {
+		v.Notes = append(v.Notes, "every GET /v1/models answered 404 while other requests were answered: check that the base URL is the gateway's whole address (a path prefix missing?), or that the gateway offers the model list")
 	}
 	v.Outcome, v.Headline = t.headline(rs, c, kind, interrupted, describeTiers(t.tiers, strict))
 	if c.Sample > 0 && c.Sample < 1 {
@@ -99,6 +101,23 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 		v.Headline += "; not offered: " + strings.Join(off, ", ")
 	}
 	return v
+}
+
+// Unchecked reports whether a result was skipped for a reason that
+// leaves a run incomplete when the case counts: a rejected key, a model its
+// key does not list, a key whose list could not be read, the budget.
+// junit.xml gives such a case an <error>. An unset key's skip is the
+// user's choice of families (go test skips it), a declared offer's the
+// gateway's, a missing precondition or control is noted apart: none is.
+func (r Result) Unchecked() bool {
+	if r.Status != vocab.StatusSkip || len(r.Reasons) == 0 {
+		return false
+	}
+	switch r.Reasons[0].Check {
+	case vocab.CheckKeyRejected, vocab.CheckNotListed, vocab.CheckListUnread, vocab.CheckBudget:
+		return true
+	}
+	return false
 }
 
 // unchecked is why counted cases were not checked: a skip's first check,
@@ -453,8 +472,12 @@ func family(feature string) string {
 	return fam
 }
 
-// unserved are the families ("images.*") of which every request that was
-// answered got 404: a gateway that does not serve them at all.
+// unserved are the families ("images.*") of which every verified request
+// that was answered got 404, and no request of any tier got anything else:
+// a gateway that does not serve them at all. Only a verified request can
+// say so: a negative case expects a refusal (a 404 to an unknown model is
+// what it asks for), and a family the gateway serves under other names
+// must not be hinted away by the one request sent to be refused.
 func unserved(rs []Result) []string {
 	answered, other := map[string]bool{}, map[string]bool{}
 	var order []string
@@ -463,13 +486,16 @@ func unserved(rs []Result) []string {
 			continue
 		}
 		f := family(r.Feature)
+		if r.HTTPStatus != 404 {
+			other[f] = true
+		}
+		if r.Tier != vocab.TierVerified {
+			continue
+		}
 		if !answered[f] {
 			order = append(order, f)
 		}
 		answered[f] = true
-		if r.HTTPStatus != 404 {
-			other[f] = true
-		}
 	}
 	var out []string
 	for _, f := range order {
@@ -478,6 +504,19 @@ func unserved(rs []Result) []string {
 		}
 	}
 	return out
+}
+
+// onlyModels reports whether the families of which every verified request
+// answered 404 are all the run heard from: no request of another family
+// was answered otherwise. (A base where nothing is this API is stopped by
+// the preflight, before any case.)
+func onlyModels(rs []Result, gone []string) bool {
+	for _, r := range rs {
+		if r.HTTPStatus != 0 && !slices.Contains(gone, family(r.Feature)+".*") {
+			return false
+		}
+	}
+	return true
 }
 
 // SuggestOffers is the --offers flag that declares the families of which

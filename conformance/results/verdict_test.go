@@ -282,6 +282,25 @@ func TestJudgeNotOffered(t *testing.T) {
 	}
 }
 
+// tiered is r of another tier.
+func tiered(r Result, tier vocab.Tier) Result {
+	r.Tier = tier
+	return r
+}
+
+// Lists alone answering 404 while other requests are answered leave the
+// failures standing, with a note of what to check.
+func TestJudgeListsNotFound(t *testing.T) {
+	res := func(feature string, status int) Result {
+		return Result{Tier: vocab.TierVerified, Feature: feature, Status: vocab.StatusFail, HTTPStatus: status}
+	}
+	const note = "every GET /v1/models answered 404 while other requests were answered: check that the base URL is the gateway's whole address (a path prefix missing?), or that the gateway offers the model list"
+	v := Judge([]Result{res("models.list", 404), res("chat.basic", 200), res("images.generate", 404)}, false, Completion{})
+	assert.Equal(t, OutcomeFail, v.Outcome)
+	assert.Contains(t, v.Notes, note)
+	assert.NotContains(t, Judge([]Result{res("models.list", 404)}, false, Completion{}).Notes, note, "the lists alone: nothing else to tell")
+}
+
 // TestSuggestOffers: a family of which every answered request got 404 is
 // one the gateway does not serve; the suggestion declares the others.
 func TestSuggestOffers(t *testing.T) {
@@ -303,6 +322,11 @@ func TestSuggestOffers(t *testing.T) {
 			"--offers '!images.*'"},
 		{"no model list either: the base is wrong, no offer", []Result{res("models.list", 404), res("chat.basic", 404), res("images.generate", 404)}, ""},
 		{"all served", []Result{res("chat.basic", 200), res("images.generate", 200)}, ""},
+		// Drawn from verified cases only: a negative expecting a refusal
+		// (the 404 to an unknown model) says nothing of the family, and a
+		// family answered otherwise in any tier is served.
+		{"a negative's 404 hides no family", []Result{res("models.list", 200), tiered(res("chat.errors", 404), vocab.TierNegative)}, ""},
+		{"a verified 404 beside an explore answer", []Result{res("models.list", 200), res("chat.basic", 404), tiered(res("chat.basic", 200), vocab.TierExplore)}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
