@@ -236,7 +236,7 @@ func planSubtests(t *testing.T, cfg Config) (*Suite, []plan.Call, plan.Target) {
 	for _, line := range found.Names.Said() {
 		t.Log(line)
 	}
-	if err := errors.Join(cfg.Selection.Check(suite.Catalog, target.Names), cfg.Waivers.Check(suite.Catalog, target.Names.GatewayIDs())); err != nil {
+	if err := errors.Join(cfg.Selection.Check(suite.Catalog, target.Names), cfg.Waivers.Check(suite.Catalog, target.Names.Aliases(suite.Catalog))); err != nil {
 		t.Fatal(err) // a typo in GWCONFORM_TIERS or a waiver narrows nothing silently
 	}
 	calls, err := plan.Make(suite.Catalog, target, cfg.Selection)

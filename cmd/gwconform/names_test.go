@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -257,4 +258,26 @@ func TestRetiredModelStillServed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGatewayNamesBeforeTheLists: plan, show and waivers take a spec
+// model in the vendor table's words (gpt-image-2 for gen-image-2)
+// wherever run does, before any list was read.
+func TestGatewayNamesBeforeTheLists(t *testing.T) {
+	clearEnv(t)
+	code, stdout, stderr := gw(t, "plan", "--model", "gpt-image-2", "--case", "gen-basic")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "gen-image-2")
+	assert.NotContains(t, stderr, "did you mean")
+
+	out := t.TempDir()
+	waivers := filepath.Join(t.TempDir(), "waivers.yaml")
+	require.NoError(t, os.WriteFile(waivers, []byte("- case: gen-basic\n  model: gpt-image-2\n  reason: the relay renames the model\n  link: https://tracker.test/T-9\n  expires: 2099-01-01\n"), 0o644))
+	code, stdout, stderr = gw(t, "run", "--out", out, "--case", "gen-basic", "--model", "gpt-image-2", "--waivers", waivers)
+	require.Equal(t, exitOK, code, "%s\n%s", tail(stdout), stderr)
+	assert.Contains(t, stdout, "no longer needed", "the waiver naming gpt-image-2 covers gen-image-2's result")
+
+	code, stdout, stderr = gw(t, "show", "--out", out, "--model", "gpt-image-2", "gen-basic")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "gen-basic")
 }

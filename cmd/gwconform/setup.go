@@ -190,7 +190,7 @@ func (f *engineFlags) openSession(args []string, stderr io.Writer, adjust func(*
 // may use them), and a selected spec model that several listed ids name.
 func checkSelection(cat *catalog.Catalog, s *settings) error {
 	names := s.target.Names
-	if err := errors.Join(s.selection.Check(cat, names), s.waivers.Check(cat, names.GatewayIDs())); err != nil {
+	if err := errors.Join(s.selection.Check(cat, names), s.waivers.Check(cat, names.Aliases(cat))); err != nil {
 		return err
 	}
 	calls, err := plan.Make(cat, s.target, s.selection)

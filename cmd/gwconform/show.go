@@ -12,6 +12,7 @@ import (
 	"github.com/gwconform/gwconform/conformance"
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/execute"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/observe"
 	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -81,7 +82,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 func pickResult(rs []results.Result, caseID, model string) (results.Result, error) {
 	var of []results.Result
 	for _, r := range rs {
-		if r.Case == caseID && (model == "" || r.Model == model) {
+		if r.Case == caseID && (model == "" || r.Model == model || r.GatewayModel == model || slices.Contains(modelid.VendorSpellings(r.Model), model)) {
 			of = append(of, r)
 		}
 	}

@@ -39,7 +39,7 @@ var dataPackages = []string{"cases", "cases/requirements", "cases/vendors", "fix
 // forbidden says which sides a side must not depend on.
 var forbidden = map[string][]string{
 	"data":    {"engine", "gateway", "report", "wiring"}, // files, no code of either side
-	"gateway": {"engine", "report", "wiring"}, // the judged shares no code with the judge
+	"gateway": {"engine", "report", "wiring"},            // the judged shares no code with the judge
 	"engine":  {"gateway", "report", "wiring"},
 	"report":  {"gateway", "wiring"},
 }

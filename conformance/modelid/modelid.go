@@ -181,6 +181,26 @@ func VendorWord(neutral string) string {
 	return neutral
 }
 
+// VendorSpellings are the spec id with its neutral word replaced by each
+// vendor word of the table (gpt-image-2 for gen-image-2): the names a user
+// may give a spec model before any list was read (plan, show, waivers).
+// None for an id without a neutral word.
+func VendorSpellings(spec string) []string {
+	neutral, _, ok := Neutral(spec)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, w := range vendorTable.Words {
+		if w.Neutral == neutral {
+			for _, v := range w.Vendor {
+				out = append(out, Rename(spec, v))
+			}
+		}
+	}
+	return out
+}
+
 // standsFor reports whether word may stand in an id for the neutral word:
 // the neutral word itself, or one of the table's vendor words for it.
 func standsFor(word, neutral string) bool {

@@ -165,6 +165,12 @@ func TestVendorTable(t *testing.T) {
 	}
 }
 
+func TestVendorSpellings(t *testing.T) {
+	assert.Equal(t, []string{"gpt-image-2"}, VendorSpellings("gen-image-2"))
+	assert.Equal(t, []string{"claude-sonnet-4-6"}, VendorSpellings("msg-sonnet-4-6"))
+	assert.Nil(t, VendorSpellings("company-chat"))
+}
+
 func TestRename(t *testing.T) {
 	assert.Equal(t, "claude-sonnet-4-6", Rename("msg-sonnet-4-6", "claude"))
 	assert.Equal(t, "anthropic/claude-sonnet-4-6", Rename("msg-sonnet-4-6", "anthropic/claude"))

@@ -350,12 +350,32 @@ func Models(calls []Call) []string {
 }
 
 // Both are the names a selection glob or a waiver may use for a spec
-// model: the spec id and, if it differs, the gateway's.
+// model: the spec id, the gateway's if it differs, and the spec id in each
+// vendor word of the table (gpt-image-2), which names it before any list
+// was read (plan, show).
 func (n ModelNames) Both(kind catalog.KeyKind, spec string) []string {
+	out := []string{spec}
 	if g := n.Gateway(kind, spec); g != spec {
-		return []string{spec, g}
+		out = append(out, g)
 	}
-	return []string{spec}
+	for _, v := range modelid.VendorSpellings(spec) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Aliases are the names besides the spec's ids a --model glob or a waiver
+// may use for the catalog's models: the gateway's ids (GatewayIDs) and
+// each model's vendor spellings.
+func (n ModelNames) Aliases(cat *catalog.Catalog) []string {
+	out := n.GatewayIDs()
+	for m := range KnownModels(cat) {
+		out = append(out, modelid.VendorSpellings(m)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // GatewayIDs are the gateway's ids for the catalog's models that differ

@@ -181,7 +181,11 @@ func TestPlanUnderGatewayNames(t *testing.T) {
 	for _, tt := range []struct {
 		globs []string
 		want  int
-	}{{[]string{"gpt-5.5"}, 1}, {[]string{"gen-5.5"}, 1}, {[]string{"gpt-*"}, 1}, {[]string{"!gpt-5.5"}, len(calls) - 1}} {
+	}{{[]string{"gpt-5.5"}, 1}, {[]string{"gen-5.5"}, 1}, {[]string{"gpt-*"}, 5}, {[]string{"!gpt-5.5"}, len(calls) - 1},
+		// The table's vendor word names a spec model whatever its key's
+		// list says: gpt-image-2 is gen-image-2 (unlisted here), and gpt-*
+		// every gen- model.
+		{[]string{"gpt-image-2"}, 3}} {
 		sel := Selection{Models: tt.globs}
 		require.NoError(t, sel.Check(cat, names), tt.globs)
 		picked, err := Make(cat, target, sel)
@@ -189,6 +193,13 @@ func TestPlanUnderGatewayNames(t *testing.T) {
 		assert.Len(t, picked, tt.want, "%v", tt.globs)
 	}
 	assert.ErrorContains(t, Selection{Models: []string{"gpt-9*"}}.Check(cat, names), `--model "gpt-9*" matches nothing in the catalog`)
+
+	// Before any list was read (plan, a replay), the table's spellings
+	// are names of the spec models; a word outside the table is not.
+	none := ModelNames{}
+	assert.NoError(t, Selection{Models: []string{"gpt-image-2"}}.Check(cat, none))
+	assert.Equal(t, []string{"gen-image-2", "gpt-image-2"}, none.Both(catalog.KeyImage, "gen-image-2"))
+	assert.ErrorContains(t, Selection{Models: []string{"chatgpt-image-2"}}.Check(cat, none), `matches nothing in the catalog`)
 }
 
 func TestParseAndCheckModelMap(t *testing.T) {

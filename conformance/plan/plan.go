@@ -302,7 +302,7 @@ func matchAny(globs []string, s string) bool {
 // did-you-mean.
 func (sel Selection) Check(cat *catalog.Catalog, names ModelNames) error {
 	var cases []string
-	models := names.GatewayIDs()
+	models := names.Aliases(cat)
 	for i := range cat.Cases {
 		cs := &cat.Cases[i]
 		cases = append(cases, cs.ID)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/modelid"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 )
@@ -206,6 +207,11 @@ func (s *Set) Apply(r *results.Result, strict bool, now time.Time) {
 	e, ok := s.find(r.Case, r.Model, now)
 	if !ok && r.GatewayModel != "" { // an entry may name the gateway's id
 		e, ok = s.find(r.Case, r.GatewayModel, now)
+	}
+	for _, v := range modelid.VendorSpellings(r.Model) { // or the model in a vendor's words
+		if !ok {
+			e, ok = s.find(r.Case, v, now)
+		}
 	}
 	if !ok {
 		return
