@@ -281,3 +281,23 @@ func TestGatewayNamesBeforeTheLists(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "gen-basic")
 }
+
+// TestProbeProposesAMap: where the text key lists an alias in place of
+// gen-5.5, probe proposes --model-map gen-5.5=company-chat, not a new
+// model to add; a second unknown id leaves the pairing to the user.
+func TestProbeProposesAMap(t *testing.T) {
+	clearEnv(t)
+	sel := []string{"--feature", "chat.basic", "--tier", "verified"}
+	_, flags := namedGateway(t, refgateway.Config{ModelNames: map[string]string{"gen-5.5": "company-chat"}})
+	code, stdout, stderr := gw2(t, "probe", t.TempDir(), flags, sel)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	assert.Contains(t, stdout, "# gen-5.5 is not in the text key's list, and company-chat is the one model it lists that the catalog does not know:")
+	assert.Contains(t, stdout, "\n--model-map gen-5.5=company-chat\n")
+	assert.NotContains(t, stdout, "  - model: company-chat", "no addition for the alias")
+
+	_, flags = namedGateway(t, refgateway.Config{ModelNames: map[string]string{"gen-5.5": "company-chat"},
+		ExtraModels: []refgateway.ExtraModel{{Kind: refgateway.KindText, ID: "company-chat-mini"}}})
+	code, stdout, stderr = gw2(t, "probe", t.TempDir(), flags, sel)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
+	assert.NotContains(t, stdout, "--model-map")
+}

@@ -67,7 +67,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
-	printProbe(stdout, models, rs)
+	printProbe(stdout, models, rs, plan.ProposeMaps(ss.suite.Catalog, ss.target.Names, models))
 	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
 	return exitOK
 }
@@ -99,18 +99,28 @@ func runProbeCalls(ss *session, calls []plan.Call) ([]results.Result, *console, 
 }
 
 // printProbe prints what the probe found: a capability row per model, the
-// YAML that adds each model to the cases it passed, and the offer line of
-// a family the gateway does not serve at all.
-func printProbe(stdout io.Writer, models []plan.NewModel, rs []results.Result) {
+// --model-map pair of a new model that is a spec model under another name
+// (plan.ProposeMaps), the YAML that adds each other model to the cases it
+// passed, and the offer line of a family the gateway does not serve at
+// all.
+func printProbe(stdout io.Writer, models []plan.NewModel, rs []results.Result, maps []plan.MapProposal) {
 	printCapabilities(stdout, models, rs)
 	fmt.Fprintln(stdout)
+	mapped := map[string]bool{}
+	for _, p := range maps {
+		mapped[p.Listed] = true
+		fmt.Fprintf(stdout, "# %s is not in the %s key's list, and %s is the one model it lists that the catalog does not know:\n# if %s is %s under another name, map it rather than add it:\n--model-map %s=%s\n\n",
+			p.Spec, p.Key, p.Listed, p.Listed, p.Spec, p.Spec, p.Listed)
+	}
 	passed := map[string][]string{}
 	for _, r := range rs {
-		if r.Status == vocab.StatusPass {
+		if r.Status == vocab.StatusPass && !mapped[r.Model] {
 			passed[r.Model] = append(passed[r.Model], r.Case)
 		}
 	}
-	plan.WriteAdditions(stdout, passed)
+	if len(passed) > 0 || len(maps) == 0 {
+		plan.WriteAdditions(stdout, passed)
+	}
 	if line := results.SuggestOffers(rs); line != "" {
 		fmt.Fprintf(stdout, "\n# every request of a family answered 404: declare what the gateway offers\n%s\n", line)
 	}

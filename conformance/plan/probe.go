@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/vocab"
 )
 
 // A probe answers "what can this new model do?": it lists the models of each
@@ -20,6 +22,46 @@ import (
 type NewModel struct {
 	ID  string
 	Key catalog.KeyKind
+}
+
+// MapProposal is a --model-map pair probe proposes instead of a model
+// addition: the one verified spec model a key's list names in no way, and
+// the one model that list holds that the catalog does not know. An alias
+// (company-chat for gen-5.5) is the same model under another name; added
+// as a new model, it would be checked as one, and the spec model never.
+type MapProposal struct {
+	Spec, Listed string
+	Key          catalog.KeyKind
+}
+
+// ProposeMaps pairs, per key, its one unlisted verified spec model with
+// its one new model (found); a key with more of either gets no proposal:
+// which goes with which is not for the tool to guess.
+func ProposeMaps(cat *catalog.Catalog, names ModelNames, found []NewModel) []MapProposal {
+	var out []MapProposal
+	for _, kind := range catalog.KeyKinds {
+		var unlisted, news []string
+		for i := range cat.Cases {
+			cs := &cat.Cases[i]
+			if cs.Tier != vocab.TierVerified || cs.Key != kind {
+				continue
+			}
+			for _, m := range cs.Models {
+				if e := names.Entries[m]; e.Source == NameUnlisted && e.Key == kind && !slices.Contains(unlisted, m) {
+					unlisted = append(unlisted, m)
+				}
+			}
+		}
+		for _, nm := range found {
+			if nm.Key == kind {
+				news = append(news, nm.ID)
+			}
+		}
+		if len(unlisted) == 1 && len(news) == 1 {
+			out = append(out, MapProposal{Spec: unlisted[0], Listed: news[0], Key: kind})
+		}
+	}
+	return out
 }
 
 // KnownModels is every model some case names.
