@@ -121,8 +121,13 @@ func variations() []variation {
 		{name: "two text blocks in one message", cases: []string{"messages-json", "messages-stream", "messages-alt-*"}, json: splitTextBlocks, events: splitStreamBlocks},
 		{name: "fewer image previews than requested", cases: []string{"gen-stream-partials-*", "edit-stream-partials-*"}, events: dropPreviews},
 		// The JSON readings issue 17 loosened. "model used" (2.3, 2.4) is
-		// the same model in any of its spellings (modelid.Same).
-		{name: "model with a vendor prefix", cases: modelCases, json: respelledModel(func(id string) string { return "acme-ai/" + id })},
+		// the same model in any of its spellings (modelid.Same), with a
+		// provider prefix of the vendor table (cases/vendors).
+		{name: "model with a vendor prefix", cases: modelCases, json: respelledModel(func(id string) string { return "openai/" + id })},
+		// The clouds' spellings of the fourth audit (issue 34).
+		{name: "model behind Azure's two segments", cases: modelCases, json: respelledModel(func(id string) string { return "azure/openai/" + id })},
+		{name: "model behind a path and Bedrock's region.vendor.", cases: modelCases, json: respelledModel(func(id string) string { return "bedrock/us.anthropic." + id + "-v1:0" })},
+		{name: "model as Vertex's resource name", cases: modelCases, json: respelledModel(func(id string) string { return "publishers/google/models/" + id })},
 		{name: "model with a -MMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "-0613" })},
 		{name: "model with an @YYYYMMDD snapshot", cases: modelCases, json: respelledModel(func(id string) string { return id + "@20260501" })},
 		// The model used named in a vendor's words (the spec's preamble),
@@ -930,7 +935,7 @@ func textDelta(m map[string]any) (map[string]any, string) {
 }
 
 // respelledStreamModel spells a stream's model as a gateway may: with a
-// vendor prefix, and the undated alias of a dated id or a -MMDD snapshot
+// provider prefix of the vendor table, and the undated alias of a dated id or a -MMDD snapshot
 // of an undated one (chat chunks and message_start).
 func respelledStreamModel(v any) any {
 	m, _ := v.(map[string]any)
@@ -942,9 +947,9 @@ func respelledStreamModel(v any) any {
 	}
 	if id, ok := holder["model"].(string); ok {
 		if undated := datedID.FindStringSubmatch(id); undated != nil {
-			holder["model"] = "vendor/" + undated[1]
+			holder["model"] = "anthropic/" + undated[1]
 		} else {
-			holder["model"] = "vendor/" + id + "-0613"
+			holder["model"] = "openai/" + id + "-0613"
 		}
 	}
 	return v
