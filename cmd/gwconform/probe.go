@@ -122,7 +122,7 @@ func printProbe(stdout io.Writer, models []plan.NewModel, rs []results.Result, m
 		plan.WriteAdditions(stdout, passed)
 	}
 	if line := results.SuggestOffers(rs); line != "" {
-		fmt.Fprintf(stdout, "\n# every request of a family answered 404: declare what the gateway offers\n%s\n", line)
+		fmt.Fprintf(stdout, "\n# every verified request of a family answered 404: declare what the gateway offers\n%s\n", line)
 	}
 }
 

@@ -170,7 +170,7 @@ func TestRunAgainstAGatewayWithoutImages(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		code, stdout, stderr := gw2(t, "run", out, target, []string{"--feature", "images.generate,images.edit.json,chat.basic", "--tier", "verified"})
 		assert.Equal(t, exitFailed, code, stderr)
-		assert.Contains(t, stdout, "every request of images.* answered 404")
+		assert.Contains(t, stdout, "every verified request of images.* answered 404")
 		assert.Contains(t, stdout, "--offers '!images.*'")
 	})
 
