@@ -34,7 +34,7 @@ func side(pkg string) string {
 }
 
 // dataPackages hold embedded files only.
-var dataPackages = []string{"cases", "cases/requirements", "cases/vendors", "fixtures"}
+var dataPackages = []string{"cases", "cases/clients", "cases/requirements", "cases/vendors", "fixtures"}
 
 // forbidden says which sides a side must not depend on.
 var forbidden = map[string][]string{
