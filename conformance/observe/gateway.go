@@ -67,6 +67,11 @@ func (v verifiedForms) gatewayCase(q *Request, o *owed, feature string) *catalog
 		cs.Expect.SSE = sse
 	} else if q.Endpoint == endpointGenerations || q.Endpoint == endpointEdits {
 		images = v.imageEchoes(q, cs, images)
+	} else if q.Endpoint == endpointChat {
+		// 2.3: finish_reason "stop seen"; "length" is the bound of
+		// max_tokens ending it (the engine's stop at the limit).
+		cs.Expect.JSON = map[string]catalog.Matcher{"choices.0.finish_reason": {OneOf: []any{"stop", "length"}, IfPresent: true}}
+		cs.Refs = append(cs.Refs, "2.3/finish-reason")
 	}
 	cs.Expect.Images = images
 	cs.Spec = cs.Refs.String()
