@@ -371,6 +371,7 @@ func (c *serveCmd) judgeBanner(clientOnly bool, relayBanner func(io.Writer)) fun
 	return func(w io.Writer) {
 		if clientOnly {
 			fmt.Fprintf(w, "  answering as the reference gateway; judging each client's requests\n  keys:         %s (text), %s (messages), %s (image), %s (alt)\n", c.keys.Text, c.keys.Messages, c.keys.Image, c.keys.Alt)
+			fmt.Fprintln(w, "  models:       the spec's ids (gen-5.5, msg-sonnet-5, gen-image-2, alt-flash, ...), also in a vendor's words (gpt-5.5, openai/gpt-5.5, claude-sonnet-5, gemini-flash); another id is 404")
 			fmt.Fprintf(w, "  recording to: %s\n", c.si.record)
 		} else {
 			relayBanner(w)
@@ -393,6 +394,9 @@ func (c *serveCmd) startGateway() (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The stand-in answers client code with the names it sends its real
+	// gateway (gpt-5.5 for gen-5.5); a plain serve keeps the spec's ids.
+	cfg.AnyVendorName = len(cfg.ModelNames) == 0 && len(cfg.VendorWords) == 0
 	gw, err := newGateway(cfg)
 	if err != nil {
 		return nil, err

@@ -178,4 +178,11 @@ type Config struct {
 	// serves gen-5.5 as gpt-5.5, gen → openai/gpt as openai/gpt-5.5. See
 	// ParseVendorWords.
 	VendorWords map[string]string
+	// AnyVendorName also serves each model under any id that names it in
+	// a vendor's words (gpt-5.5, openai/gpt-5.5, claude-sonnet-5,
+	// gemini-flash: the vendor table's words and prefixes), answering with
+	// the id sent: the stand-in of serve --judge, which client code reaches
+	// with the names it sends its real gateway. The model list is unchanged,
+	// and the retired model stays unknown in every spelling.
+	AnyVendorName bool
 }

@@ -56,11 +56,21 @@ func (c *call) lookupModel(id string) (model, bool) {
 	return m, true
 }
 
-// lookupModel finds the model named id in the model list of key kind kind.
+// lookupModel finds the model named id in the model list of key kind kind,
+// and with Config.AnyVendorName, the model an id names in a vendor's
+// words, answered under the id sent.
 func (g *Gateway) lookupModel(kind, id string) (model, bool) {
 	for _, m := range g.lists[kind] {
 		if m.ID == id {
 			return m, true
+		}
+	}
+	if spec := vendorsRead.neutralID(id); g.cfg.AnyVendorName && spec != "" {
+		for _, m := range g.lists[kind] {
+			if m.Spec == spec {
+				m.ID = id
+				return m, true
+			}
 		}
 	}
 	return model{}, false

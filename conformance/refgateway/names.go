@@ -19,26 +19,79 @@ import (
 // is requested and answered by its new name only, and its spec id becomes
 // unknown. What the model does is still chosen by its spec id.
 
-// neutralWords are the words the spec puts in place of a vendor's name, as
-// the vendor table (cases/vendors, data the engine reads too) lists them,
-// read here with the gateway's own reader: it shares data with the engine,
-// never code.
-var neutralWords = readNeutralWords(vendors.YAML)
+// vendorTable is the vendor table (cases/vendors, data the engine reads
+// too), read here with the gateway's own reader: it shares data with the
+// engine, never code.
+type vendorTable struct {
+	Words []struct {
+		Neutral string   `yaml:"neutral"`
+		Vendor  []string `yaml:"vendor"`
+	} `yaml:"words"`
+	Prefixes struct {
+		Paths   []string `yaml:"paths"`
+		Bedrock struct {
+			Regions []string `yaml:"regions"`
+			Vendors []string `yaml:"vendors"`
+		} `yaml:"bedrock"`
+		Publishers []string `yaml:"publishers"`
+	} `yaml:"prefixes"`
+}
 
-func readNeutralWords(data []byte) []string {
-	var t struct {
-		Words []struct {
-			Neutral string `yaml:"neutral"`
-		} `yaml:"words"`
-	}
-	if err := yaml.Unmarshal(data, &t); err != nil || len(t.Words) == 0 {
-		panic(fmt.Sprintf("refgateway: the vendor table cannot be read: %v", err))
-	}
+var vendorsRead = readVendorTable(vendors.YAML)
+
+// neutralWords are the words the spec puts in place of a vendor's name.
+var neutralWords = func() []string {
 	var out []string
-	for _, w := range t.Words {
+	for _, w := range vendorsRead.Words {
 		out = append(out, w.Neutral)
 	}
 	return out
+}()
+
+func readVendorTable(data []byte) vendorTable {
+	var t vendorTable
+	if err := yaml.Unmarshal(data, &t); err != nil || len(t.Words) == 0 {
+		panic(fmt.Sprintf("refgateway: the vendor table cannot be read: %v", err))
+	}
+	return t
+}
+
+// neutralID is the spec's id an id names in a vendor's words: its
+// prefixes (provider paths, Bedrock's region and vendor, Vertex's
+// publishers/P/models/) left out and its vendor word put back to the
+// neutral one (openai/gpt-5.5 names gen-5.5); "" when it names none.
+func (t vendorTable) neutralID(id string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, p := range t.Prefixes.Publishers {
+			if rest, ok := strings.CutPrefix(id, "publishers/"+p+"/models/"); ok {
+				id, changed = rest, true
+			}
+		}
+		for _, p := range t.Prefixes.Paths {
+			if rest, ok := strings.CutPrefix(id, p+"/"); ok {
+				id, changed = rest, true
+			}
+		}
+		for _, v := range t.Prefixes.Bedrock.Vendors {
+			for _, r := range append([]string{""}, t.Prefixes.Bedrock.Regions...) {
+				pre := v + "."
+				if r != "" {
+					pre = r + "." + pre
+				}
+				if rest, ok := strings.CutPrefix(id, pre); ok {
+					id, changed = rest, true
+				}
+			}
+		}
+	}
+	word, rest, ok := strings.Cut(id, "-")
+	for _, w := range t.Words {
+		if ok && slices.Contains(w.Vendor, word) {
+			return w.Neutral + "-" + rest
+		}
+	}
+	return ""
 }
 
 // servedName is the name under which cfg serves the model whose spec id (or

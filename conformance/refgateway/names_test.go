@@ -287,3 +287,53 @@ func TestFaultsServeNames(t *testing.T) {
 		})
 	}
 }
+
+// TestAnyVendorName: the stand-in serves each model under any id naming it
+// in a vendor's words, the table's prefixes before it, and answers with
+// the id sent; its list keeps the spec's ids, the retired model stays
+// unknown in every spelling, and without AnyVendorName such an id is
+// unknown.
+func TestAnyVendorName(t *testing.T) {
+	t.Parallel()
+	keyOf := map[string]string{KindText: keys.Text, KindMessages: keys.Messages, KindImage: keys.Image, KindAlt: keys.Alt}
+	for _, tc := range []struct {
+		kind, id string
+		served   bool
+	}{
+		{KindText, "gpt-5.5", true},
+		{KindText, "openai/gpt-5.5", true},
+		{KindText, "azure/openai/gpt-5.6-sol", true},
+		{KindMessages, "claude-sonnet-5", true},
+		{KindMessages, "anthropic/claude-opus-5", true},
+		{KindMessages, "us.anthropic.claude-haiku-4-5-20251001", true},
+		{KindMessages, "publishers/anthropic/models/claude-sonnet-5", true},
+		{KindAlt, "gemini-flash", true},
+		{KindImage, "gpt-image-2", true},
+		{KindText, "gen-5.5", true},
+		{KindMessages, "claude-sonnet-4-6", false},
+		{KindText, "gpt-9", false},
+		{KindText, "chatgpt-5.5", false},
+		{KindText, "meta-llama/gpt-5.5", false},
+		{KindMessages, "gpt-5.5", false}, // another family's model
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			for _, anyName := range []bool{true, false} {
+				s := newServer(t, Config{AnyVendorName: anyName})
+				if anyName {
+					assert.Equal(t, builtinModels[tc.kind], listedInOrder(t, s.do(t, "GET", "/v1/models", keyOf[tc.kind], nil)), "the list keeps the spec's ids")
+				}
+				for _, req := range servingRequests(t, tc.kind, tc.id) {
+					r := s.do(t, "POST", req.path, keyOf[tc.kind], req.body)
+					if !(anyName && tc.served) && tc.id != "gen-5.5" {
+						assert.Equal(t, 404, r.status, "%s %s (any name %t): %s", req.path, tc.id, anyName, r.body)
+						continue
+					}
+					require.Equal(t, 200, r.status, "%s %s (any name %t): %s", req.path, tc.id, anyName, r.body)
+					for _, m := range modelsNamed.FindAllStringSubmatch(string(r.body), -1) {
+						assert.Equal(t, tc.id, m[1], "answered with the id sent")
+					}
+				}
+			}
+		})
+	}
+}
