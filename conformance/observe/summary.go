@@ -47,6 +47,9 @@ func Summary(rs []results.Result) string {
 		}
 	}
 	s := fmt.Sprintf("client side: %d findings in %d of %d requests, %d notes", client.findings, client.failed, client.judged, client.notes)
+	if gateway.judged == 0 {
+		return s // the stand-in answered: it is not on trial
+	}
 	s += fmt.Sprintf("; gateway side: %d findings in %d of %d answers judged", gateway.findings, gateway.failed, gateway.judged)
 	if gateway.refused > 0 {
 		s += fmt.Sprintf(" (%d refusals of requests the spec owes no answer, reported)", gateway.refused)
