@@ -2,9 +2,7 @@ package record
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 )
@@ -20,13 +18,6 @@ const minBlobChars = 1024
 
 // blobRefRE finds blob references: the SHA-256 of the bytes and their kind.
 var blobRefRE = regexp.MustCompile(blobPrefix + `([0-9a-f]{64}\.[a-z0-9]+)`)
-
-// blobName names bytes by content: the same image in a hundred exchanges
-// is one file, and its name is the sha256 the results carry for it.
-func blobName(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]) + "." + sniffExt(b)
-}
 
 // sniffExt names the kind of a blob by its magic bytes, so that a person
 // can open blobs/ with an image viewer.
@@ -46,55 +37,6 @@ func sniffExt(b []byte) string {
 
 func isBase64Char(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
-}
-
-// extractBlobs replaces every large base64 value in s — a JSON string that
-// is nothing but standard base64, or the data of a "data:...;base64," URL
-// in one — by a blob reference, adding its decoded bytes to blobs. Only a
-// value that decodes strictly (so that encoding the bytes again gives the
-// very same text) is replaced: a replay restores it byte for byte.
-//
-// A scanner rather than a regular expression: RE2 caps a counted repeat at
-// 1000, and the values are megabytes long.
-func extractBlobs(s []byte, blobs map[string][]byte) []byte {
-	var out []byte
-	last := 0
-	const dataMark = ";base64,"
-	for i := 0; i < len(s); i++ {
-		var start int
-		switch {
-		case s[i] == '"':
-			start = i + 1
-		case s[i] == ';' && bytes.HasPrefix(s[i:], []byte(dataMark)):
-			start = i + len(dataMark)
-		default:
-			continue
-		}
-		end := start
-		for end < len(s) && isBase64Char(s[end]) {
-			end++
-		}
-		for pad := 0; pad < 2 && end < len(s) && s[end] == '='; pad++ {
-			end++
-		}
-		if end >= len(s) || s[end] != '"' || end-start < minBlobChars {
-			continue
-		}
-		raw, err := base64.StdEncoding.Strict().DecodeString(string(s[start:end]))
-		if err != nil {
-			continue
-		}
-		name := blobName(raw)
-		blobs[name] = raw
-		out = append(out, s[last:start]...)
-		out = append(out, blobPrefix+name...)
-		last = end
-		i = end // the closing quote; the loop steps past it
-	}
-	if out == nil {
-		return s
-	}
-	return append(out, s[last:]...)
 }
 
 // restoreBlobs puts back the base64 of every blob reference in s.

@@ -3,7 +3,6 @@ package record
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -195,32 +193,54 @@ func canonicalBody(contentType string, body []byte) []byte {
 		return nil
 	}
 	if parts, ok := parseMultipart(contentType, body); ok {
-		type canon struct {
-			Name        string `json:"name"`
-			Filename    string `json:"filename,omitempty"`
-			ContentType string `json:"content_type,omitempty"`
-			SHA256      string `json:"sha256"`
-		}
-		cs := make([]canon, len(parts))
+		cs := make([]canonPart, len(parts))
 		for i, p := range parts {
 			sum := sha256.Sum256(p.data)
-			cs[i] = canon{Name: p.name, Filename: p.filename, ContentType: p.contentType, SHA256: hex.EncodeToString(sum[:])}
+			cs[i] = canonPart{Name: p.name, Filename: p.filename, ContentType: p.contentType, SHA256: hex.EncodeToString(sum[:])}
 		}
-		b, _ := json.Marshal(cs)
-		return append([]byte("multipart:"), b...)
+		return multipartCanon(cs)
 	}
+	if c, ok := canonicalJSON(body); ok {
+		return append([]byte("json:"), c...)
+	}
+	return append([]byte("raw:"), body...)
+}
+
+// canonPart is a multipart part in the canonical form: its names and the
+// hash of its bytes, not its boundary.
+type canonPart struct {
+	Name        string `json:"name"`
+	Filename    string `json:"filename,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+	SHA256      string `json:"sha256"`
+}
+
+func multipartCanon(cs []canonPart) []byte {
+	b, _ := json.Marshal(cs)
+	return append([]byte("multipart:"), b...)
+}
+
+func multipartDigest(cs []canonPart) string {
+	sum := sha256.Sum256(multipartCanon(cs))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalJSON re-encodes a body that is one JSON value with sorted keys;
+// ok is false when it is not.
+func canonicalJSON(body []byte) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err == nil && !dec.More() {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(v) == nil {
-			return append([]byte("json:"), b.Bytes()...)
-		}
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return nil, false
 	}
-	return append([]byte("raw:"), body...)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
 }
 
 // formPart is one parsed multipart part.
@@ -268,42 +288,6 @@ func (r redactor) bytes(b []byte) []byte {
 			b = bytes.ReplaceAll(b, []byte(s), []byte(redact.Marker))
 		}
 	}
-	return b
-}
-
-// makeBody converts a body for the file: JSON when it is JSON, text when it
-// is text, parts when it is multipart (requests only: a response is kept
-// as it came), base64 otherwise. Large base64 values become blobs.
-func makeBody(contentType string, raw []byte, red redactor, blobs map[string][]byte, parts bool) *Body {
-	if len(raw) == 0 {
-		return nil
-	}
-	b := &Body{Bytes: len(raw)}
-	if fp, ok := parseMultipart(contentType, raw); ok && parts {
-		for _, p := range fp {
-			part := Part{Name: p.name, Filename: p.filename, ContentType: p.contentType, Bytes: len(p.data)}
-			if p.filename != "" || !utf8.Valid(p.data) {
-				data := red.bytes(p.data)
-				part.Blob = blobName(data)
-				blobs[part.Blob] = data
-			} else {
-				part.Value = red.text(string(extractBlobs(p.data, blobs)))
-			}
-			b.Multipart = append(b.Multipart, part)
-		}
-		return b
-	}
-	if !utf8.Valid(raw) {
-		b.Base64 = base64.StdEncoding.EncodeToString(red.bytes(raw))
-		return b
-	}
-	text := red.text(string(extractBlobs(raw, blobs)))
-	var compact bytes.Buffer
-	if json.Compact(&compact, []byte(text)) == nil {
-		b.JSON = compact.Bytes()
-		return b
-	}
-	b.Text = text
 	return b
 }
 

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -73,19 +72,20 @@ func (l *Log) End() (*results.Transcript, error) {
 	if l.tap == nil || len(l.captured) == 0 {
 		return nil, nil
 	}
-	blobs := map[string][]byte{}
 	ex := &Exchange{Version: Version, Call: &l.call}
+	var err error
 	for _, c := range l.captured {
-		ex.Rounds = append(ex.Rounds, l.tap.round(c, l.call.Key, blobs))
+		r, e := l.tap.round(c, l.call.Key)
+		ex.Rounds = append(ex.Rounds, r)
+		err = errors.Join(err, e)
 	}
 	where := ""
-	if l.tap.Store != nil {
-		var err error
-		if where, err = l.tap.Store.writeCall(ex, blobs); err != nil {
+	if l.tap.Store != nil && err == nil {
+		if where, err = l.tap.Store.writeCall(ex); err != nil {
 			return transcript(ex.Rounds, ""), err
 		}
 	}
-	return transcript(ex.Rounds, where), nil
+	return transcript(ex.Rounds, where), err
 }
 
 // Replayed says a Replay answered the call from a recording.
@@ -120,8 +120,33 @@ type Tap struct {
 	// to Store, with the file that holds it. It runs beside the relay:
 	// it may take its time, but must be safe for concurrent use.
 	Relayed func(r Round, file string)
+	// Cap bounds what is recorded of an exchange: the bytes of its request
+	// and response bodies together (0: no cap). Past it the exchange is
+	// still passed on whole, but its recording stops there and says so
+	// (Round.OverCap): a relay's memory and its judge's stay bounded
+	// whatever the traffic.
+	Cap int64
 
 	pending sync.WaitGroup // relayed rounds being written
+	sinkOf  sync.Once
+	sink    *blobSink // where a recording's blobs go
+}
+
+// DefaultCap is a relay's cap per exchange: far above the largest answer a
+// verified row gives. The reference gateway's largest is 0.7 MB (an image
+// result of n 2 at 1536x1024); a real gateway's, at worst four images of
+// 1536x1024 as uncompressed RGBA PNG in base64 (a stream with
+// partial_images 3), is 34 MB.
+const DefaultCap = 64 << 20
+
+// blobs is where the blobs of a round go: the recording's blobs/, or,
+// with no Store, memory of the round's own.
+func (t *Tap) blobs() *blobSink {
+	if t.Store == nil {
+		return newSink(nil)
+	}
+	t.sinkOf.Do(func() { t.sink = newSink(t.Store) })
+	return t.sink
 }
 
 // Wait waits until every relayed round that ended is written (and handed
@@ -141,13 +166,15 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if log == nil && !t.Relay {
 		return t.next().RoundTrip(req) // the preflight, a coverage listing: no call's
 	}
-	body, err := drain(req)
+	sink := t.blobs()
+	body, err := t.spool(req, sink)
 	if err != nil {
 		return nil, err
 	}
 	out := req.Clone(req.Context())
-	setBody(out, body)
-	c := &capture{req: out, body: body, sent: time.Now()}
+	body.attach(out)
+	c := &capture{req: out, body: body, sink: sink, sent: time.Now(), limit: t.Cap}
+	c.over = t.Cap > 0 && body.size() > t.Cap
 	if log != nil {
 		log.mu.Lock()
 		log.tap = t
@@ -179,15 +206,27 @@ func (t *Tap) RoundTrip(req *http.Request) (*http.Response, error) {
 // must not break the client's exchange, which has already been answered:
 // the error is dropped here, and the relay's operator sees a missing file.
 func (t *Tap) writeRelay(c *capture) {
-	blobs := map[string][]byte{}
-	r := t.round(c, "", blobs)
-	file, err := t.Store.appendRelay(r, blobs)
+	r, err := t.round(c, "")
+	if err != nil {
+		return
+	}
+	file, err := t.Store.appendRelay(r)
 	if err == nil && t.Relayed != nil {
 		t.Relayed(r, file)
 	}
 }
 
-// drain reads a request's body whole, so that it can be recorded and sent.
+// spool reads a request's body whole before it is sent, so that it can be
+// recorded and sent: into memory when small, else into a file.
+func (t *Tap) spool(req *http.Request, sink *blobSink) (*spool, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	return newSpool(req.Body, sink)
+}
+
+// drain reads a request's body whole (a replay matches it).
 func drain(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
@@ -196,28 +235,24 @@ func drain(req *http.Request) ([]byte, error) {
 	return io.ReadAll(req.Body)
 }
 
-func setBody(req *http.Request, body []byte) {
-	if body == nil {
-		req.Body = http.NoBody
-		return
-	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-}
-
 // capture is one round in flight: the request, and the response as it
-// arrives, each read with its time.
+// arrives, each read with its time and converted for the file as it passes.
 type capture struct {
-	req  *http.Request
-	body []byte
-	sent time.Time
+	req   *http.Request
+	body  *spool // the request's body
+	sink  *blobSink
+	sent  time.Time
+	limit int64 // the tap's cap
 
 	mu       sync.Mutex
 	status   int
 	header   http.Header
 	received time.Time
-	buf      bytes.Buffer
-	arrivals []arrival
+	events   *eventSplitter // an event stream's, as it arrives
+	text     *extractor     // any other body's
+	size     int64          // the response body's bytes received
+	kept     int64          // of which recorded
+	over     bool           // the bodies passed the cap: recording stopped
 	ended    time.Time
 	done     bool
 	unread   bool
@@ -226,23 +261,34 @@ type capture struct {
 	onDone   func()
 }
 
-// arrival marks that the body's first end bytes had arrived at at.
-type arrival struct {
-	end int
-	at  time.Time
-}
-
 func (c *capture) respond(resp *http.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status, c.header, c.received = resp.StatusCode, resp.Header.Clone(), time.Now()
+	if isEventStream(c.header) {
+		c.events = newEventSplitter(c.sink)
+	} else {
+		c.text = newExtractor(c.sink)
+	}
 }
 
+// write takes the next bytes of the response body, up to the cap.
 func (c *capture) write(p []byte, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.buf.Write(p)
-	c.arrivals = append(c.arrivals, arrival{end: c.buf.Len(), at: at})
+	c.size += int64(len(p))
+	if c.over || c.done {
+		return
+	}
+	if room := c.limit - c.body.size() - c.kept; c.limit > 0 && int64(len(p)) > room {
+		p, c.over = p[:room], true
+	}
+	c.kept += int64(len(p))
+	if c.events != nil {
+		c.events.write(p, at)
+	} else {
+		c.text.Write(p)
+	}
 }
 
 // end closes the round: io.EOF is a whole body, any other error is kept,
@@ -299,26 +345,31 @@ func (b *captureBody) Close() error {
 	return b.rc.Close()
 }
 
-// round converts a capture for the file: redacted, blobs out.
-func (t *Tap) round(c *capture, prefer string, blobs map[string][]byte) Round {
+// round converts a capture for the file: redacted, blobs out. Its
+// request's spool is gone after.
+func (t *Tap) round(c *capture, prefer string) (Round, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.body.close()
 	red := redactor(append(append([]string(nil), t.Secrets...), credentials(c.req.Header)...))
-	ct := c.req.Header.Get("Content-Type")
-	k := KeyOf(c.req, c.body, t.Keys, prefer, t.Bases)
+	kind := keyKind(c.req.Header, t.Keys, prefer)
+	body, model, digest, err := requestBody(c.req.Header.Get("Content-Type"), c.body, c.limit, red, c.sink)
 	r := Round{
 		Sent: c.sent.UTC(),
 		Request: Request{
-			Method: k.Method, Path: red.text(k.Path), Key: k.Key, Auth: authOf(c.req.Header), Model: red.text(k.Model),
+			Method: c.req.Method, Path: red.text(t.Bases.relPath(c.req.URL, kind)), Key: kind, Auth: authOf(c.req.Header), Model: red.text(model),
 			Header: keepHeaders(c.req.Header, droppedRequestHeaders, red),
-			Body:   makeBody(ct, c.body, red, blobs, true),
-			Digest: k.Digest,
+			Body:   body,
+			Digest: digest,
 		},
 		Error: red.text(c.err),
 		Cut:   red.text(c.cut),
 	}
+	if c.over {
+		r.OverCap = c.limit
+	}
 	if c.status == 0 {
-		return r
+		return r, err
 	}
 	resp := &Response{
 		Received: c.received.UTC(), Status: c.status,
@@ -328,62 +379,25 @@ func (t *Tap) round(c *capture, prefer string, blobs map[string][]byte) Round {
 	if !c.ended.IsZero() {
 		resp.EndedMS = c.ended.Sub(c.sent).Milliseconds()
 	}
-	if isEventStream(c.header) {
-		for _, ev := range splitEvents(c.buf.Bytes(), c.arrivals) {
-			resp.Events = append(resp.Events, Event{OffsetMS: ev.at.Sub(c.sent).Milliseconds(), Text: red.text(string(extractBlobs(ev.text, blobs)))})
+	var e error
+	if c.events != nil {
+		var evs []rawEvent
+		evs, e = c.events.finish(c.over)
+		resp.Events = []Event{}
+		for _, ev := range evs {
+			resp.Events = append(resp.Events, Event{OffsetMS: ev.at.Sub(c.sent).Milliseconds(), Text: red.text(string(ev.text))})
 		}
-		if resp.Events == nil {
-			resp.Events = []Event{}
+	} else if c.size > 0 {
+		var skel []byte
+		if skel, e = c.text.finish(c.over); e == nil {
+			resp.Body, e = textBody(skel, c.size, red, c.sink)
 		}
-	} else {
-		resp.Body = makeBody(c.header.Get("Content-Type"), c.buf.Bytes(), red, blobs, false)
 	}
 	r.Response = resp
-	return r
+	return r, errors.Join(err, e)
 }
 
 func isEventStream(h http.Header) bool {
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	return mt == "text/event-stream"
-}
-
-// rawEvent is one event's bytes and when its last byte arrived.
-type rawEvent struct {
-	text []byte
-	at   time.Time
-}
-
-// splitEvents cuts a stream into events at blank lines (a line ending of
-// CRLF, LF or CR, then another), each with the time its last byte arrived.
-// A tail with no blank line (a cut stream) is an event of its own.
-func splitEvents(buf []byte, arrivals []arrival) []rawEvent {
-	at := func(end int) time.Time {
-		for _, a := range arrivals {
-			if a.end >= end {
-				return a.at
-			}
-		}
-		return time.Time{}
-	}
-	var out []rawEvent
-	start, lineStart := 0, 0
-	for i := 0; i < len(buf); {
-		if buf[i] != '\n' && buf[i] != '\r' {
-			i++
-			continue
-		}
-		next := i + 1
-		if buf[i] == '\r' && next < len(buf) && buf[next] == '\n' {
-			next++
-		}
-		if i == lineStart { // an empty line ends the event
-			out = append(out, rawEvent{text: buf[start:next], at: at(next)})
-			start = next
-		}
-		i, lineStart = next, next
-	}
-	if start < len(buf) {
-		out = append(out, rawEvent{text: buf[start:], at: at(len(buf))})
-	}
-	return out
 }

@@ -136,6 +136,10 @@ type Round struct {
 	// limit, an interrupted run): what follows was never seen, and a replay
 	// has nothing to judge.
 	Cut string `json:"cut,omitempty"`
+	// OverCap, when set, is the cap (bytes, Tap.Cap) the round's bodies
+	// passed together: the client got them whole, the recording stops at
+	// the cap, and the round is neither judged nor answered again.
+	OverCap int64 `json:"over_cap,omitempty"`
 }
 
 // Request is a request as sent, redacted.

@@ -34,8 +34,8 @@ type Match struct {
 }
 
 // NewIndex reads every exchange of a recording. Rounds without a response
-// (the gateway never answered) or cut by the recording client are left out:
-// they have nothing to answer with.
+// (the gateway never answered), cut by the recording client, or recorded
+// only up to the cap are left out: they have nothing whole to answer with.
 func NewIndex(s *Store) (*Index, error) {
 	files, err := s.Files()
 	if err != nil {
@@ -48,7 +48,7 @@ func NewIndex(s *Store) (*Index, error) {
 			return nil, err
 		}
 		for i, rd := range ex.Rounds {
-			if rd.Response == nil || rd.Cut != "" {
+			if rd.Response == nil || rd.Cut != "" || rd.OverCap > 0 {
 				continue
 			}
 			k := rd.Request.matchKey()

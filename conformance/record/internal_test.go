@@ -2,6 +2,10 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
 	"encoding/base64"
 	"mime/multipart"
 	"net/http"
@@ -20,11 +24,34 @@ func pngLike(n int) []byte {
 	return b
 }
 
+// blobName is the name a blob of b gets.
+func blobName(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]) + "." + sniffExt(b)
+}
+
+// chunked writes s to w in pieces of n bytes (all at once for 0).
+func chunked(s string, n int, w func([]byte)) {
+	if n == 0 {
+		w([]byte(s))
+		return
+	}
+	for len(s) > 0 {
+		k := min(n, len(s))
+		w([]byte(s[:k]))
+		s = s[k:]
+	}
+}
+
 func TestExtractAndRestoreBlobs(t *testing.T) {
 	img := pngLike(2000)
 	b64 := base64.StdEncoding.EncodeToString(img)
 	name := blobName(img)
 	unpadded := strings.TrimRight(base64.StdEncoding.EncodeToString(pngLike(2001)), "=")
+	padded := base64.StdEncoding.EncodeToString(pngLike(2001))
+	// 767 bytes are 1024 characters with one of padding: long enough
+	// only with it.
+	short := pngLike(764)[:767]
 	tests := []struct {
 		name  string
 		in    string
@@ -38,18 +65,34 @@ func TestExtractAndRestoreBlobs(t *testing.T) {
 		{"short base64 stays", `{"b":"aGVsbG8="}`, `{"b":"aGVsbG8="}`, 0},
 		{"not base64 stays", `{"t":"` + strings.Repeat("word ", 400) + `"}`, `{"t":"` + strings.Repeat("word ", 400) + `"}`, 0},
 		{"unpadded base64 is not the strict encoding: stays", `{"b":"` + unpadded + `"}`, `{"b":"` + unpadded + `"}`, 0},
+		{"base64 with a character after its padding stays", `{"b":"` + padded + `A"}`, `{"b":"` + padded + `A"}`, 0},
+		{"base64 with an escape in it stays", `{"b":"` + b64[:1500] + `\/` + b64[1500:] + `"}`, `{"b":"` + b64[:1500] + `\/` + b64[1500:] + `"}`, 0},
 		{"an unterminated string stays", `{"b":"` + b64, `{"b":"` + b64, 0},
+		{"long enough with its padding", `["` + base64.StdEncoding.EncodeToString(short) + `"]`, `["` + blobPrefix + blobName(short) + `"]`, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			blobs := map[string][]byte{}
-			got := extractBlobs([]byte(tt.in), blobs)
-			assert.Equal(t, strings.ReplaceAll(tt.want, "BLOB", blobPrefix+name), string(got))
-			assert.Len(t, blobs, tt.blobs)
-			back, err := restoreBlobs(got, func(n string) ([]byte, error) { return blobs[n], nil })
-			require.NoError(t, err)
-			assert.Equal(t, tt.in, string(back), "restored byte for byte")
-		})
+		for _, n := range []int{0, 1, 7, 1000} {
+			t.Run(fmt.Sprintf("%s, %d bytes at a time", tt.name, n), func(t *testing.T) {
+				for _, dir := range []string{"", t.TempDir()} {
+					sink := &blobSink{dir: dir, mem: map[string][]byte{}}
+					ex := newExtractor(sink)
+					chunked(tt.in, n, func(p []byte) { ex.Write(p) })
+					got, err := ex.finish(false)
+					require.NoError(t, err)
+					assert.Equal(t, strings.ReplaceAll(tt.want, "BLOB", blobPrefix+name), string(got))
+					back, err := restoreBlobs(got, sink.load)
+					require.NoError(t, err)
+					assert.Equal(t, tt.in, string(back), "restored byte for byte")
+					if dir == "" {
+						assert.Len(t, sink.mem, tt.blobs)
+					} else {
+						files, err := os.ReadDir(dir)
+						require.NoError(t, err)
+						assert.Len(t, files, tt.blobs, "the blobs, and no temporary file left")
+					}
+				}
+			})
+		}
 	}
 	assert.True(t, strings.HasSuffix(name, ".png"))
 	assert.Equal(t, "<png sha256:"+name[:12]+"…>", describeBlobs(blobPrefix+name))
@@ -65,6 +108,8 @@ func TestSplitEvents(t *testing.T) {
 		{"LF", "data: a\n\ndata: b\n\n", []string{"data: a\n\n", "data: b\n\n"}},
 		{"CRLF", "event: x\r\ndata: a\r\n\r\ndata: b\r\n\r\n", []string{"event: x\r\ndata: a\r\n\r\n", "data: b\r\n\r\n"}},
 		{"CR", "data: a\r\rdata: b\r\r", []string{"data: a\r\r", "data: b\r\r"}},
+		{"CR, then CRs", "data: a\r\r\r", []string{"data: a\r\r", "\r"}},
+		{"CRLF, then LF", "data: a\r\n\n", []string{"data: a\r\n\n"}},
 		{"a comment and a multi-line event", ": ping\n\ndata: 1\ndata: 2\n\n", []string{": ping\n\n", "data: 1\ndata: 2\n\n"}},
 		{"a cut tail is an event of its own", "data: a\n\ndata: {\"hal", []string{"data: a\n\n", "data: {\"hal"}},
 		{"empty", "", nil},
@@ -72,11 +117,12 @@ func TestSplitEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Every byte arrives one millisecond after the one before.
-			var arr []arrival
-			for i := range tt.in {
-				arr = append(arr, arrival{end: i + 1, at: t0.Add(time.Duration(i) * time.Millisecond)})
+			s := newEventSplitter(&blobSink{mem: map[string][]byte{}})
+			for i := range len(tt.in) {
+				s.write([]byte(tt.in[i:i+1]), t0.Add(time.Duration(i)*time.Millisecond))
 			}
-			evs := splitEvents([]byte(tt.in), arr)
+			evs, err := s.finish(false)
+			require.NoError(t, err)
 			var got []string
 			end := 0
 			for _, ev := range evs {
@@ -113,7 +159,7 @@ func TestKeyKind(t *testing.T) {
 }
 
 // multipartBody encodes parts with a boundary of its own.
-func multipartBody(t *testing.T, boundary string, fields [][2]string, file []byte) (string, []byte) {
+func formData(t *testing.T, boundary string, fields [][2]string, file []byte) (string, []byte) {
 	t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
@@ -130,9 +176,9 @@ func multipartBody(t *testing.T, boundary string, fields [][2]string, file []byt
 
 func TestDigestAndModel(t *testing.T) {
 	img := pngLike(3000)
-	ctA, bodyA := multipartBody(t, "aaaaaaaaaaaaaaaa", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
-	ctB, bodyB := multipartBody(t, "bbbbbbbbbbbbbbbb", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
-	ctC, bodyC := multipartBody(t, "cccccccccccccccc", [][2]string{{"model", "gen-image-2"}, {"prompt", "red"}}, img)
+	ctA, bodyA := formData(t, "aaaaaaaaaaaaaaaa", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
+	ctB, bodyB := formData(t, "bbbbbbbbbbbbbbbb", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, img)
+	ctC, bodyC := formData(t, "cccccccccccccccc", [][2]string{{"model", "gen-image-2"}, {"prompt", "red"}}, img)
 	const js = "application/json"
 	tests := []struct {
 		name           string
@@ -205,10 +251,13 @@ func TestPlaybackBody(t *testing.T) {
 	s, err := Create(t.TempDir(), Meta{Source: SourceRun})
 	require.NoError(t, err)
 	img := pngLike(2000)
-	blobs := map[string][]byte{}
 	raw := []byte(`{ "data": [ { "b64_json": "` + base64.StdEncoding.EncodeToString(img) + `" } ] }`)
-	body := makeBody("application/json", raw, nil, blobs, false)
-	require.NoError(t, s.writeBlobs(blobs))
+	ex := newExtractor(newSink(s))
+	ex.Write(raw)
+	skel, err := ex.finish(false)
+	require.NoError(t, err)
+	body, err := textBody(skel, int64(len(raw)), nil, newSink(s))
+	require.NoError(t, err)
 	sent := time.Now()
 	head, chunks, err := s.Playback(&Round{Sent: sent, Response: &Response{Received: sent.Add(40 * time.Millisecond), Status: 200, Body: body, EndedMS: 90}})
 	require.NoError(t, err)

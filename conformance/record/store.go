@@ -99,7 +99,7 @@ func readVersioned(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if probe.Version != Version {
-		return fmt.Errorf("%s: recording format version %d, this build reads version %d", path, probe.Version, Version)
+		return fmt.Errorf("%s: %w", path, versionError(probe.Version))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -107,6 +107,10 @@ func readVersioned(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+func versionError(v int) error {
+	return fmt.Errorf("recording format version %d, this build reads version %d", v, Version)
 }
 
 // Dir is the recording's directory.
@@ -153,12 +157,9 @@ func safeName(s string) string {
 	return out
 }
 
-// writeCall writes the exchange of a call and its blobs, and returns the
-// file's path (in the recording's directory).
-func (s *Store) writeCall(ex *Exchange, blobs map[string][]byte) (string, error) {
-	if err := s.writeBlobs(blobs); err != nil {
-		return "", err
-	}
+// writeCall writes the exchange of a call (its blobs are in place
+// already), and returns the file's path (in the recording's directory).
+func (s *Store) writeCall(ex *Exchange) (string, error) {
 	rel := CallFile(*ex.Call)
 	if err := s.writeJSON(rel, ex); err != nil {
 		return "", err
@@ -167,38 +168,75 @@ func (s *Store) writeCall(ex *Exchange, blobs map[string][]byte) (string, error)
 }
 
 // appendRelay adds a relayed round to the file of its request, and
-// returns that file (relative to the recording).
-func (s *Store) appendRelay(r Round, blobs map[string][]byte) (string, error) {
-	if err := s.writeBlobs(blobs); err != nil {
+// returns that file (relative to the recording). The round is written in
+// place before the file's closing "]}", as writeJSON lays it out: a file
+// that a day of identical requests made long is never read whole again.
+func (s *Store) appendRelay(r Round) (string, error) {
+	rel := relayFile(r.Request.matchKey())
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	if err := enc.Encode(r); err != nil {
 		return "", err
 	}
-	rel := relayFile(r.Request.matchKey())
+	round := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ex, err := s.Read(rel)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		ex = &Exchange{Version: Version}
-	case err != nil:
+	path := filepath.Join(s.dir, rel)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rel, s.writeJSON(rel, &Exchange{Version: Version, Rounds: []Round{r}})
+	}
+	if err != nil {
 		return "", err
 	}
-	ex.Rounds = append(ex.Rounds, r)
-	return rel, s.writeJSON(rel, ex)
+	defer f.Close()
+	at, first, err := roundsEnd(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", rel, err)
+	}
+	tail := append([]byte(",\n    "), round...)
+	if first {
+		tail = tail[1:]
+	}
+	tail = append(tail, "\n  ]\n}\n"...)
+	if _, err := f.WriteAt(tail, at); err != nil {
+		return "", err
+	}
+	return rel, f.Sync()
 }
 
-// writeBlobs writes the blobs not yet in the recording. A blob's name is
-// its content's hash, so one already there is the same bytes.
-func (s *Store) writeBlobs(blobs map[string][]byte) error {
-	for name, b := range blobs {
-		path := filepath.Join(s.dir, BlobsDir, name)
-		if _, err := os.Stat(path); err == nil {
-			continue
-		}
-		if err := results.WriteBytes(path, b); err != nil {
-			return err
+// roundsEnd finds where an exchange file's last round ends: just after it,
+// before the blanks, "]" and "}" that close the file; first says the
+// rounds are empty.
+func roundsEnd(f *os.File) (int64, bool, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, false, err
+	}
+	n := min(st.Size(), 64)
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, st.Size()-n); err != nil {
+		return 0, false, err
+	}
+	i := len(tail) - 1
+	skip := func() {
+		for i >= 0 && strings.ContainsRune(" \t\r\n", rune(tail[i])) {
+			i--
 		}
 	}
-	return nil
+	for _, want := range []byte("}]") {
+		if skip(); i < 0 || tail[i] != want {
+			return 0, false, errors.New("not an exchange file as this build writes it: it does not end with ]}")
+		}
+		i--
+	}
+	skip()
+	if i < 0 {
+		return 0, false, errors.New("not an exchange file as this build writes it")
+	}
+	return st.Size() - n + int64(i) + 1, tail[i] == '[', nil
 }
 
 // writeJSON writes v, indented, to a file of the recording.

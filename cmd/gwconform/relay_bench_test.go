@@ -1,0 +1,134 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/conformance/conformancetest"
+	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/fixtures"
+)
+
+// The memory benchmarks of serve --upstream URL --judge: what a judging
+// relay holds while real traffic passes. Peak RSS is the process's, so
+// each is meant to run alone (make bench runs each in a process of its
+// own, -benchtime 1x); they report figures and assert no bound.
+
+// relayConcurrency is how many clients send at once.
+const relayConcurrency = 16
+
+// relayLoad sends n requests through base, relayConcurrency at a time,
+// each read to its end; after is called once, when the first `at`
+// requests have been answered.
+func relayLoad(tb testing.TB, base string, n, at int, req func(i int) benchStream, after func()) {
+	tb.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: relayConcurrency}}
+	defer client.CloseIdleConnections()
+	next := make(chan int)
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, relayConcurrency)
+	for range relayConcurrency {
+		wg.Go(func() {
+			for i := range next {
+				s := req(i)
+				r, err := http.NewRequest(http.MethodPost, base+s.path, strings.NewReader(s.body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				r.Header.Set("Authorization", "Bearer "+s.key)
+				r.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(r)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					errs <- fmt.Errorf("%s: %s, %v", s.name, resp.Status, err)
+					return
+				}
+				if done.Add(1) == int64(at) && after != nil {
+					after()
+				}
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case next <- i:
+		case err := <-errs:
+			close(next)
+			wg.Wait()
+			tb.Fatal(err)
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		tb.Fatal(err)
+	default:
+	}
+}
+
+// BenchmarkRelayImageStreamsRSS measures the peak RSS of a judging relay
+// passing 500 image streams (partial_images 3, 1536x1024: the largest
+// answers of the verified rows' kind), 16 at a time, and judging them.
+func BenchmarkRelayImageStreamsRSS(b *testing.B) {
+	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(b, err)
+	b.Cleanup(gw.Close)
+	// A few prompts: the gateway draws each once, and the relay records
+	// rounds of a few distinct requests, appended to their files.
+	prompts := []string{"a lighthouse on a rocky coast", "a fox in the snow", "glaciers at dawn", "a desert at night"}
+	const streams = 500
+	for b.Loop() {
+		relay, stop := startJudgingRelay(b, gw.BaseURL, filepath.Join(b.TempDir(), "out"))
+		relayLoad(b, relay, streams, streams, func(i int) benchStream {
+			return benchStream{"image", "/v1/images/generations", gw.Keys.Image,
+				fmt.Sprintf(`{"model":"gen-image-2.5-flare","prompt":%q,"size":"1536x1024","stream":true,"partial_images":3}`, prompts[i%len(prompts)])}
+		}, nil)
+		stop()
+	}
+	b.ReportMetric(peakRSSKiB(b), "peak-RSS-KiB")
+}
+
+// BenchmarkRelayChatRSS measures whether a judging relay's memory grows
+// with the traffic it has passed: 20,000 chat exchanges, JSON and
+// streams, 16 at a time, and the peak RSS after the first 1,000 and at
+// the end (rss-ratio: end over first; 1 is flat).
+func BenchmarkRelayChatRSS(b *testing.B) {
+	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
+	require.NoError(b, err)
+	b.Cleanup(gw.Close)
+	const total, first = 20000, 1000
+	var early, end float64
+	for b.Loop() {
+		relay, stop := startJudgingRelay(b, gw.BaseURL, filepath.Join(b.TempDir(), "out"))
+		relayLoad(b, relay, total, first, func(i int) benchStream {
+			// 64 distinct requests of each kind: the relay appends their
+			// rounds to files that grow with the traffic.
+			stream := i%2 == 1
+			return benchStream{"chat", "/v1/chat/completions", gw.Keys.Text,
+				fmt.Sprintf(`{"model":"gen-5.5","stream":%t,"max_tokens":64,"messages":[{"role":"user","content":"Say something about river %d."}]}`, stream, i%64)}
+		}, func() { early = peakRSSKiB(b) })
+		end = peakRSSKiB(b)
+		stop()
+	}
+	b.ReportMetric(early, "peak-RSS-1000-KiB")
+	b.ReportMetric(end, "peak-RSS-20000-KiB")
+	b.ReportMetric(end/early, "rss-ratio")
+}
