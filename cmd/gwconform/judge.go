@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -65,7 +64,9 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "gwconform judge: %s is a recording of gwconform run, not of a relay: replay it with run --replay %[1]s\n", recording)
 		return exitNotStart
 	}
-	rounds, err := relayedRounds(store)
+	// The rounds are read one at a time, in the order they were sent:
+	// a recording of a day's traffic is never held whole.
+	sent, err := store.Sent()
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
@@ -75,37 +76,21 @@ func judgeRecording(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitNotStart
 	}
-	fmt.Fprintf(stdout, "judging %d exchanges recorded by the relay to %s (%s); nothing is sent\n", len(rounds), meta.BaseURL, recording)
+	fmt.Fprintf(stdout, "judging %d exchanges recorded by the relay to %s (%s); nothing is sent\n", sent.Len(), meta.BaseURL, recording)
 	interrupted := false
-	for _, r := range rounds {
+	for k, err := range sent.All() {
+		if err != nil { // the recording changed while it was judged
+			fmt.Fprintln(stderr, "gwconform judge:", err)
+			interrupted = true
+			break
+		}
 		if ctx.Err() != nil {
 			interrupted = true
 			break
 		}
-		jg.pipeline.Put(r.round, r.file, r.store)
+		jg.pipeline.Put(k.Round, filepath.Join(store.Dir(), k.File), store)
 	}
 	return jg.finish(meta.BaseURL, recording, interrupted, stderr)
-}
-
-// relayedRounds are every round of a relay's recording, in the order they
-// were sent.
-func relayedRounds(store *record.Store) ([]queuedRound, error) {
-	files, err := store.Files()
-	if err != nil {
-		return nil, err
-	}
-	var out []queuedRound
-	for _, f := range files {
-		ex, err := store.Read(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		for _, r := range ex.Rounds {
-			out = append(out, queuedRound{round: r, file: filepath.Join(store.Dir(), f), store: store})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b queuedRound) int { return a.round.Sent.Compare(b.round.Sent) })
-	return out, nil
 }
 
 // judging is one judgement of observed traffic: the judging pipeline
@@ -409,12 +394,4 @@ func (c *serveCmd) startGateway() (stop func(), err error) {
 	go srv.Serve(ln)
 	c.si.upstream = "http://" + ln.Addr().String()
 	return func() { _ = srv.Close() }, nil
-}
-
-// queuedRound is one recorded round to judge: the round, the file of the
-// recording that keeps it, and the recording.
-type queuedRound struct {
-	round record.Round
-	file  string
-	store *record.Store
 }

@@ -236,11 +236,15 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 
 	store, _, err := record.Open(rec)
 	require.NoError(b, err)
-	rounds, err := relayedRounds(store)
+	rounds, err := store.Sent()
 	require.NoError(b, err)
-	require.Len(b, rounds, len(sent), "the relay records every exchange")
-	byKind := map[string][]queuedRound{}
-	for _, r := range rounds {
+	require.Equal(b, len(sent), rounds.Len(), "the relay records every exchange")
+	byKind := map[string][]benchRound{}
+	var all []benchRound
+	for k, err := range rounds.All() {
+		require.NoError(b, err)
+		r := benchRound{round: k.Round, file: filepath.Join(store.Dir(), k.File), store: store}
+		all = append(all, r)
 		kind := "chat-json"
 		switch {
 		case r.round.Request.Path != "/v1/chat/completions" && r.round.Response != nil && r.round.Response.Events != nil:
@@ -288,7 +292,7 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 			judged := 0
 			for b.Loop() {
 				p := observe.NewPipeline(judge, observe.PipelineOptions{Workers: workers}, w, func(results.Result) {})
-				for _, r := range rounds {
+				for _, r := range all {
 					p.Put(r.round, r.file, r.store)
 				}
 				counts, err := p.Close()
@@ -298,6 +302,14 @@ func BenchmarkJudgeThroughput(b *testing.B) {
 			b.ReportMetric(float64(judged)/b.Elapsed().Seconds(), "exchanges/s")
 		})
 	}
+}
+
+// benchRound is one recorded round to judge: the round, the file of the
+// recording that keeps it, and the recording.
+type benchRound struct {
+	round record.Round
+	file  string
+	store *record.Store
 }
 
 func judgeBenchReasons(res results.Result) []string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,9 @@ type standIn struct {
 	relayed func(r record.Round, file string, store *record.Store)
 	// tap is the relay's, once it is built: wait() waits on it.
 	tap *record.Tap
+	// cap bounds what the relay records and judges of an exchange
+	// (record.Tap.Cap; 0: record.DefaultCap).
+	cap int64
 }
 
 // wait waits until the relay has written every exchange that ended: call
@@ -85,7 +89,7 @@ func (s *standIn) relay() (http.Handler, func(io.Writer), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
-	tap := &record.Tap{Keys: s.keys, Secrets: secrets, Store: store, Relay: true, Bases: record.BasePaths{Default: up.Path}}
+	tap := &record.Tap{Keys: s.keys, Secrets: secrets, Store: store, Relay: true, Bases: record.BasePaths{Default: up.Path}, Cap: cmp.Or(s.cap, record.DefaultCap)}
 	if s.relayed != nil {
 		tap.Relayed = func(r record.Round, file string) { s.relayed(r, filepath.Join(store.Dir(), file), store) }
 	}

@@ -119,6 +119,9 @@ type judged struct {
 
 func (j *Judge) exchange(r record.Round, file string, store *record.Store) judged {
 	id := fmt.Sprintf("observed-%06d", j.seq.Add(1))
+	if r.OverCap > 0 {
+		return judged{results: j.overCap(id, r, file, store)}
+	}
 	q, err := FromRound(r, store)
 	if err != nil {
 		res := j.base(id, r, file, nil)
@@ -161,6 +164,32 @@ func (j *Judge) exchange(r record.Round, file string, store *record.Store) judge
 		out.serves = &c
 	}
 	return out
+}
+
+// overCap is an exchange recorded only up to the cap: one result per
+// side, skipped, saying so. What was recorded is not the exchange, so
+// nothing of it is judged: neither rule, nor answer, nor control.
+func (j *Judge) overCap(id string, r record.Round, file string, store *record.Store) []results.Result {
+	q, err := FromRound(r, store)
+	if err != nil {
+		q = nil // a body cut at the cap need not read; the client is then named by its row alone
+	}
+	base := j.base(id, r, file, q)
+	base.Status = vocab.StatusSkip
+	base.Reasons = []vocab.Reason{{Check: vocab.CheckOverCap, Expected: fmt.Sprintf("at most %d bytes of bodies", r.OverCap),
+		Actual: "more: relayed whole, recorded up to the cap", Message: "not judged (over the cap)"}}
+	client, model := base, r.Request.Model
+	client.Side, client.Model = results.SideClient, ClientRow("unreadable request")
+	if q != nil {
+		client.Model, model = ClientRow(j.opts.Clients.Identify(q.Header).Row()), q.Model()
+	}
+	if j.opts.ClientOnly {
+		return []results.Result{client}
+	}
+	client.Aside = true
+	gw := base
+	gw.Side, gw.Model = results.SideGateway, cmp.Or(model, "(no model)")
+	return []results.Result{client, gw}
 }
 
 // base is what both sides' results share: the exchange, its feature, its

@@ -449,3 +449,45 @@ func TestAlternativeModelByAnyName(t *testing.T) {
 		})
 	}
 }
+
+// TestOverTheCap: an exchange recorded only up to the relay's cap is
+// judged on neither side, whatever it holds (here a request that breaks a
+// rule, and an answer that would fail): one skipped result per side,
+// "not judged (over the cap)", so that it is counted and never failed.
+func TestOverTheCap(t *testing.T) {
+	judge, store := newJudge(t)
+	suite, err := conformance.LoadSuite("")
+	require.NoError(t, err)
+	clientOnly := observe.New(suite.Catalog, suite.Schemas, check.Limits{MaxBodyBytes: 1 << 20}, observe.Options{ClientOnly: true})
+	broken := with(valid()["chat"], nil, map[string]any{"messages": nil}).round(t, 200)
+	for _, tc := range []struct {
+		name  string
+		judge *observe.Judge
+		sides []string
+	}{
+		{"a relay: both sides", judge, []string{results.SideClient, results.SideGateway}},
+		{"the stand-in: the client's", clientOnly, []string{results.SideClient}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := broken
+			judged := tc.judge.Round(r, "", store)
+			require.Equal(t, vocab.StatusFail, judged[0].Status, "under the cap the request is judged")
+			r.OverCap = 1 << 10
+			rs := tc.judge.Round(r, "", store)
+			var sides []string
+			for _, res := range rs {
+				sides = append(sides, res.Side)
+				assert.Equal(t, vocab.StatusSkip, res.Status)
+				require.Len(t, res.Reasons, 1)
+				assert.Equal(t, vocab.CheckOverCap, res.Reasons[0].Check)
+				assert.Equal(t, "not judged (over the cap)", res.Reasons[0].Message)
+				assert.False(t, res.Failed())
+			}
+			assert.Equal(t, tc.sides, sides)
+			assert.Equal(t, observe.ClientRow("OpenAI/Go"), rs[0].Model)
+			if len(rs) > 1 {
+				assert.Equal(t, "gen-5.5", rs[1].Model)
+			}
+		})
+	}
+}

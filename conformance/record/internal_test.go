@@ -3,13 +3,15 @@ package record
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -287,6 +289,160 @@ func TestKeyOfBasePaths(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, tt.url, nil)
 			req.Header.Set("Authorization", "Bearer "+tt.key)
 			assert.Equal(t, tt.want, KeyOf(req, nil, keys, "", bases).Path)
+		})
+	}
+}
+
+// TestRequestBodyAsKeyOf: a request body converted as a stream gives the
+// model and digest KeyOf gives the whole body (a replay matches it), and
+// the body the file keeps gives back its bytes.
+func TestRequestBodyAsKeyOf(t *testing.T) {
+	img := pngLike(3000)
+	big := pngLike(200 << 10) // past spoolMem: spooled to a file
+	dataURL := func(b []byte) string { return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b) }
+	ctM, bodyM := formData(t, "bbbbbbbbbbbbbbbb", [][2]string{{"model", "gen-image-2"}, {"prompt", "blue"}}, big)
+	tests := []struct{ name, ct, body string }{
+		{"JSON", "application/json", `{"n":1,"model":"m"}`},
+		{"JSON with two images, spooled", "application/json", `{"model":"m","images":[{"image_url":"` + dataURL(big) + `"},{"image_url":"` + dataURL(img) + `"}]}`},
+		{"multipart with a file, spooled", ctM, string(bodyM)},
+		{"text", "text/plain", "model says hi"},
+		{"bytes", "application/octet-stream", string(big[:100])},
+		{"not multipart after all", "multipart/form-data; boundary=x", "--y\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Create(t.TempDir(), Meta{Source: SourceRelay})
+			require.NoError(t, err)
+			sink := newSink(s)
+			sp, err := newSpool(strings.NewReader(tt.body), sink)
+			require.NoError(t, err)
+			defer sp.close()
+			b, model, digest, err := requestBody(tt.ct, sp, 0, nil, sink)
+			require.NoError(t, err)
+			assert.Equal(t, digestBody(tt.ct, []byte(tt.body)), digest)
+			assert.Equal(t, requestModel(tt.ct, []byte(tt.body)), model)
+			assert.Equal(t, len(tt.body), b.Bytes)
+			if b.Multipart != nil {
+				assert.Len(t, b.Multipart, 3)
+				back, err := s.Blob(b.Multipart[2].Blob)
+				require.NoError(t, err)
+				assert.Equal(t, big, back)
+				return
+			}
+			back, err := s.BodyBytes(b)
+			require.NoError(t, err)
+			if b.JSON != nil {
+				assert.JSONEq(t, tt.body, string(back))
+				assert.Less(t, len(b.JSON), 1000, "the images are blobs")
+			} else {
+				assert.Equal(t, tt.body, string(back))
+			}
+		})
+	}
+	t.Run("past the cap, the parts before the cut", func(t *testing.T) {
+		sink := newSink(nil)
+		sp, err := newSpool(bytes.NewReader(bodyM), sink)
+		require.NoError(t, err)
+		defer sp.close()
+		b, model, _, err := requestBody(ctM, sp, int64(len(bodyM)/2), nil, sink)
+		require.NoError(t, err)
+		assert.Equal(t, "gen-image-2", model)
+		assert.Equal(t, len(bodyM), b.Bytes, "the size as sent")
+		require.Len(t, b.Multipart, 2, "the file was cut")
+	})
+	t.Run("a key inside a file part is redacted", func(t *testing.T) {
+		const key = "sk-secret-0123456789"
+		file := append(append(pngLike(5000), key...), pngLike(5000)...)
+		ct, body := formData(t, "cccccccccccccccc", nil, file)
+		sink := newSink(nil)
+		sp, err := newSpool(bytes.NewReader(body), sink)
+		require.NoError(t, err)
+		b, _, _, err := requestBody(ct, sp, 0, redactor{key}, sink)
+		require.NoError(t, err)
+		assert.Equal(t, redactor{key}.bytes(file), sink.mem[b.Multipart[0].Blob])
+	})
+}
+
+// TestRedactWriter: secrets are replaced however the bytes arrive, a
+// secret across two writes too.
+func TestRedactWriter(t *testing.T) {
+	red := redactor{"sk-secret-0123456789", "aa"}
+	in := "x sk-secret-0123456789 aaa sk-secret-01234 sk-secret-0123456789"
+	for _, n := range []int{1, 2, 7, 100} {
+		var out bytes.Buffer
+		w := newRedactWriter(&out, red)
+		chunked(in, n, func(p []byte) { w.Write(p) })
+		require.NoError(t, w.flush())
+		assert.Equal(t, string(red.bytes([]byte(in))), out.String(), "%d bytes at a time", n)
+	}
+}
+
+// TestAppendRelayInPlace: rounds appended in place make the very file
+// writing them all at once makes, and a file not laid out so is refused.
+func TestAppendRelayInPlace(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, Meta{Source: SourceRelay})
+	require.NoError(t, err)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var rounds []Round
+	for i := range 3 {
+		r := Round{Sent: t0.Add(time.Duration(i) * time.Second), Request: Request{Method: "POST", Path: "/v1/chat/completions", Key: "text",
+			Body: &Body{Bytes: 9, JSON: json.RawMessage(`{"a":"<&>"}`)}, Digest: "sha256:" + strings.Repeat("0", 64)},
+			Response: &Response{Received: t0, Status: 200 + i, EndedMS: int64(i)}}
+		rounds = append(rounds, r)
+		rel, err := s.appendRelay(r)
+		require.NoError(t, err)
+		require.NoError(t, s.writeJSON("whole.json", &Exchange{Version: Version, Rounds: rounds}))
+		got, err := os.ReadFile(filepath.Join(dir, rel))
+		require.NoError(t, err)
+		want, err := os.ReadFile(filepath.Join(dir, "whole.json"))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "after %d rounds", i+1)
+	}
+	rel := relayFile(rounds[0].Request.matchKey())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(`{"version":1,"rounds":[]} trailing`), 0o644))
+	_, err = s.appendRelay(rounds[0])
+	assert.ErrorContains(t, err, "does not end with ]}")
+}
+
+// TestSentOrder: the rounds of all files come back one at a time in the
+// order they were sent, ties in file order; a file this build cannot read
+// is refused before any round is.
+func TestSentOrder(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, Meta{Source: SourceRelay})
+	require.NoError(t, err)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	round := func(sec int, path string) Round {
+		return Round{Sent: t0.Add(time.Duration(sec) * time.Second), Request: Request{Method: "GET", Path: path, Key: "text", Digest: digestBody("", nil)}}
+	}
+	// Appended as they ended: /b's second round was sent before its first.
+	for _, r := range []Round{round(3, "/a"), round(1, "/a"), round(2, "/b"), round(0, "/b"), round(5, "/c"), round(1, "/c")} {
+		_, err := s.appendRelay(r)
+		require.NoError(t, err)
+	}
+	o, err := s.Sent()
+	require.NoError(t, err)
+	assert.Equal(t, 6, o.Len())
+	var got []string
+	for k, err := range o.All() {
+		require.NoError(t, err)
+		assert.Equal(t, relayFile(k.Round.Request.matchKey()), k.File)
+		got = append(got, fmt.Sprintf("%d%s", int(k.Round.Sent.Sub(t0).Seconds()), k.Round.Request.Path))
+	}
+	assert.Equal(t, []string{"0/b", "1/a", "1/c", "2/b", "3/a", "5/c"}, got)
+
+	for name, text := range map[string]string{
+		"version":       `{"version":2,"rounds":[]}`,
+		"unknown field": `{"version":1,"rounds":[{"sent":"2026-01-01T00:00:00Z","request":{"method":"GET","path":"/","key":"text","digest":"x"},"extra":1}]}`,
+		"no version":    `{"rounds":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ExchangesDir, "zz.json"), []byte(text), 0o644))
+			_, err := s.Sent()
+			assert.ErrorContains(t, err, "zz.json")
+			_, err = s.Read(filepath.Join(ExchangesDir, "zz.json"))
+			assert.Error(t, err, "Read refuses it too")
 		})
 	}
 }

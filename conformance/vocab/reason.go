@@ -123,4 +123,8 @@ const (
 	// CheckControl: a negative case's control (Settle) was not served, or
 	// cannot be made (a skipped negative: nothing it could show is judged).
 	CheckControl = "control"
+	// CheckOverCap: an observed exchange whose bodies passed the relay's
+	// cap (record.Tap.Cap): relayed whole, recorded up to the cap, and
+	// not judged, on either side. Counted, never failed.
+	CheckOverCap = "over-the-cap"
 )
