@@ -3,7 +3,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"image"
+	pngenc "image/png"
+	"math/rand/v2"
+	"net/http/httptest"
+	"slices"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -103,6 +110,48 @@ func BenchmarkRelayImageStreamsRSS(b *testing.B) {
 		}, nil)
 		stop()
 	}
+	b.ReportMetric(peakRSSKiB(b), "peak-RSS-KiB")
+}
+
+// BenchmarkRelayLargeImageStreamsRSS measures the peak RSS of a recording
+// relay (serve --upstream URL --record, no judge: the relay alone) passing
+// 100 image streams of the size a real gateway may send, 16 at a time:
+// three previews and a final image, each 1536x1024 of noise as PNG (6.3
+// MB, 8.4 MB in base64: 34 MB a stream, the worst case the cap is set
+// above). The upstream sends the same bytes each time, from memory.
+func BenchmarkRelayLargeImageStreamsRSS(b *testing.B) {
+	img := image.NewNRGBA(image.Rect(0, 0, 1536, 1024))
+	rand.NewChaCha8([32]byte{1}).Read(img.Pix)
+	var png bytes.Buffer
+	require.NoError(b, (&pngenc.Encoder{CompressionLevel: pngenc.NoCompression}).Encode(&png, img))
+	b64 := base64.StdEncoding.EncodeToString(png.Bytes())
+	var stream bytes.Buffer
+	for i := range 3 {
+		fmt.Fprintf(&stream, "event: image_generation.partial_image\ndata: {\"type\":\"image_generation.partial_image\",\"partial_image_index\":%d,\"b64_json\":\"%s\"}\n\n", i, b64)
+	}
+	fmt.Fprintf(&stream, "event: image_generation.completed\ndata: {\"type\":\"image_generation.completed\",\"b64_json\":\"%s\"}\n\n", b64)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for chunk := range slices.Chunk(stream.Bytes(), 32<<10) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}))
+	b.Cleanup(up.Close)
+	keys := refgateway.DefaultKeys()
+	const streams = 100
+	for b.Loop() {
+		relay, stop, _ := startServeCode(b, "--upstream", up.URL, "--record", filepath.Join(b.TempDir(), "rec"))
+		relayLoad(b, relay, streams, streams, func(int) benchStream {
+			return benchStream{"image", "/v1/images/generations", keys.Image,
+				`{"model":"gen-image-2.5-flare","prompt":"a lighthouse","size":"1536x1024","stream":true,"partial_images":3}`}
+		}, nil)
+		stop()
+	}
+	b.ReportMetric(float64(stream.Len())/(1<<20), "MB/stream")
 	b.ReportMetric(peakRSSKiB(b), "peak-RSS-KiB")
 }
 
