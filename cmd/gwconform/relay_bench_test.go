@@ -159,14 +159,21 @@ func BenchmarkRelayLargeImageStreamsRSS(b *testing.B) {
 // with the traffic it has passed: 20,000 chat exchanges, JSON and
 // streams, 16 at a time, and the peak RSS after the first 1,000 and at
 // the end (rss-ratio: end over first; 1 is flat).
-func BenchmarkRelayChatRSS(b *testing.B) {
+func BenchmarkRelayChatRSS(b *testing.B) { benchChatRSS(b, "--judge", "--out") }
+
+// BenchmarkRecordingRelayChatRSS is BenchmarkRelayChatRSS for a relay that
+// records without judging (serve --upstream URL --record): the relay and
+// its tap alone.
+func BenchmarkRecordingRelayChatRSS(b *testing.B) { benchChatRSS(b, "--record") }
+
+func benchChatRSS(b *testing.B, flags ...string) {
 	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
 	require.NoError(b, err)
 	b.Cleanup(gw.Close)
 	const total, first = 20000, 1000
 	var early, end float64
 	for b.Loop() {
-		relay, stop := startJudgingRelay(b, gw.BaseURL, filepath.Join(b.TempDir(), "out"))
+		relay, stop, _ := startServeCode(b, append(append([]string{"--upstream", gw.BaseURL}, flags...), filepath.Join(b.TempDir(), "out"))...)
 		relayLoad(b, relay, total, first, func(i int) benchStream {
 			// 64 distinct requests of each kind: the relay appends their
 			// rounds to files that grow with the traffic.

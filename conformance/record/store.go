@@ -171,6 +171,12 @@ func (s *Store) writeCall(ex *Exchange) (string, error) {
 // returns that file (relative to the recording). The round is written in
 // place before the file's closing "]}", as writeJSON lays it out: a file
 // that a day of identical requests made long is never read whole again.
+//
+// Nothing here waits for the disk (no sync): rounds are written beside
+// the traffic, and a sync per exchange let them queue in memory faster
+// than the disk synced (20,000 chat exchanges: 60 MB of RSS grew to 526
+// MB, where it now stays at 53 MB). A crash of gwconform loses no round
+// written; a crash of the machine may lose the last ones.
 func (s *Store) appendRelay(r Round) (string, error) {
 	rel := relayFile(r.Request.matchKey())
 	var b bytes.Buffer
@@ -186,7 +192,7 @@ func (s *Store) appendRelay(r Round) (string, error) {
 	path := filepath.Join(s.dir, rel)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rel, s.writeJSON(rel, &Exchange{Version: Version, Rounds: []Round{r}})
+		return rel, s.createRelay(rel, &Exchange{Version: Version, Rounds: []Round{r}})
 	}
 	if err != nil {
 		return "", err
@@ -201,10 +207,8 @@ func (s *Store) appendRelay(r Round) (string, error) {
 		tail = tail[1:]
 	}
 	tail = append(tail, "\n  ]\n}\n"...)
-	if _, err := f.WriteAt(tail, at); err != nil {
-		return "", err
-	}
-	return rel, f.Sync()
+	_, err = f.WriteAt(tail, at)
+	return rel, err
 }
 
 // roundsEnd finds where an exchange file's last round ends: just after it,
@@ -241,18 +245,47 @@ func roundsEnd(f *os.File) (int64, bool, error) {
 
 // writeJSON writes v, indented, to a file of the recording.
 func (s *Store) writeJSON(rel string, v any) error {
+	b, path, err := s.encodeFile(rel, v)
+	if err != nil {
+		return err
+	}
+	return results.WriteBytes(path, b)
+}
+
+// createRelay writes a relayed request's first round to its new file,
+// whole or not at all, without waiting for the disk (appendRelay).
+func (s *Store) createRelay(rel string, ex *Exchange) error {
+	b, path, err := s.encodeFile(rel, ex)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	err = errors.Join(err, tmp.Close(), os.Chmod(tmp.Name(), 0o644))
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// encodeFile lays v out as every file of a recording is, and makes the
+// directory of rel.
+func (s *Store) encodeFile(rel string, v any) ([]byte, string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // bodies stay as the gateway wrote them
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return err
+		return nil, "", err
 	}
 	path := filepath.Join(s.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return results.WriteBytes(path, b.Bytes())
+	return b.Bytes(), path, os.MkdirAll(filepath.Dir(path), 0o755)
 }
 
 // Read reads an exchange file, rel being relative to the recording.
