@@ -38,7 +38,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -skip BenchmarkPacedRun -benchmem -benchtime 3x ./conformance/refgateway/imagery/ ./conformance/sse/ ./conformance/pairwise/ ./conformance/imagecheck/ ./conformance/
 	$(GO) test -run '^$$' -bench BenchmarkPacedRun -benchtime 1x -timeout 60m ./conformance/
 	$(GO) test -run '^$$' -bench BenchmarkJudg -benchtime 10x ./cmd/gwconform/
-	for b in BenchmarkRelayImageStreamsRSS BenchmarkRelayLargeImageStreamsRSS BenchmarkRelayChatRSS BenchmarkRecordingRelayChatRSS; do \
+	for b in BenchmarkDirectImageStreamsRSS BenchmarkRelayImageStreamsRSS BenchmarkRecordingRelayImageStreamsRSS BenchmarkRelayLargeImageStreamsRSS BenchmarkRelayChatRSS BenchmarkRecordingRelayChatRSS; do \
 		$(GO) test -run '^$$' -bench "^$$b$$" -benchtime 1x -timeout 30m ./cmd/gwconform/ || exit 1; done
 
 ## lint: gofmt, go vet, staticcheck (unused code among its checks), actionlint (the workflows, the nightly a company copies, and action.yml), and the case files and schemas

@@ -92,9 +92,21 @@ func relayLoad(tb testing.TB, base string, n, at int, req func(i int) benchStrea
 }
 
 // BenchmarkRelayImageStreamsRSS measures the peak RSS of a judging relay
-// passing 500 image streams (partial_images 3, 1536x1024: the largest
-// answers of the verified rows' kind), 16 at a time, and judging them.
-func BenchmarkRelayImageStreamsRSS(b *testing.B) {
+// passing 500 image streams of the reference gateway (partial_images 3,
+// 1536x1024: the largest answers of the verified rows' kind), 16 at a
+// time, and judging them.
+func BenchmarkRelayImageStreamsRSS(b *testing.B) { benchImageStreamsRSS(b, "--judge", "--out") }
+
+// BenchmarkRecordingRelayImageStreamsRSS is BenchmarkRelayImageStreamsRSS
+// for a relay that records without judging: the relay and its tap alone
+// (beside the in-process gateway that draws the images).
+func BenchmarkRecordingRelayImageStreamsRSS(b *testing.B) { benchImageStreamsRSS(b, "--record") }
+
+// BenchmarkDirectImageStreamsRSS is the baseline of the two: the same
+// streams sent to the gateway direct, with no relay.
+func BenchmarkDirectImageStreamsRSS(b *testing.B) { benchImageStreamsRSS(b) }
+
+func benchImageStreamsRSS(b *testing.B, flags ...string) {
 	gw, err := conformancetest.Start(refgateway.Config{}, fixtures.FS)
 	require.NoError(b, err)
 	b.Cleanup(gw.Close)
@@ -103,8 +115,11 @@ func BenchmarkRelayImageStreamsRSS(b *testing.B) {
 	prompts := []string{"a lighthouse on a rocky coast", "a fox in the snow", "glaciers at dawn", "a desert at night"}
 	const streams = 500
 	for b.Loop() {
-		relay, stop := startJudgingRelay(b, gw.BaseURL, filepath.Join(b.TempDir(), "out"))
-		relayLoad(b, relay, streams, streams, func(i int) benchStream {
+		base, stop := gw.BaseURL, func() int { return 0 }
+		if flags != nil {
+			base, stop, _ = startServeCode(b, append(append([]string{"--upstream", gw.BaseURL}, flags...), filepath.Join(b.TempDir(), "out"))...)
+		}
+		relayLoad(b, base, streams, streams, func(i int) benchStream {
 			return benchStream{"image", "/v1/images/generations", gw.Keys.Image,
 				fmt.Sprintf(`{"model":"gen-image-2.5-flare","prompt":%q,"size":"1536x1024","stream":true,"partial_images":3}`, prompts[i%len(prompts)])}
 		}, nil)
