@@ -322,3 +322,46 @@ func TestOpenRefuses(t *testing.T) {
 	_, _, err = record.Open(dir)
 	assert.ErrorContains(t, err, "unknown field")
 }
+
+// TestRelayOverTheCap: an answer past the tap's cap reaches the client
+// whole; its round is recorded up to the cap, says so, keeps the body's
+// whole size, matches the schema, and serve --replay never answers with it.
+func TestRelayOverTheCap(t *testing.T) {
+	srv := gateway(t)
+	dir := t.TempDir()
+	store, err := record.Create(dir, record.Meta{Source: record.SourceRelay, Keys: []string{"image", "text"}})
+	require.NoError(t, err)
+	const limit = 1000
+	tap := &record.Tap{Bases: record.BasePaths{Default: "/base"}, Keys: map[string]string{"text": textKey, "image": imageKey},
+		Secrets: []string{textKey, imageKey}, Store: store, Relay: true, Cap: limit}
+	client := &http.Client{Transport: tap}
+	_, body, err := do(t, t.Context(), client, "POST", srv.URL+"/base/v1/images/generations", imageKey, `{"model":"gen-image-2"}`)
+	require.NoError(t, err)
+	require.Greater(t, len(body), 2*limit)
+	assert.Contains(t, string(body), base64.StdEncoding.EncodeToString(fakeImage), "the client gets the answer whole")
+	_, _, err = do(t, t.Context(), client, "POST", srv.URL+"/base/v1/chat/completions", textKey, `{"model":"gen-5.5"}`)
+	require.NoError(t, err)
+	tap.Wait()
+	validate(t, dir)
+
+	sent, err := store.Sent()
+	require.NoError(t, err)
+	var rounds []record.Round
+	for k, err := range sent.All() {
+		require.NoError(t, err)
+		rounds = append(rounds, k.Round)
+	}
+	require.Len(t, rounds, 2)
+	over := rounds[0]
+	assert.Equal(t, int64(limit), over.OverCap)
+	assert.Equal(t, len(body), over.Response.Body.Bytes, "the body's whole size")
+	kept, err := store.BodyBytes(over.Response.Body)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(kept), limit)
+	assert.True(t, strings.HasPrefix(string(body), string(kept)), "the answer's start")
+	assert.Zero(t, rounds[1].OverCap)
+
+	ix, err := record.NewIndex(store)
+	require.NoError(t, err)
+	assert.Equal(t, 1, ix.Len(), "only the round recorded whole can answer")
+}
