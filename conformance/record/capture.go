@@ -133,10 +133,11 @@ type Tap struct {
 }
 
 // DefaultCap is a relay's cap per exchange: far above the largest answer a
-// verified row gives. The reference gateway's largest is 0.7 MB (an image
-// result of n 2 at 1536x1024); a real gateway's, at worst four images of
-// 1536x1024 as uncompressed RGBA PNG in base64 (a stream with
-// partial_images 3), is 34 MB.
+// verified row gives. Measured on the reference gateway at 1536x1024: an
+// image result of n 2 is at most 0.69 MB (JPEG; PNG 0.54 MB), an image
+// stream with partial_images 3 at most 0.62 MB. A real gateway's, at worst
+// four images of 1536x1024 as uncompressed RGBA PNG (6.3 MB each, 8.4 MB
+// in base64: a stream with partial_images 3), is 34 MB.
 const DefaultCap = 64 << 20
 
 // blobs is where the blobs of a round go: the recording's blobs/, or,
