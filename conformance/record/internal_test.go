@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -82,7 +83,14 @@ func TestExtractAndRestoreBlobs(t *testing.T) {
 					got, err := ex.finish(false)
 					require.NoError(t, err)
 					assert.Equal(t, strings.ReplaceAll(tt.want, "BLOB", blobPrefix+name), string(got))
-					back, err := restoreBlobs(got, sink.load)
+					back, err := restoreBlobs(got, func(name string) ([]byte, error) {
+						r, err := sink.open(name)
+						if err != nil {
+							return nil, err
+						}
+						defer r.Close()
+						return io.ReadAll(r)
+					})
 					require.NoError(t, err)
 					assert.Equal(t, tt.in, string(back), "restored byte for byte")
 					if dir == "" {

@@ -69,15 +69,6 @@ func (s *blobSink) open(name string) (io.ReadCloser, error) {
 	return os.Open(filepath.Join(s.dir, name))
 }
 
-func (s *blobSink) load(name string) ([]byte, error) {
-	r, err := s.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}
-
 // blobWriter writes one blob as its bytes arrive; it is named by its
 // content once they all have.
 type blobWriter struct {
