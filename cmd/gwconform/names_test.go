@@ -228,6 +228,7 @@ func TestRunWithAnUnreadableList(t *testing.T) {
 	out = t.TempDir()
 	code, stdout, stderr = gw2(t, "run", out, flags, sel, []string{"--model-map", "gen=gpt,msg=claude,alt=gemini"})
 	assert.Equal(t, exitFailed, code, "%s\n%s", tail(stdout), stderr)
+	assert.NotContains(t, stderr, "listing the gateway's models for coverage", "an unread list is said once, by the preflight")
 	for cm, st := range verdictsOf(t, out) {
 		if strings.HasPrefix(cm, "models-") {
 			assert.Equal(t, vocab.StatusFail, st, cm)

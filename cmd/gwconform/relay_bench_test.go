@@ -23,6 +23,7 @@ import (
 
 	"github.com/gwconform/gwconform/conformance/conformancetest"
 	"github.com/gwconform/gwconform/conformance/refgateway"
+	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -186,9 +187,10 @@ func benchChatRSS(b *testing.B, flags ...string) {
 	require.NoError(b, err)
 	b.Cleanup(gw.Close)
 	const total, first = 20000, 1000
-	var early, end float64
+	var early, end, lost float64
 	for b.Loop() {
-		relay, stop, _ := startServeCode(b, append(append([]string{"--upstream", gw.BaseURL}, flags...), filepath.Join(b.TempDir(), "out"))...)
+		out := filepath.Join(b.TempDir(), "out")
+		relay, stop, _ := startServeCode(b, append(append([]string{"--upstream", gw.BaseURL}, flags...), out)...)
 		relayLoad(b, relay, total, first, func(i int) benchStream {
 			// 64 distinct requests of each kind: the relay appends their
 			// rounds to files that grow with the traffic.
@@ -198,8 +200,23 @@ func benchChatRSS(b *testing.B, flags ...string) {
 		}, func() { early = peakRSSKiB(b) })
 		end = peakRSSKiB(b)
 		stop()
+		if flags[0] == "--judge" {
+			// Every exchange is judged: one client result each.
+			rs, err := results.ReadFile(filepath.Join(out, results.FileName))
+			require.NoError(b, err)
+			judged := 0
+			for _, r := range rs {
+				if r.Side == results.SideClient {
+					judged++
+				}
+			}
+			lost = float64(total - judged)
+		}
 	}
 	b.ReportMetric(early, "peak-RSS-1000-KiB")
 	b.ReportMetric(end, "peak-RSS-20000-KiB")
 	b.ReportMetric(end/early, "rss-ratio")
+	if flags[0] == "--judge" {
+		b.ReportMetric(lost, "exchanges-lost")
+	}
 }

@@ -33,10 +33,13 @@ func ListModels(ctx context.Context, t plan.Target, kind catalog.KeyKind, o List
 // Each list is bounded as ListModels bounds it, so a gateway that stalls
 // its list ends the listing with an error, not a hang.
 func FindNewModels(ctx context.Context, cat *catalog.Catalog, t plan.Target, o ListOptions) ([]plan.NewModel, error) {
+	if !modelsOffered(cat, t) {
+		return nil, nil // the gateway declared it lists nothing: nothing is sent
+	}
 	var out []plan.NewModel
 	for _, kind := range catalog.KeyKinds {
-		if t.Keys[kind] == "" {
-			continue
+		if _, unread := t.Names.Unread(kind); t.Keys[kind] == "" || unread {
+			continue // an unread list was said once, by the preflight
 		}
 		ids, err := ListModels(ctx, t, kind, o)
 		if err != nil {

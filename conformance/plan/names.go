@@ -50,7 +50,8 @@ type ModelName struct {
 	// is sent anyway (spec 1: a list does not prove what is served, and an
 	// alias may be served unlisted).
 	Unlisted bool `json:"unlisted,omitempty"`
-	// Why is what the key's list answered, when it could not be read.
+	// Why is what the key's list answered, when it could not be read
+	// (unread, or given over the unread list).
 	Why string `json:"why,omitempty"`
 	// Listed are the first ids of the key's list (maxListed), and
 	// ListedCount how many it holds, kept for an unlisted spec id only: the
@@ -125,7 +126,7 @@ func ResolveNames(cat *catalog.Catalog, lists map[catalog.KeyKind]KeyList, given
 func resolveName(spec string, kind catalog.KeyKind, list KeyList, given map[string]string) (ModelName, string) {
 	e := ModelName{Spec: spec, Key: kind}
 	if g, ok := givenFor(given, spec); ok {
-		e.Gateway, e.Source = g, NameGiven
+		e.Gateway, e.Source, e.Why = g, NameGiven, list.Unread
 		e.Unlisted = list.Unread == "" && !slices.Contains(list.IDs, g)
 		return e, ""
 	}
@@ -258,7 +259,7 @@ func (n ModelNames) Unchecked(cs *catalog.Case, model string) *vocab.Reason {
 		if _, learned := n.word(cs.Key, lit); learned {
 			return nil
 		}
-		if why, unread := n.unread(cs.Key); unread {
+		if why, unread := n.Unread(cs.Key); unread {
 			return unreadReason(cs.Key, why, lit)
 		}
 		return nil
@@ -282,10 +283,11 @@ func unlistedLine(e ModelName) string {
 		e.Spec, e.Key, listedIDs(e.Listed, e.ListedCount), e.Spec)
 }
 
-// unread reports why kind's list could not be read, if it could not.
-func (n ModelNames) unread(kind catalog.KeyKind) (string, bool) {
+// Unread reports why kind's list could not be read, if it could not: its
+// models left unread, or mapped by --model-map over the unread list.
+func (n ModelNames) Unread(kind catalog.KeyKind) (string, bool) {
 	for _, e := range n.Entries {
-		if e.Key == kind && e.Source == NameUnread {
+		if e.Key == kind && e.Why != "" && (e.Source == NameUnread || e.Source == NameGiven) {
 			return e.Why, true
 		}
 	}
