@@ -438,6 +438,15 @@ func (n ModelNames) Said() []string {
 			lines = append(lines, fmt.Sprintf("%s key's models %s", kind, unreadLine(kind, unread, unreadModel)))
 		}
 	}
+	// With no list read (the gateway declares none: --offers
+	// '!models.*'), the names given are sent all the same: say them.
+	if len(n.Entries) == 0 && len(n.Given) > 0 {
+		var given []string
+		for _, spec := range slices.Sorted(maps.Keys(n.Given)) {
+			given = append(given, spec+" → "+n.Given[spec])
+		}
+		lines = append(lines, "--model-map: "+strings.Join(given, "; "))
+	}
 	return lines
 }
 

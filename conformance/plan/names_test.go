@@ -139,6 +139,10 @@ func TestResolveNamesSaysWhatItFound(t *testing.T) {
 			"image key's models not checked: the image key's model list could not be read (HTTP 404); nothing is sent under a guessed id; name its models with the word form: --model-map gen=gpt (every gen- model), or a pair per model: --model-map SPEC=ID",
 		}, n.Said())
 	})
+	t.Run("given names are said when no list was read", func(t *testing.T) {
+		n := ResolveNames(cat, nil, map[string]string{"gen-5.5": "openai,gpt-5.5", "msg": "anthropic,claude"})
+		assert.Equal(t, []string{"--model-map: gen-5.5 → openai,gpt-5.5; msg → anthropic,claude"}, n.Said())
+	})
 }
 
 func TestPlanUnderGatewayNames(t *testing.T) {
