@@ -23,11 +23,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/capability"
+	"github.com/gwconform/gwconform/report/readiness"
 )
 
 // Build aggregates results into a report. It copies and sanitises what it
@@ -61,6 +63,13 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 	}
 	r.Causes = causes(r.Results, meta.Strict)
 	r.Clients = results.Clients(r.Results)
+	if meta.Traffic == nil { // observed traffic runs no case a library's needs cite
+		if table, err := catalog.EmbeddedClients(); err != nil {
+			r.Notes = append(r.Notes, "client readiness not computed: "+err.Error())
+		} else {
+			r.Readiness = readiness.Rows(table, meta.Clients, r.Results)
+		}
+	}
 	return r
 }
 
