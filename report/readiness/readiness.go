@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/results"
@@ -188,4 +189,22 @@ func stage(check string) int {
 		return 2
 	}
 	return 3
+}
+
+// Features is a row's features and their verdicts on one line:
+// "chat.basic NOT READY, chat.stream READY"; a feature of the library's
+// basic path is marked with *.
+func Features(row reportv1.ClientReadiness) string {
+	var b strings.Builder
+	for i, f := range row.Features {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Feature)
+		if f.Basic {
+			b.WriteString("*")
+		}
+		b.WriteString(" " + f.Verdict.Label())
+	}
+	return b.String()
 }

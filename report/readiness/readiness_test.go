@@ -101,12 +101,12 @@ func TestRows(t *testing.T) {
 		{name: "every check passes", rs: clean,
 			want:    map[string]reportv1.Readiness{"openai-go": reportv1.ReadyYes, "go-openai": reportv1.ReadyYes, "langchaingo": reportv1.ReadyYes},
 			feature: [3]string{"openai-go", "chat.stream", string(reportv1.ReadyYes)}},
-		// go-openai and the AI SDK read any Content-Type, but the engine
-		// judges no body after a wrong one: their schema needs are unchecked.
-		{name: "JSON as text/plain breaks the Stainless Go and JS readers, not Python's",
-			rs:      with(with(clean, "chat-json", vocab.StatusFail, textPlain), "messages-json", vocab.StatusFail, textPlain),
-			want:    map[string]reportv1.Readiness{"openai-go": reportv1.ReadyNot, "openai-node": reportv1.ReadyNot, "anthropic-sdk-go": reportv1.ReadyNot, "go-openai": reportv1.ReadyUnknown, "vercel-ai-sdk": reportv1.ReadyUnknown, "openai-python": reportv1.ReadyYes},
-			feature: [3]string{"openai-go", "chat.basic", string(reportv1.ReadyNot)}, because: "chat-json content_type fails"},
+		// go-openai and the AI SDK read any Content-Type, and their needs
+		// are held by the verified case; Python reads the body as JSON.
+		{name: "JSON as text/plain breaks the Stainless Go and JS readers only",
+			rs:      with(with(clean, "chat-json-strict", vocab.StatusFail, textPlain), "messages-json-strict", vocab.StatusFail, textPlain),
+			want:    map[string]reportv1.Readiness{"openai-go": reportv1.ReadyNot, "openai-node": reportv1.ReadyNot, "anthropic-sdk-go": reportv1.ReadyNot, "go-openai": reportv1.ReadyYes, "vercel-ai-sdk": reportv1.ReadyYes, "openai-python": reportv1.ReadyYes, "langchaingo": reportv1.ReadyYes},
+			feature: [3]string{"openai-go", "chat.basic", string(reportv1.ReadyNot)}, because: "chat-json-strict content_type fails"},
 		{name: "image routes missing limit the libraries that make images",
 			rs:      with(with(clean, "gen-basic", vocab.StatusFail, notFound), "edit-multipart-one-ref", vocab.StatusFail, notFound),
 			want:    map[string]reportv1.Readiness{"openai-go": reportv1.ReadyLimited, "go-openai": reportv1.ReadyLimited, "anthropic-sdk-go": reportv1.ReadyYes, "langchaingo": reportv1.ReadyYes},
@@ -164,11 +164,11 @@ func TestRows(t *testing.T) {
 func TestRowsCite(t *testing.T) {
 	table, err := catalog.EmbeddedClients()
 	require.NoError(t, err)
-	rows := Rows(table, []string{"openai-go"}, with(passing(t, table), "chat-json", vocab.StatusFail, textPlain))
+	rows := Rows(table, []string{"openai-go"}, with(passing(t, table), "chat-json-strict", vocab.StatusFail, textPlain))
 	require.Len(t, rows, 1)
 	require.NotEmpty(t, rows[0].Because)
 	b := rows[0].Because[0]
-	for _, want := range []string{"chat.basic", "chat-json content_type fails", "text/plain", "openai-go needs it", "github.com/openai/openai-go internal/requestconfig/requestconfig.go RequestConfig.Execute", "3.52.0", "source only, not yet driven"} {
+	for _, want := range []string{"chat.basic", "chat-json-strict content_type fails", "text/plain", "openai-go needs it", "github.com/openai/openai-go internal/requestconfig/requestconfig.go RequestConfig.Execute", "3.52.0", "source only, not yet driven"} {
 		assert.Contains(t, b, want)
 	}
 }
