@@ -14,7 +14,6 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/markdown"
-	"github.com/gwconform/gwconform/report/readiness"
 )
 
 // Glyphs of the Markdown matrix. Emoji are one column wide in GitHub's
@@ -383,8 +382,8 @@ func writeClientsMD(p func(string, ...any), r *reportv1.Report) {
 // verdict; report.json and report.html carry every one.
 const maxMDBecause = 3
 
-var readinessGlyph = map[reportv1.Readiness]string{
-	reportv1.ReadyYes: "✅", reportv1.ReadyLimited: "⚠️", reportv1.ReadyNot: "❌", reportv1.ReadyUnknown: "❔",
+var readinessGlyph = map[results.Readiness]string{
+	results.ReadyYes: "✅", results.ReadyLimited: "⚠️", results.ReadyNot: "❌", results.ReadyUnknown: "❔",
 }
 
 // writeReadinessMD writes each client library's readiness, one row a
@@ -397,7 +396,7 @@ func writeReadinessMD(p func(string, ...any), r *reportv1.Report) {
 	p("### Client readiness\n\nWill these libraries work against the gateway? From the answer properties each depends on (cases/clients/clients.yaml); reported, not deciding. * marks a library's basic path.\n\n")
 	p("| library | readiness | features |\n|---|---|---|\n")
 	for _, c := range r.Readiness {
-		p("| %s | %s %s | %s |\n", markdown.Escape(c.Client), readinessGlyph[c.Verdict], c.Verdict.Label(), markdown.Escape(readiness.Features(c)))
+		p("| %s | %s %s | %s |\n", markdown.Escape(c.Client), readinessGlyph[c.Verdict], c.Verdict.Label(), markdown.Escape(c.FeatureLine()))
 	}
 	p("\n")
 	for _, c := range r.Readiness {

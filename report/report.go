@@ -29,7 +29,6 @@ import (
 	"github.com/gwconform/gwconform/conformance/vocab"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/capability"
-	"github.com/gwconform/gwconform/report/readiness"
 )
 
 // Build aggregates results into a report. It copies and sanitises what it
@@ -67,7 +66,7 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 		if table, err := catalog.EmbeddedClients(); err != nil {
 			r.Notes = append(r.Notes, "client readiness not computed: "+err.Error())
 		} else {
-			r.Readiness = readiness.Rows(table, meta.Clients, r.Results)
+			r.Readiness = results.ReadinessRows(table, meta.Clients, r.Results)
 		}
 	}
 	return r

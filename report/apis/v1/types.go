@@ -393,8 +393,8 @@ type Report struct {
 	// properties it depends on (the table of clients) and the results.
 	// Reported, not deciding (--require-clients makes it decide). Absent
 	// for observed traffic (added within v1alpha1).
-	Readiness []ClientReadiness `json:"readiness,omitempty"`
-	Results   []results.Result  `json:"results"`
+	Readiness []results.ClientReadiness `json:"readiness,omitempty"`
+	Results   []results.Result          `json:"results"`
 }
 
 // Cause is one cause of failures: every failed result with a reason of
