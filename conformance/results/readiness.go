@@ -293,3 +293,41 @@ func (row ClientReadiness) FeatureLine() string {
 	}
 	return b.String()
 }
+
+// CheckClientNames refuses, before a run, a --clients glob that matches no
+// library of the table and a --require-clients name that is none, with a
+// did-you-mean.
+func CheckClientNames(table *catalog.Clients, globs, required []string) error {
+	var ids []string
+	for _, c := range table.Entries {
+		if len(c.Uses) > 0 {
+			ids = append(ids, c.ID)
+		}
+	}
+	for _, g := range globs {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("--clients %q: %w", g, err)
+		}
+		if !slices.ContainsFunc(ids, func(id string) bool { return ClientSelected(id, []string{g}) }) {
+			return fmt.Errorf("--clients %q matches no client library (%s)%s", g, strings.Join(ids, ", "), catalog.Closest(g, ids))
+		}
+	}
+	for _, name := range required {
+		if !slices.Contains(ids, name) {
+			return fmt.Errorf("--require-clients %q is no client library (%s)%s", name, strings.Join(ids, ", "), catalog.Closest(name, ids))
+		}
+	}
+	return nil
+}
+
+// RequiredFailing are the rows of the required libraries whose readiness
+// fails the promise: NOT READY or LIMITED.
+func RequiredFailing(rows []ClientReadiness, required []string) []ClientReadiness {
+	var out []ClientReadiness
+	for _, r := range rows {
+		if slices.Contains(required, r.Client) && r.Verdict.Fails() {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -186,3 +186,28 @@ func TestClientSelected(t *testing.T) {
 		assert.Equal(t, tt.want, ClientSelected(tt.id, tt.globs), "%s %v", tt.id, tt.globs)
 	}
 }
+
+// TestCheckClientNames: a glob matching no library and a required name
+// that is none are refused before the run, with a did-you-mean.
+func TestCheckClientNames(t *testing.T) {
+	table, err := catalog.EmbeddedClients()
+	require.NoError(t, err)
+	require.NoError(t, CheckClientNames(table, []string{"openai-*", "langchaingo"}, []string{"openai-go"}))
+	err = CheckClientNames(table, []string{"opnai-*"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--clients "opnai-*" matches no client library`)
+	err = CheckClientNames(table, nil, []string{"openai-goo"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--require-clients "openai-goo" is no client library`)
+	assert.Contains(t, err.Error(), `did you mean "openai-go"?`)
+	assert.Error(t, CheckClientNames(table, nil, []string{"portkey-gateway"}), "a relay has no readiness")
+}
+
+// TestRequiredFailing: only the named libraries decide, and only NOT
+// READY or LIMITED fails them; UNKNOWN does not.
+func TestRequiredFailing(t *testing.T) {
+	rows := []ClientReadiness{{Client: "a", Verdict: ReadyNot}, {Client: "b", Verdict: ReadyLimited}, {Client: "c", Verdict: ReadyUnknown}, {Client: "d", Verdict: ReadyYes}}
+	got := RequiredFailing(rows, []string{"b", "c", "d"})
+	require.Len(t, got, 1)
+	assert.Equal(t, "b", got[0].Client)
+}
