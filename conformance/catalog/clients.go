@@ -25,7 +25,7 @@ import (
 // new release is one entry to check, not code to change. The same entries
 // say what each library uses (features and endpoints) and which answer
 // properties it depends on, each tied to a check of the catalog, so that a
-// run's results tell whether the library will work (report/readiness):
+// run's results tell whether the library will work (results.ReadinessRows):
 // one table of clients.
 
 // Clients is the table of known client libraries, in the order their
