@@ -4,15 +4,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
+	"github.com/gwconform/gwconform/conformance/plan"
 	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // readClients reads --clients and --require-clients, refusing a glob that
 // matches no library and a name that is none.
 func readClients(f *engineFlags, s *settings) error {
-	s.clients, s.requireClients = f.set.List("clients"), f.set.List("require-clients")
+	s.clients = f.set.List("clients")
+	if f.fs.Lookup("require-clients") != nil { // probe judges a model: nothing it finds decides
+		s.requireClients = f.set.List("require-clients")
+	}
 	table, err := catalog.EmbeddedClients()
 	if err != nil {
 		return err
@@ -82,4 +87,50 @@ func requiredExit(code int, rows []results.ClientReadiness, required []string, c
 		fmt.Fprintf(stderr, "gwconform %s: --require-clients: %s is %s\n", command, r.Client, r.Verdict.Label())
 	}
 	return exitFailed
+}
+
+// printProbeReadiness prints, per probed model, the readiness of each
+// library for the features the model's cases cover (a messages model
+// speaks for the messages features of a library, not its chat ones):
+// whether that library will work with the new model.
+func printProbeReadiness(w io.Writer, models []plan.NewModel, rs []results.Result, clients []string) {
+	table, err := catalog.EmbeddedClients()
+	if err != nil {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nMODEL\tLIBRARY\tREADINESS\tFEATURES")
+	for _, m := range models {
+		var own []results.Result
+		covered := map[string]bool{}
+		for _, r := range rs {
+			if r.Model == m.ID {
+				own = append(own, r)
+				covered[r.Feature] = true
+			}
+		}
+		for _, row := range results.ReadinessRows(coveredUses(table, covered), clients, own) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, row.Client, row.Verdict.Label(), row.FeatureLine())
+		}
+	}
+	_ = tw.Flush()
+}
+
+// coveredUses is the table with each library's uses cut to the features
+// covered; a library left with none is left out.
+func coveredUses(table *catalog.Clients, covered map[string]bool) *catalog.Clients {
+	out := &catalog.Clients{}
+	for _, c := range table.Entries {
+		var uses []catalog.Use
+		for _, u := range c.Uses {
+			if covered[u.Feature] {
+				uses = append(uses, u)
+			}
+		}
+		if len(uses) > 0 {
+			c.Uses = uses
+			out.Entries = append(out.Entries, c)
+		}
+	}
+	return out
 }
