@@ -149,3 +149,26 @@ func TestGoTestWithAModelMap(t *testing.T) {
 		assert.Equal(t, "company-chat", r.GatewayModel, "%s × %s", r.Case, r.Model)
 	}
 }
+
+// go test reads GWCONFORM_REQUIRE_CLIENTS as run reads --require-clients:
+// a name that is no library is refused, and a library the reference
+// gateway serves whole is READY, so the run's subtests pass.
+func TestGoTestRequireClients(t *testing.T) {
+	loc := startLocal(t, refgateway.Config{})
+	t.Setenv("GWCONFORM_BASE_URL", loc.target.BaseURL)
+	t.Setenv("GWCONFORM_TEXT_KEY", loc.target.Keys["text"])
+	t.Setenv("GWCONFORM_REQUIRE_CLIENTS", "openai-goo")
+	_, err := conformance.ConfigFromEnv()
+	require.ErrorContains(t, err, `did you mean "openai-go"?`)
+
+	t.Setenv("GWCONFORM_REQUIRE_CLIENTS", "langchaingo")
+	t.Setenv("GWCONFORM_MESSAGES_KEY", loc.target.Keys["messages"])
+	cfg, err := conformance.ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"langchaingo"}, cfg.RequireClients)
+	cfg.Selection.Features = []string{"chat.*", "messages.basic", "messages.stream"}
+	cfg.Options.MaxRetries = -1
+	cfg.Local = true
+	rs := conformance.Run(t, cfg)
+	require.NotEmpty(t, rs)
+}

@@ -46,6 +46,7 @@ var faultCases = []faultCase{
 	// A JSON body is read as JSON whatever its media type; only a strict
 	// case reports it. A stream keeps text/event-stream (6).
 	{"wrong-content-type", []string{"chat-json", "chat-json-strict"}, "chat-json-strict", "content_type", "text/plain"},
+	{"wrong-content-type", []string{"messages-json", "messages-json-strict"}, "messages-json-strict", "content_type", "text/plain"},
 	{"wrong-content-type", []string{"chat-stream"}, "chat-stream", "content_type", "application/json"},
 	{"accept-invalid", []string{"chat-no-model"}, "chat-no-model", "status", "HTTP status 200, want 400"},
 	{"wrong-404", []string{"messages-unknown-model-404"}, "messages-unknown-model-404", "status", "HTTP status 400, want 404"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,12 +34,16 @@ type Config struct {
 	// reference gateway): the deadline check, sized for real gateways,
 	// does not apply.
 	Local bool
+	// RequireClients are the client libraries whose readiness decides
+	// (GWCONFORM_REQUIRE_CLIENTS): Run fails when one is NOT READY or
+	// LIMITED.
+	RequireClients []string
 }
 
 // goTestSettings are the rows of SettingsTable that go test reads, from
 // their variables: the same names, checks and meanings as gwconform run's.
 var goTestSettings = func() []string {
-	names := []string{"base-url", "public-image-url", "offers", "model-map", "tier", "strict", "waivers", "header"}
+	names := []string{"base-url", "public-image-url", "offers", "model-map", "tier", "strict", "waivers", "header", "require-clients"}
 	for _, k := range catalog.KeyKinds {
 		names = append(names, string(k)+"-base-url", string(k)+"-key", string(k)+"-header")
 	}
@@ -49,7 +54,8 @@ var goTestSettings = func() []string {
 // each kind's GWCONFORM_<KIND>_BASE_URL, the key, header and public image
 // variables, GWCONFORM_OFFERS and GWCONFORM_TIERS (comma-separated globs),
 // GWCONFORM_MODEL_MAP (SPEC=ID, comma-separated),
-// GWCONFORM_STRICT and GWCONFORM_WAIVERS (a waivers file).
+// GWCONFORM_STRICT, GWCONFORM_WAIVERS (a waivers file) and
+// GWCONFORM_REQUIRE_CLIENTS (client libraries whose readiness decides).
 func ConfigFromEnv() (Config, error) {
 	set := NewSettings(nil, goTestSettings...)
 	if err := set.FromEnv(); err != nil {
@@ -59,7 +65,17 @@ func ConfigFromEnv() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: plan.Selection{Tiers: set.List("tier"), From: map[string]string{"tier": set.Source("tier")}}}
+	cfg := Config{Target: target, Strict: set.Bool("strict"), Selection: plan.Selection{Tiers: set.List("tier"), From: map[string]string{"tier": set.Source("tier")}},
+		RequireClients: set.List("require-clients")}
+	if len(cfg.RequireClients) > 0 {
+		table, err := catalog.EmbeddedClients()
+		if err != nil {
+			return cfg, err
+		}
+		if err := results.CheckClientNames(table, nil, cfg.RequireClients); err != nil {
+			return cfg, err
+		}
+	}
 	if file := set.String("waivers"); file != "" {
 		ws, err := waivers.Load(file)
 		if err != nil {
@@ -169,6 +185,7 @@ func Run(t *testing.T, cfg Config) []results.Result {
 		})
 	}
 	judgeRun(t, all, cfg.Strict)
+	requireClients(t, cfg.RequireClients, all)
 	return all
 }
 
@@ -199,6 +216,26 @@ func judgeRun(t interface {
 	t.Errorf("INCOMPLETE: %s", v.Headline)
 	for _, n := range v.Notes {
 		t.Errorf("  - %s", n)
+	}
+}
+
+// requireClients fails the test for each required library whose
+// readiness the results make NOT READY or LIMITED, naming why.
+func requireClients(t interface {
+	Helper()
+	Errorf(format string, args ...any)
+}, required []string, rs []results.Result) {
+	t.Helper()
+	if len(required) == 0 {
+		return
+	}
+	table, err := catalog.EmbeddedClients()
+	if err != nil {
+		t.Errorf("client readiness: %v", err)
+		return
+	}
+	for _, r := range results.RequiredFailing(results.ReadinessRows(table, required, rs), required) {
+		t.Errorf("client %s is %s (GWCONFORM_REQUIRE_CLIENTS): %s", r.Client, r.Verdict.Label(), strings.Join(r.Because, "; "))
 	}
 }
 

@@ -52,3 +52,32 @@ func TestJudgeRunAsTheCLI(t *testing.T) {
 		})
 	}
 }
+
+// go test lets GWCONFORM_REQUIRE_CLIENTS decide as run --require-clients
+// does: a named library LIMITED or NOT READY fails the test, naming why;
+// another library, or one only UNKNOWN, does not.
+func TestRequireClients(t *testing.T) {
+	idChanged := results.Result{Case: "chat-stream-strict", Feature: "chat.stream", Model: "gen-5.5", Tier: vocab.TierStrict, Status: vocab.StatusFail,
+		Reasons: []vocab.Reason{{Check: "sse-strict", Where: "event 2", Message: "the chunk's id differs from the first chunk's (chat.id-changed)"}}}
+	for _, tt := range []struct {
+		name     string
+		required []string
+		want     string // in the one error; "": none
+	}{
+		{"a library the fault limits", []string{"openai-go"}, "client openai-go is LIMITED (GWCONFORM_REQUIRE_CLIENTS): chat.stream: chat-stream-strict rule chat.id-changed fails"},
+		{"a library that does not read the ids", []string{"openai-node"}, ""},
+		{"none named", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got errs
+			requireClients(&got, tt.required, []results.Result{idChanged})
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			if assert.Len(t, got, 1) {
+				assert.Contains(t, got[0], tt.want)
+			}
+		})
+	}
+}

@@ -161,6 +161,10 @@ func buildSettingsTable() []Setting {
 			Usage: "re-run the fail, error and throttled verified/negative results recorded in --out, and the calls its run never made, with that run's settings (its manifest.json)"},
 		{Name: "resume", Kind: KindBool, Default: "false",
 			Usage: "continue the run in --out that was interrupted, with that run's settings (its manifest.json)"},
+		{Name: "clients", Kind: KindList, Env: "GWCONFORM_CLIENTS",
+			Usage: "client library `GLOBS` whose readiness the console and reports show, ids of cases/clients/clients.yaml (openai-go, 'anthropic-*'); repeatable or comma-separated (default: every one)"},
+		{Name: "require-clients", Kind: KindList, Env: "GWCONFORM_REQUIRE_CLIENTS",
+			Usage: "client `LIBRARIES` whose readiness decides, for a gateway that promises them: exit 1 when one is NOT READY or LIMITED (default: readiness is reported, not deciding)"},
 		{Name: "model-id", Usage: "probe this `MODEL` only (with --family), even if the catalog knows it"},
 		{Name: "family", Usage: "the family of --model-id: text, messages, image or alt"},
 	}...)

@@ -684,3 +684,36 @@ func TestBrowserClients(t *testing.T) {
 	assert.Contains(t, clients, "4.2/temperature")
 	assert.Contains(t, facts, "the stand-in")
 }
+
+// TestBrowserReadiness: each library's readiness is drawn in report.html
+// as report.json holds it: its verdict, its features, and for one that is
+// not READY the check that failed and the library's source.
+func TestBrowserReadiness(t *testing.T) {
+	b := browsertest.Open(t)
+	start := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	textPlain := vocab.Reason{Check: "content_type", Where: "Content-Type", Expected: "application/json", Actual: "text/plain",
+		Message: `response media type is "text/plain", want application/json`}
+	rs := []results.Result{
+		{Case: "chat-json", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierVerified, Status: vocab.StatusPass, Started: start},
+		{Case: "chat-json-strict", Feature: "chat.basic", Model: "gen-5.5", Tier: vocab.TierStrict, Status: vocab.StatusFail, Started: start, Reasons: []vocab.Reason{textPlain}},
+	}
+	m := reportv1.Meta{SuiteVersion: "test", Features: []string{"chat.basic"}, Started: start, Finished: start.Add(time.Minute), Clients: []string{"openai-go", "openai-python"}}
+	r := Build(m, rs)
+	require.Len(t, r.Readiness, 2)
+	assert.Equal(t, results.ReadyNot, r.Readiness[0].Verdict, "openai-go reads JSON only under application/json")
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, r))
+	assert.Contains(t, md.String(), "| openai-go | ❌ NOT READY |")
+
+	page := browsertest.WritePage(t, "report.html", func(w io.Writer) error { return WriteHTML(w, r) })
+	b.Run(chromedp.Navigate("file://" + page))
+	b.Run(chromedp.WaitVisible(chromedp.CSS(`#readiness-table`)))
+	rows := b.EvalString(`Array.from(document.querySelectorAll('#readiness-table tr.client-row')).map(tr => tr.innerText.replace(/\s+/g, ' ').trim()).join('\n')`)
+	open := b.Text(`#readiness details.client-readiness[data-client="openai-go"]`)
+	assert.Empty(t, b.ConsoleProblems(), "console errors, exceptions or CSP violations")
+	assert.Contains(t, rows, "openai-go NOT READY chat.basic* NOT READY")
+	assert.Contains(t, rows, "openai-python UNKNOWN chat.basic* READY")
+	assert.Contains(t, open, "chat-json-strict content_type")
+	assert.Contains(t, open, "internal/requestconfig/requestconfig.go")
+	assert.Contains(t, open, "source only, not yet driven")
+}

@@ -16,6 +16,7 @@ var reportPage = htmlpage.New(htmlpage.ReportCSS, reportJS, "report-data", `<div
 <p id="facts" class="facts"></p>`,
 	"This report is drawn by JavaScript. The same data is in report.json and matrix.md.",
 	`<section id="causes" class="causes" aria-label="Failures by cause" hidden></section>`+
+		`<section id="readiness" class="readiness" aria-label="Client readiness" hidden></section>`+
 		`<section id="clients" class="clients" aria-label="Clients" hidden></section>
 <section id="summary" class="summary" aria-label="Totals per tier"></section>
 <section id="controls" class="controls" aria-label="Filters"></section>

@@ -86,6 +86,7 @@ func WriteMarkdown(w io.Writer, r *reportv1.Report) error {
 	// What to fix comes first, on the first screen: one line a cause,
 	// where a broken route fills the per-result list with one line a case.
 	writeCausesMD(p, r)
+	writeReadinessMD(p, r)
 	writeClientsMD(p, r)
 	writeFailuresMD(p, r)
 	writeLegendMD(p)
@@ -375,4 +376,40 @@ func writeClientsMD(p func(string, ...any), r *reportv1.Report) {
 		}
 		p("\n")
 	}
+}
+
+// maxMDBecause bounds the reasons matrix.md gives for one library's
+// verdict; report.json and report.html carry every one.
+const maxMDBecause = 3
+
+var readinessGlyph = map[results.Readiness]string{
+	results.ReadyYes: "✅", results.ReadyLimited: "⚠️", results.ReadyNot: "❌", results.ReadyUnknown: "❔",
+}
+
+// writeReadinessMD writes each client library's readiness, one row a
+// library with its features (* the basic path), then why each one that
+// is not READY is not, citing the check and the library's dependency.
+func writeReadinessMD(p func(string, ...any), r *reportv1.Report) {
+	if len(r.Readiness) == 0 {
+		return
+	}
+	p("### Client readiness\n\nWill these libraries work against the gateway? From the answer properties each depends on (cases/clients/clients.yaml); reported, not deciding. * marks a library's basic path.\n\n")
+	p("| library | readiness | features |\n|---|---|---|\n")
+	for _, c := range r.Readiness {
+		p("| %s | %s %s | %s |\n", markdown.Escape(c.Client), readinessGlyph[c.Verdict], c.Verdict.Label(), markdown.Escape(c.FeatureLine()))
+	}
+	p("\n")
+	for _, c := range r.Readiness {
+		for i, b := range c.Because {
+			if i == maxMDBecause {
+				p("  - … and %d more: see report.json\n", len(c.Because)-i)
+				break
+			}
+			if i == 0 {
+				p("- **%s** %s:\n", markdown.Escape(c.Client), c.Verdict.Label())
+			}
+			p("  - %s\n", markdown.Escape(results.Truncate(b, 400)))
+		}
+	}
+	p("\n")
 }

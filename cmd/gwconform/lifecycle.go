@@ -45,6 +45,8 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 	// (report.Build adds them itself); the verdict is the same.
 	v.Notes = append(v.Notes, report.ModelNameNotes(reportModelMap(ss.target.Names))...)
 	e.con.summary(e.results, v)
+	readiness := clientReadiness(ss.settings, e.results)
+	printReadiness(e.con.w, readiness, ss.requireClients)
 	extra := reportExtra{planned: e.planned, completion: comp}
 	if e.covered && !e.interrupted {
 		extra.uncovered = uncoveredModels(ss, stdout, stderr)
@@ -67,7 +69,7 @@ func (ss *session) finish(e ending, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	return exitCode(v)
+	return requiredExit(exitCode(v), readiness, ss.requireClients, e.command, stderr)
 }
 
 // completion says what of the plan has no result: the counted calls an

@@ -21,7 +21,7 @@ import (
 // runs their family's cases, prints a capability row per model and the YAML
 // that adds each model to the cases it passed.
 func runProbe(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("probe", stdout, "model-id", "family")
+	f := newEngineFlags("probe", stdout, "model-id", "family", "clients")
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
 		model, family := f.set.String("model-id"), f.set.String("family")
 		if (model == "") != (family == "") || (family != "" && !validKind(family)) {
@@ -31,7 +31,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 			s.out = filepath.Join(s.out, "probe") // keep a run's outputs apart
 		}
 		s.everyKey = true
-		return nil
+		return readClients(f, s)
 	})
 	if ss == nil {
 		return code
@@ -68,6 +68,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	printProbe(stdout, models, rs, plan.ProposeMaps(ss.suite.Catalog, ss.target.Names, models))
+	printProbeReadiness(stdout, models, rs, ss.clients)
 	fmt.Fprintf(stdout, "\nreports in %s\n", filepath.Clean(ss.out))
 	return exitOK
 }

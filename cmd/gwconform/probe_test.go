@@ -84,3 +84,18 @@ func TestCasesExtraIsStrict(t *testing.T) {
 	assert.Equal(t, exitNotStart, code)
 	assert.Contains(t, stderr, "--cases-extra:")
 }
+
+// A probe gives the new model's readiness row: each library, for the
+// features the model's cases cover (a messages model's row holds no chat
+// feature), and no library with none of them.
+func TestProbeReadinessRow(t *testing.T) {
+	clearEnv(t)
+	srv, err := conformancetest.Start(refgateway.Config{ExtraModels: []refgateway.ExtraModel{{Kind: "messages", ID: "msg-nova-1"}}}, fixtures.FS)
+	require.NoError(t, err)
+	defer srv.Close()
+	code, out, stderr := gw(t, "probe", "--model-id", "msg-nova-1", "--family", "messages", "--feature", "messages.basic,messages.stream",
+		"--clients", "anthropic-sdk-go,openai-go", "--out", t.TempDir(), "--base-url", srv.BaseURL, "--messages-key", srv.Keys.Messages)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `msg-nova-1\s+anthropic-sdk-go\s+(READY|UNKNOWN)\s+messages\.basic\* (READY|UNKNOWN), messages\.stream (READY|UNKNOWN)\n`, out, "the row holds the features the model covers")
+	assert.NotContains(t, out[strings.Index(out, "LIBRARY"):], "openai-go", "a chat library has nothing of a messages model to go by")
+}

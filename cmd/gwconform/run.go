@@ -24,7 +24,7 @@ import (
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := newEngineFlags("run", stdout, "waivers", "rerun-failed", "resume", "record", "replay")
+	f := newEngineFlags("run", stdout, "waivers", "rerun-failed", "resume", "record", "replay", "clients", "require-clients")
 	rerun, resume := func() bool { return f.set.Bool("rerun-failed") }, func() bool { return f.set.Bool("resume") }
 	var recorded conformance.Manifest
 	ss, code := f.openSession(args, stderr, func(s *settings) error {
@@ -38,6 +38,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		s.record, s.replay = f.set.String("record"), f.set.String("replay")
 		if s.record != "" && s.replay != "" {
 			return fmt.Errorf("--record and --replay: a replay sends nothing to record")
+		}
+		if err := readClients(f, s); err != nil {
+			return err
 		}
 		return loadWaivers(s, f.set.String("waivers"))
 	})
@@ -221,6 +224,7 @@ func writeReports(s *settings, local bool, cat *catalog.Catalog, rs []results.Re
 		Offers:       s.target.Offers,
 		KindBaseURLs: s.target.KindBaseNames(),
 		ModelMap:     reportModelMap(s.target.Names),
+		Clients:      shownClients(s),
 	}
 	if !extra.finished.IsZero() {
 		meta.Finished = extra.finished

@@ -76,8 +76,11 @@ type settings struct {
 	tls      execute.TLSOptions
 	// waivers is the --waivers file of a run (nil: none), and waiversRef
 	// names it in the manifest.
-	waivers    *waivers.Set
-	waiversRef *conformance.ManifestFileRef
+	waivers *waivers.Set
+	// clients are the --clients globs of the libraries whose readiness is
+	// shown, requireClients the libraries whose readiness decides.
+	clients, requireClients []string
+	waiversRef              *conformance.ManifestFileRef
 	// record is run --record's directory; replay is run --replay's
 	// recording, and replayed what was read from it when the session
 	// opened (record.go).

@@ -11,7 +11,10 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/gwconform/gwconform/cases"
 	"github.com/gwconform/gwconform/cases/clients"
+	"github.com/gwconform/gwconform/conformance/vocab"
+	"github.com/gwconform/gwconform/fixtures"
 )
 
 // The judge names a client by library and version rather than by the
@@ -19,9 +22,11 @@ import (
 // sends three, LangChain those of the SDK it drives, go-openai Go's own).
 // How each library is told apart is data (cases/clients/clients.yaml), each
 // fact beside the place in the library's source it comes from, so that a
-// new release is one entry to check, not code to change. Readiness per
-// library (features, the answer properties each depends on) is to grow as
-// more fields of the same entries: one table of clients.
+// new release is one entry to check, not code to change. The same entries
+// say what each library uses (features and endpoints) and which answer
+// properties it depends on, each tied to a check of the catalog, so that a
+// run's results tell whether the library will work (results.ReadinessRows):
+// one table of clients.
 
 // Clients is the table of known client libraries, in the order their
 // entries are tried.
@@ -42,6 +47,84 @@ type Client struct {
 	Repository string   `yaml:"repository"`
 	Signs      []Sign   `yaml:"signs"`
 	Remedies   []Remedy `yaml:"remedies"`
+	// Uses are the features the library uses, each with the answer
+	// properties it depends on; none for a relay (it sends no call of
+	// its own to judge a gateway by).
+	Uses []Use `yaml:"uses"`
+}
+
+// Use is one feature of the catalog a library uses, and what it needs of
+// the answers to it.
+type Use struct {
+	Feature string `yaml:"feature"` // a name of Features
+	// Endpoint is "METHOD /path" as the feature's cases send it.
+	Endpoint string `yaml:"endpoint"`
+	// Basic marks the library's basic path: a basic feature failing makes
+	// the library NOT READY, another one LIMITED.
+	Basic bool   `yaml:"basic"`
+	Needs []Need `yaml:"needs"`
+}
+
+// Need is one answer property a library depends on for a feature, the
+// check of the catalog that holds it, and where the library's source
+// depends on it. The check is a case, narrowed to the reasons of one
+// check (Reason.Check) or one stream rule: a result of the case failing
+// for another reason leaves the property holding.
+type Need struct {
+	Property string `yaml:"property"`
+	// Basic: the feature's plain call fails without it; a need that is
+	// not basic is one use of the feature (an accumulator, a helper).
+	Basic bool   `yaml:"basic"`
+	Case  string `yaml:"case"`
+	Check string `yaml:"check"` // one of vocab.Checks; "" any
+	Rule  string `yaml:"rule"`  // one of vocab.StreamRules; "" any
+	// BeyondSpec marks a property the spec does not state: its case is
+	// strict or explore, never verified, as a library's needs do not
+	// change what conformance is.
+	BeyondSpec bool   `yaml:"beyond_spec"`
+	Source     Source `yaml:"source"`
+
+	tier vocab.Tier // the case's, set by the reader
+}
+
+// Tier is the tier of the need's case.
+func (n Need) Tier() vocab.Tier { return n.tier }
+
+// Matches says whether a reason of a failed result of the need's case is
+// the need's: its check, and its rule, which a stream reason names in
+// parentheses at the end of its message.
+func (n Need) Matches(r vocab.Reason) bool {
+	if n.Check != "" && r.Check != n.Check {
+		return false
+	}
+	return n.Rule == "" || strings.HasSuffix(r.Message, "("+n.Rule+")")
+}
+
+// Cites is the check a need is tied to, for reports: "chat-json",
+// "chat-json content_type", "chat-stream-strict rule chat.error-member".
+func (n Need) Cites() string {
+	s := n.Case
+	if n.Check != "" {
+		s += " " + n.Check
+	}
+	if n.Rule != "" {
+		s += " rule " + n.Rule
+	}
+	return s
+}
+
+// Where is a source's place for reports: repository, file, function and
+// versions, and whether a drive confirmed it.
+func (s Source) Where() string {
+	w := s.Repository + " " + s.File
+	if s.Function != "" {
+		w += " " + s.Function
+	}
+	w += " (" + s.Versions
+	if s.Driven != "" {
+		return w + "; driven " + s.Driven + ")"
+	}
+	return w + "; source only, not yet driven)"
 }
 
 // Sign is one way a library's requests look: every header pattern must
@@ -202,7 +285,11 @@ var embeddedClients = sync.OnceValues(func() (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadClients(clientsFile, clients.YAML, spec)
+	cat, err := Load(cases.FS, fixtures.FS, nil)
+	if err != nil {
+		return nil, err
+	}
+	return LoadClients(clientsFile, clients.YAML, spec, cat)
 })
 
 func init() {
@@ -210,6 +297,7 @@ func init() {
 	for t, noun := range map[reflect.Type]string{
 		reflect.TypeFor[Client](): "client", reflect.TypeFor[Sign](): "sign",
 		reflect.TypeFor[Remedy](): "remedy", reflect.TypeFor[Source](): "source",
+		reflect.TypeFor[Use](): "use", reflect.TypeFor[Need](): "need",
 	} {
 		nouns[t] = noun
 	}
@@ -220,9 +308,10 @@ var clientIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 // LoadClients reads a table of clients (`clients:`, a list of entries) as
 // strictly as case files: an unknown field (with a did-you-mean), a wrong
 // type, a missing field, a duplicate id, a pattern that does not compile,
-// or a remedy whose row is not a testable row of spec is a diagnostic at
+// a remedy whose row is not a testable row of spec, or a need citing a case
+// of cat, a check or a stream rule that does not exist is a diagnostic at
 // file:line:col, and every one is reported.
-func LoadClients(file string, data []byte, spec *Spec) (*Clients, error) {
+func LoadClients(file string, data []byte, spec *Spec, cat *Catalog) (*Clients, error) {
 	var ds Diagnostics
 	d := newDecoder(file, &ds, nil)
 	root, ok := d.document(data)
@@ -232,7 +321,7 @@ func LoadClients(file string, data []byte, spec *Spec) (*Clients, error) {
 	cs := &Clients{}
 	firstAt := map[string]Pos{}
 	d.eachMapping(d.clientsList(root), "clients", "a list of clients", "a client", func(item ast.Node) {
-		cs.Entries = append(cs.Entries, d.decodeClient(item, spec, firstAt))
+		cs.Entries = append(cs.Entries, d.decodeClient(item, spec, cat, firstAt))
 	})
 	if len(ds) > 0 {
 		return nil, ds.sorted()
@@ -264,7 +353,7 @@ func (d *decoder) clientsList(root ast.Node) ast.Node {
 
 // decodeClient decodes one entry and checks it; firstAt holds where each
 // id was declared first.
-func (d *decoder) decodeClient(item ast.Node, spec *Spec, firstAt map[string]Pos) Client {
+func (d *decoder) decodeClient(item ast.Node, spec *Spec, cat *Catalog, firstAt map[string]Pos) Client {
 	var c Client
 	d.pos[""] = nodePos(item)
 	d.decode(item, reflect.ValueOf(&c).Elem(), "")
@@ -291,6 +380,7 @@ func (d *decoder) decodeClient(item ast.Node, spec *Spec, firstAt map[string]Pos
 		d.checkSign(&c.Signs[i], fmt.Sprintf("signs[%d]", i), c.Repository)
 	}
 	d.checkRemedies(&c, spec)
+	d.checkUses(&c, cat)
 	return c
 }
 
@@ -425,4 +515,88 @@ func (d *decoder) checkSource(s *Source, path, repo string) {
 	if s.Repository == "" {
 		s.Repository = repo
 	}
+}
+
+// checkUses: each use names a feature of the catalog once, and an endpoint
+// its cases send; each need says its property and cites a case of that
+// feature, a known check and a known stream rule; a need beyond the spec
+// cites a strict or explore case.
+func (d *decoder) checkUses(c *Client, cat *Catalog) {
+	seen := map[string]int{}
+	for i := range c.Uses {
+		u := &c.Uses[i]
+		path := fmt.Sprintf("uses[%d]", i)
+		d.text(path, "feature", u.Feature, true)
+		d.text(path, "endpoint", u.Endpoint, true)
+		switch first, dup := seen[u.Feature]; {
+		case u.Feature == "":
+		case !slices.Contains(Features, u.Feature):
+			d.errAt(d.at(path+".feature"), "feature %q is not in the feature catalog%s", u.Feature, Closest(u.Feature, Features))
+		case dup:
+			d.errAt(d.at(path+".feature"), "feature %s is used twice (the first is uses[%d])", u.Feature, first)
+		default:
+			seen[u.Feature] = i
+			if u.Endpoint != "" && !slices.Contains(endpoints(cat, u.Feature), u.Endpoint) {
+				d.errAt(d.at(path+".endpoint"), "endpoint %q: the cases of %s send %s", u.Endpoint, u.Feature, strings.Join(endpoints(cat, u.Feature), ", "))
+			}
+		}
+		if len(u.Needs) == 0 && !d.failed[path+".needs"] {
+			d.errAt(d.itemAt(path), "%s: no needs; give the answer properties the library depends on", path)
+		}
+		for j := range u.Needs {
+			d.checkNeed(&u.Needs[j], fmt.Sprintf("%s.needs[%d]", path, j), u.Feature, c.Repository, cat)
+		}
+	}
+}
+
+// checkNeed checks one need and records its case's tier.
+func (d *decoder) checkNeed(n *Need, path, feature, repo string, cat *Catalog) {
+	d.text(path, "property", n.Property, true)
+	d.text(path, "case", n.Case, true)
+	d.text(path, "check", n.Check, false)
+	d.text(path, "rule", n.Rule, false)
+	if n.Check != "" && !slices.Contains(vocab.Checks, n.Check) {
+		d.errAt(d.at(path+".check"), "check %q is no check of a result's reasons (%s)%s", n.Check, strings.Join(vocab.Checks, ", "), Closest(n.Check, vocab.Checks))
+	}
+	if n.Rule != "" {
+		switch {
+		case !slices.Contains(vocab.StreamRules, n.Rule):
+			d.errAt(d.at(path+".rule"), "rule %q is no stream rule%s", n.Rule, Closest(n.Rule, vocab.StreamRules))
+		case n.Check != "" && n.Check != "sse" && n.Check != "sse-strict":
+			d.errAt(d.at(path+".check"), "check %s: a stream rule is judged by check sse or sse-strict", n.Check)
+		}
+	}
+	if n.Case != "" {
+		cs := cat.Case(n.Case)
+		switch {
+		case cs == nil:
+			d.errAt(d.at(path+".case"), "case %q is not in the catalog%s", n.Case, Closest(n.Case, caseIDs(cat)))
+		case cs.Feature != feature:
+			d.errAt(d.at(path+".case"), "case %s is of feature %s, not %s", n.Case, cs.Feature, feature)
+		case n.BeyondSpec && cs.Tier != vocab.TierStrict && cs.Tier != vocab.TierExplore:
+			d.errAt(d.at(path+".case"), "case %s is %s: a need the spec does not state is held by a strict or explore case", n.Case, cs.Tier)
+		default:
+			n.tier = cs.Tier
+		}
+	}
+	d.checkSource(&n.Source, path+".source", repo)
+}
+
+// endpoints are the "METHOD /path" the cases of a feature send.
+func endpoints(cat *Catalog, feature string) []string {
+	var out []string
+	for _, c := range cat.Cases {
+		if e := c.Request.Method + " " + c.Request.Path; c.Feature == feature && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func caseIDs(cat *Catalog) []string {
+	ids := make([]string, len(cat.Cases))
+	for i, c := range cat.Cases {
+		ids[i] = c.ID
+	}
+	return ids
 }

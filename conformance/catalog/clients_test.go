@@ -15,6 +15,9 @@ import (
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gwconform/gwconform/cases"
+	"github.com/gwconform/gwconform/fixtures"
 )
 
 // headers builds a request's headers from name, value pairs, with the
@@ -238,8 +241,25 @@ func TestLoadClientsBad(t *testing.T) {
         sent: x-api-key
         text: "bearer: true"
         source: {file: src/client.ts, versions: "1.0.0"}
+    uses:
+      - feature: chat.stream
+        endpoint: POST /v1/chat/completions
+        basic: true
+        needs:
+          - property: each data line is JSON
+            basic: true
+            case: chat-stream
+            rule: chat.not-json
+            source: {file: src/streaming.ts, versions: "1.0.0"}
+          - property: no chunk carries an error member
+            case: chat-stream-strict
+            check: sse-strict
+            rule: chat.error-member
+            beyond_spec: true
+            source: {file: src/streaming.ts, versions: "1.0.0"}
 `
-	_, err = LoadClients("c.yaml", []byte(entry), spec)
+	cat := embeddedCatalog(t)
+	_, err = LoadClients("c.yaml", []byte(entry), spec, cat)
 	require.NoError(t, err, "the base entry is good")
 	tests := []struct {
 		name string
@@ -265,7 +285,7 @@ func TestLoadClientsBad(t *testing.T) {
 		{"not a header name", strings.Replace(entry, "{User-Agent:", "{User Agent:", 1),
 			`c.yaml:6:31: "User Agent" is not a header name`},
 		{"duplicate id", entry + strings.TrimPrefix(entry, "clients:\n"),
-			`c.yaml:13:9: duplicate id "some-sdk" (first declared at c.yaml:2:9)`},
+			`c.yaml:29:9: duplicate id "some-sdk" (first declared at c.yaml:2:9)`},
 		{"an id that is no row name", strings.Replace(entry, "id: some-sdk", "id: Some SDK", 1),
 			`c.yaml:2:9: id "Some SDK" must match ^[a-z0-9][a-z0-9.-]*$`},
 		{"a missing field", strings.Replace(entry, "    package: npm some-sdk\n", "", 1),
@@ -285,10 +305,26 @@ func TestLoadClientsBad(t *testing.T) {
 		{"a YAML syntax error", strings.Replace(entry, "signs:\n", "signs: [\n", 1),
 			"c.yaml:8:5: ',' or ']' must be specified"},
 		{"no entries", "clients: []\n", `c.yaml:1:10: clients: empty list`},
+		{"a need citing no case of the catalog", strings.Replace(entry, "case: chat-stream\n", "case: chat-streem\n", 1),
+			`c.yaml:20:19: case "chat-streem" is not in the catalog; did you mean "chat-stream"?`},
+		{"a need citing no stream rule", strings.Replace(entry, "rule: chat.not-json", "rule: chat.not-jsn", 1),
+			`c.yaml:21:19: rule "chat.not-jsn" is no stream rule; did you mean "chat.not-json"?`},
+		{"a need citing no check", strings.Replace(entry, "check: sse-strict", "check: sse-strikt", 1),
+			`c.yaml:25:20: check "sse-strikt" is no check of a result's reasons`},
+		{"a stream rule under another check", strings.Replace(entry, "check: sse-strict", "check: schema", 1),
+			`c.yaml:25:20: check schema: a stream rule is judged by check sse or sse-strict`},
+		{"a need beyond the spec held by a verified case", strings.Replace(entry, "case: chat-stream-strict", "case: chat-stream", 1),
+			`c.yaml:24:19: case chat-stream is verified: a need the spec does not state is held by a strict or explore case`},
+		{"a need citing a case of another feature", strings.Replace(entry, "case: chat-stream\n", "case: chat-json\n", 1),
+			`c.yaml:20:19: case chat-json is of feature chat.basic, not chat.stream`},
+		{"an unknown feature", strings.Replace(entry, "feature: chat.stream", "feature: chat.steam", 1),
+			`c.yaml:14:18: feature "chat.steam" is not in the feature catalog; did you mean "chat.stream"?`},
+		{"an endpoint the feature's cases do not send", strings.Replace(entry, "endpoint: POST /v1/chat/completions", "endpoint: POST /v1/messages", 1),
+			`c.yaml:15:19: endpoint "POST /v1/messages": the cases of chat.stream send POST /v1/chat/completions`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadClients("c.yaml", []byte(tt.data), spec)
+			_, err := LoadClients("c.yaml", []byte(tt.data), spec, cat)
 			var ds Diagnostics
 			require.ErrorAs(t, err, &ds)
 			assert.Contains(t, err.Error(), tt.want)
@@ -297,4 +333,13 @@ func TestLoadClientsBad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// embeddedCatalog is the committed catalog, whose cases a table's needs
+// cite.
+func embeddedCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	cat, err := Load(cases.FS, fixtures.FS, nil)
+	require.NoError(t, err)
+	return cat
 }

@@ -630,6 +630,70 @@
     add(sec, add(t, tb));
   })();
 
+  // ---- client readiness (report.json's readiness): per library its
+  // verdict and features (* its basic path), then per feature each
+  // property it depends on, the check that holds it, its state and the
+  // library's source; a library that is not READY opens with its reasons.
+  (function readiness() {
+    var list = R.readiness || [];
+    var sec = document.getElementById('readiness');
+    if (!list.length) return;
+    sec.hidden = false;
+    var CLS = { ready: 'st-pass', limited: 'st-soft', 'not-ready': 'st-fail', unknown: 'st-skip' };
+    var LABEL = { ready: 'READY', limited: 'LIMITED', 'not-ready': 'NOT READY', unknown: 'UNKNOWN' };
+    var STATE = { holds: 'st-pass', fails: 'st-fail', unchecked: 'st-skip' };
+    add(sec, el('h2', null, 'Client readiness (' + list.length + ')'));
+    add(sec, el('p', 'muted', 'Will these libraries work against the gateway? From the answer properties each depends on (cases/clients/clients.yaml); reported, not deciding. * marks a library\'s basic path.'));
+    var t = el('table', 'readiness-table');
+    t.id = 'readiness-table';
+    var hr = el('tr');
+    ['library', 'readiness', 'features'].forEach(function (h) { add(hr, el('th', null, h)); });
+    add(t, add(el('thead'), hr));
+    var tb = el('tbody');
+    list.forEach(function (c) {
+      var tr = el('tr', 'client-row');
+      tr.dataset.client = c.client;
+      add(tr, add(el('td'), el('code', null, c.client)));
+      add(tr, add(el('td'), badge(CLS[c.verdict] || 'st-skip', LABEL[c.verdict] || c.verdict)));
+      var ftd = el('td');
+      (c.features || []).forEach(function (f) {
+        add(ftd, badge(CLS[f.verdict] || 'st-skip', f.feature + (f.basic ? '*' : '') + ' ' + (LABEL[f.verdict] || f.verdict)), document.createTextNode(' '));
+      });
+      add(tr, ftd);
+      add(tb, tr);
+    });
+    add(sec, add(t, tb));
+    list.forEach(function (c) {
+      var d = el('details', 'client-readiness');
+      d.dataset.client = c.client;
+      d.open = c.verdict !== 'ready' && c.verdict !== 'unknown';
+      add(d, add(el('summary'), el('code', null, c.client), document.createTextNode(' ' + c['package'] + ' '), badge(CLS[c.verdict] || 'st-skip', LABEL[c.verdict] || c.verdict)));
+      if ((c.because || []).length) {
+        var ul = el('ul', 'because');
+        c.because.forEach(function (b) { add(ul, el('li', null, b)); });
+        add(d, ul);
+      }
+      (c.features || []).forEach(function (f) {
+        add(d, el('h4', null, f.feature + (f.basic ? '* ' : ' ') + f.endpoint + ': ' + (LABEL[f.verdict] || f.verdict)));
+        var nt = el('table', 'needs');
+        var nh = el('tr');
+        ['', 'property', 'check', 'source'].forEach(function (h) { add(nh, el('th', null, h)); });
+        add(nt, add(el('thead'), nh));
+        var nb = el('tbody');
+        (f.needs || []).forEach(function (n) {
+          var tr = el('tr', 'need');
+          add(tr, add(el('td'), badge(STATE[n.state] || 'st-skip', n.state)));
+          add(tr, el('td', null, n.property + (n.basic ? ' (basic path)' : '')));
+          add(tr, add(el('td'), el('code', null, n.check), document.createTextNode(' ' + n.tier + (n.beyondSpec ? ', beyond the spec' : '') + (n.said ? ': ' + n.said : ''))));
+          add(tr, el('td', 'source', n.source));
+          add(nb, tr);
+        });
+        add(d, add(nt, nb));
+      });
+      add(sec, d);
+    });
+  })();
+
   // ---- observed traffic: what each client's requests came to, the
   // rules they broke and the notes on what they did beyond the verified
   // rows (report.json's clients), one row a rule with its count and an

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gwconform/gwconform/conformance/results"
 	reportv1 "github.com/gwconform/gwconform/report/apis/v1"
 	"github.com/gwconform/gwconform/report/internal/htmlpage"
 	"github.com/gwconform/gwconform/report/markdown"
@@ -27,6 +28,9 @@ type History struct {
 	ModelLabels map[string]string `json:"modelLabels,omitempty"`
 	Features    []string          `json:"features"`
 	Cells       []HistoryCell     `json:"cells"` // Models × Features, row-major
+	// Readiness is each client library's readiness night by night, in
+	// the newest night's order: whether a library that worked stopped.
+	Readiness []ReadinessOver `json:"readiness,omitempty"`
 	// Warnings say what makes the nights unlike each other: nights of
 	// different gateways, whose cells compare one gateway with another.
 	Warnings []string `json:"warnings,omitempty"`
@@ -67,6 +71,14 @@ type HistoryCell struct {
 	Flapping bool `json:"flapping"`
 }
 
+// ReadinessOver is one client library's readiness over the nights.
+type ReadinessOver struct {
+	Client string `json:"client"`
+	// Verdicts are its readiness each night, oldest first; "" where the
+	// night's report has no row for it (an older report, --clients).
+	Verdicts []results.Readiness `json:"verdicts"`
+}
+
 // NamedReport is a report with the name it was read from.
 type NamedReport struct {
 	Name   string
@@ -93,7 +105,27 @@ func BuildHistory(nights []NamedReport) *History {
 			h.Cells = append(h.Cells, cellOver(ns, m, f))
 		}
 	}
+	h.Readiness = readinessOver(ns)
 	return h
+}
+
+// readinessOver lines each library's readiness up over the nights, the
+// libraries in the newest night's order, then those only older ones had.
+func readinessOver(ns []NamedReport) []ReadinessOver {
+	var out []ReadinessOver
+	at := map[string]int{}
+	for i := len(ns) - 1; i >= 0; i-- {
+		for _, row := range ns[i].Report.Readiness {
+			j, ok := at[row.Client]
+			if !ok {
+				j = len(out)
+				at[row.Client] = j
+				out = append(out, ReadinessOver{Client: row.Client, Verdicts: make([]results.Readiness, len(ns))})
+			}
+			out[j].Verdicts[i] = row.Verdict
+		}
+	}
+	return out
 }
 
 // gatewayWarnings says when the nights come from more than one gateway,
@@ -280,7 +312,8 @@ var historyPage = htmlpage.New(htmlpage.ReportCSS+historyCSS, historyJS, "histor
 	"This page is drawn by JavaScript. The same data is in the nights' report.json files.",
 	`<section id="nights" class="nights" aria-label="Nights"></section>
 <section id="attention" class="attention" aria-label="Red and flapping cells"></section>
-<section id="history-wrap" class="matrix-wrap" aria-label="Matrix over nights"></section>`)
+<section id="history-wrap" class="matrix-wrap" aria-label="Matrix over nights"></section>
+<section id="readiness" class="readiness" aria-label="Client readiness over nights" hidden></section>`)
 
 // WriteHTML writes history.html.
 func (h *History) WriteHTML(w io.Writer) error {

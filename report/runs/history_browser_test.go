@@ -107,6 +107,8 @@ func TestBrowserHistory(t *testing.T) {
 	redNow := b.EvalString(`Array.from(document.querySelectorAll('#red-now li')).map(li => li.dataset.model + '/' + li.dataset.feature).join(',')`)
 	redNowText := b.Text(`#red-now`)
 	rowHeads := b.EvalString(`Array.from(document.querySelectorAll('table.hmatrix th.model')).map(th => th.textContent).join(',')`)
+	readinessRows := b.Eval(`document.querySelectorAll('#readiness-over tr.client-row').length`)
+	readinessCols := b.Eval(`document.querySelectorAll('#readiness-over thead th').length`)
 	shot, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	problems := b.ConsoleProblems()
@@ -120,6 +122,9 @@ func TestBrowserHistory(t *testing.T) {
 	}
 	assert.Equal(t, []string{"2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13", "2026-03-14"}, labels)
 	assert.Equal(t, 5, rows)
+	assert.EqualValues(t, len(h.Readiness), readinessRows, "a row a client library")
+	assert.EqualValues(t, 6, readinessCols, "the library and a column a night")
+	assert.NotEmpty(t, h.Readiness)
 	assert.Equal(t, "pass,fail,fail,fail,fail", verdicts)
 	assert.Contains(t, nightsText, "conformance passed")
 

@@ -165,3 +165,29 @@ func TestHistoryWarnsOfDifferentGateways(t *testing.T) {
 	h = BuildHistory([]NamedReport{at(1, "https://gw.example"), at(2, "https://gw.example")})
 	assert.Empty(t, h.Warnings)
 }
+
+// History lines each library's readiness up over the nights, a night
+// without a row for it left empty.
+func TestHistoryReadiness(t *testing.T) {
+	textPlain := vocab.Reason{Check: "content_type", Message: `response media type is "text/plain", want application/json`}
+	at := func(day int, clients []string, rs ...results.Result) NamedReport {
+		m := SampleMeta()
+		m.Started = T0.Add(time.Duration(day) * 24 * time.Hour)
+		m.Clients = clients
+		return NamedReport{Name: "night" + string(rune('0'+day)) + "/report.json", Report: report.Build(m, rs)}
+	}
+	strict := func(st vocab.Status, reasons ...vocab.Reason) results.Result {
+		r := Res("chat-json-strict", "chat.basic", "gen-5.5", vocab.TierStrict, st)
+		r.Reasons = reasons
+		return r
+	}
+	h := BuildHistory([]NamedReport{
+		at(2, []string{"openai-go", "openai-python"}, strict(vocab.StatusPass)),
+		at(1, []string{"openai-go"}, strict(vocab.StatusFail, textPlain)),
+	})
+	require.Len(t, h.Readiness, 2)
+	assert.Equal(t, "openai-go", h.Readiness[0].Client)
+	assert.Equal(t, []results.Readiness{results.ReadyNot, results.ReadyUnknown}, h.Readiness[0].Verdicts, "NOT READY the first night, then only unchecked needs")
+	assert.Equal(t, "openai-python", h.Readiness[1].Client)
+	assert.Equal(t, []results.Readiness{"", results.ReadyUnknown}, h.Readiness[1].Verdicts, "no row the first night")
+}

@@ -71,6 +71,9 @@ type Meta struct {
 	// Traffic is set when the results judge observed traffic (gwconform
 	// judge, serve --judge) rather than a run of the catalog.
 	Traffic *Traffic
+	// Clients are the globs of the client libraries whose readiness the
+	// reports show (--clients); empty: every one.
+	Clients []string
 }
 
 // NameSource is how a spec id came to the name it was sent as (the
@@ -385,7 +388,13 @@ type Report struct {
 	// traffic (results.Clients): requests, those breaking no rule, and
 	// breaches and notes by the row they cite (added within v1alpha1).
 	Clients []results.ClientSummary `json:"clients,omitempty"`
-	Results []results.Result        `json:"results"`
+	// Readiness is, per known client library, whether it will work
+	// against the gateway: per feature it uses, from the answer
+	// properties it depends on (the table of clients) and the results.
+	// Reported, not deciding (--require-clients makes it decide). Absent
+	// for observed traffic (added within v1alpha1).
+	Readiness []results.ClientReadiness `json:"readiness,omitempty"`
+	Results   []results.Result          `json:"results"`
 }
 
 // Cause is one cause of failures: every failed result with a reason of

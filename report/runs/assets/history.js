@@ -161,4 +161,32 @@
     add(lg, add(el('div'), el('span', 'dot red first-red'), ' first red night'));
     add(wrap, lg);
   })();
+  // ---- each client library's readiness over the nights (report.json's
+  // readiness): a row a library, a column a night.
+  (function readiness() {
+    var list = H.readiness || [];
+    var s = document.getElementById('readiness');
+    if (!list.length) return;
+    s.hidden = false;
+    var CLS = { ready: 'st-pass', limited: 'st-soft', 'not-ready': 'st-fail', unknown: 'st-skip' };
+    var LABEL = { ready: 'READY', limited: 'LIMITED', 'not-ready': 'NOT READY', unknown: 'UNKNOWN' };
+    add(s, el('h2', null, 'Client readiness over nights'));
+    var t = el('table', 'readiness-over');
+    t.id = 'readiness-over';
+    var hr = el('tr');
+    add(hr, el('th', null, 'library'));
+    nights.forEach(function (n) { add(hr, el('th', null, n.label)); });
+    add(t, add(el('thead'), hr));
+    var tb = el('tbody');
+    list.forEach(function (r) {
+      var tr = el('tr', 'client-row');
+      tr.dataset.client = r.client;
+      add(tr, add(el('td'), el('code', null, r.client)));
+      (r.verdicts || []).forEach(function (v) {
+        add(tr, add(el('td'), v ? el('span', 'badge ' + (CLS[v] || 'st-skip'), LABEL[v] || v) : el('span', 'muted', '\u2014')));
+      });
+      add(tb, tr);
+    });
+    add(s, add(t, tb));
+  })();
 })();
