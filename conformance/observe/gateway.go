@@ -2,6 +2,7 @@ package observe
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -206,14 +207,22 @@ func editFeature(q *Request) string {
 }
 
 // carriesImage says a messages request's content holds an image block.
-func (q *Request) carriesImage() bool {
-	for _, m := range q.jsonList("messages") {
-		blocks, _ := m["content"].([]any)
+func (q *Request) carriesImage() bool { return imageShape(q.Body) != "" }
+
+// imageShape is the type of the first content block of a messages body
+// that is not text (image, image_url, input_image): the shape of its
+// image input, which 4.3 does not show; "" when it carries none.
+func imageShape(body any) string {
+	m, _ := body.(map[string]any)
+	msgs, _ := m["messages"].([]any)
+	for _, msg := range msgs {
+		mm, _ := msg.(map[string]any)
+		blocks, _ := mm["content"].([]any)
 		for _, b := range blocks {
 			if blk, _ := b.(map[string]any); blk != nil && blk["type"] != "text" {
-				return true
+				return fmt.Sprint(blk["type"])
 			}
 		}
 	}
-	return false
+	return ""
 }

@@ -115,6 +115,7 @@ type judged struct {
 	results []results.Result
 	needs   *control
 	serves  *control
+	shape   *shapeTry // an image input in one of the shapes a verified row tries
 }
 
 func (j *Judge) exchange(r record.Round, file string, store *record.Store) judged {
@@ -155,6 +156,11 @@ func (j *Judge) exchange(r record.Round, file string, store *record.Store) judge
 		res := base
 		res.Side, res.Model = gw.Side, gw.Model
 		out.results = append(out.results, j.strict(cs, q, r, store, res))
+	}
+	if shape := imageShape(q.Body); shape != "" && q.Endpoint == endpointMessages {
+		if spec := j.forms.modelKey(q); slices.Contains(j.forms.imageShapes[spec], shape) {
+			out.shape = &shapeTry{model: spec, shape: shape, served: gw.Served(), answer: gw}
+		}
 	}
 	switch {
 	case gw.Tier == vocab.TierNegative:

@@ -72,12 +72,17 @@ type verifiedForms struct {
 	// strictListed are the models the strict cases find in each key's
 	// list (the spec names no list of the text and messages keys).
 	strictListed map[string][]string
+	// imageShapes are the image input shapes a verified case tries in
+	// turn, per model (4.3 verifies image input, not its shape): the
+	// input fails only when every one was refused.
+	imageShapes map[string][]string
 }
 
 func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 	out := verifiedForms{byEndpoint: map[string][]form{}, models: map[string][]string{}, byKey: map[catalog.KeyKind][]string{},
 		aliases: map[string]string{}, spec: cat.Spec, negatives: map[[2]string]string{},
-		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}, strictListed: map[string][]string{}}
+		listed: map[string][]string{}, differs: map[string][]catalog.KeyKind{}, strictListed: map[string][]string{},
+		imageShapes: map[string][]string{}}
 	for spec, gw := range modelMap {
 		out.aliases[gw] = spec
 	}
@@ -108,6 +113,11 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 		bodies := []any{cs.Request.JSON}
 		for _, v := range cs.Variants {
 			bodies = append(bodies, v.JSON)
+			if shape := imageShape(v.JSON); shape != "" && cs.Request.Path == endpointMessages {
+				for _, model := range cs.Models {
+					out.imageShapes[model] = append(out.imageShapes[model], shape)
+				}
+			}
 		}
 		for _, body := range bodies {
 			r := cs.Request

@@ -2,7 +2,9 @@ package observe
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +38,25 @@ type Session struct {
 	waiting []waitingNegative
 	// served are the controls the traffic has shown served.
 	served []control
+	// shapes are, per model, the image input shapes tried and whether one
+	// was served.
+	shapes map[string]*shapeTally
+}
+
+// shapeTry is one image input sent in a shape a verified row tries (4.3
+// verifies image input for the alternative model, not the shape of its
+// content): refused alone it proves nothing, since another shape may be
+// the gateway's.
+type shapeTry struct {
+	model, shape string
+	served       bool
+	answer       results.Result
+}
+
+type shapeTally struct {
+	tried  []string
+	served bool
+	last   results.Result
 }
 
 // attempt is the last attempt of a request so far: its results (the
@@ -78,6 +99,9 @@ func (s *Session) take(r record.Round, x judged) {
 	defer s.mu.Unlock()
 	s.closeWindows(r.Sent)
 	key := record.RequestKey{Key: r.Request.Key, Method: r.Request.Method, Path: r.Request.Path, Model: r.Request.Model, Digest: r.Request.Digest}
+	if t := x.shape; t != nil {
+		s.tryShape(t)
+	}
 	a := &attempt{rs: x.results, attempts: 1, closes: r.Sent.Add(retryWindow), ctl: x.needs, served: x.serves}
 	if prev, ok := s.held[key]; ok {
 		delete(s.held, key)
@@ -101,6 +125,42 @@ func (s *Session) Close() {
 		s.emit(results.Settle(w.res, w.want.String(), nil))
 	}
 	s.waiting = nil
+	s.closeShapes()
+}
+
+func (s *Session) tryShape(t *shapeTry) {
+	if s.shapes == nil {
+		s.shapes = map[string]*shapeTally{}
+	}
+	tally := s.shapes[t.model]
+	if tally == nil {
+		tally = &shapeTally{}
+		s.shapes[t.model] = tally
+	}
+	if !slices.Contains(tally.tried, t.shape) {
+		tally.tried = append(tally.tried, t.shape)
+	}
+	tally.served = tally.served || t.served
+	tally.last = t.answer
+}
+
+// closeShapes fails the image input of a model whose every shape a
+// verified row tries was sent and refused, as the run's case fails when
+// no shape it tries is accepted; fewer shapes tried, or one served, decide
+// nothing.
+func (s *Session) closeShapes() {
+	for _, model := range slices.Sorted(maps.Keys(s.shapes)) {
+		tally, want := s.shapes[model], s.judge.forms.imageShapes[model]
+		if tally.served || slices.ContainsFunc(want, func(shape string) bool { return !slices.Contains(tally.tried, shape) }) {
+			continue
+		}
+		res := tally.last
+		res.Case += "-image-input"
+		res.Tier, res.Status, res.Feature, res.Spec = vocab.TierVerified, vocab.StatusFail, "messages.image_input", "4.3/alt-image-input"
+		res.Reasons = []vocab.Reason{{Check: "status", Where: "image input", Expected: "one of the shapes " + strings.Join(want, ", ") + " served",
+			Actual: "every one refused", Message: fmt.Sprintf("%s refused image input in every shape tried (spec 4.3/alt-image-input: %s)", model, s.judge.sentence("4.3/alt-image-input"))}}
+		s.emit(res)
+	}
 }
 
 // closeWindows finalises the held attempts whose window closed before

@@ -230,3 +230,47 @@ func TestPipeline(t *testing.T) {
 	assert.InDelta(t, 50, counts.Judged, 20, "about half")
 	assert.Zero(t, counts.QueueFull)
 }
+
+// TestImageInputShapes: 4.3 verifies the alternative model's image input,
+// not the shape of its content. A refused shape alone decides nothing;
+// every shape a verified row tries refused fails the image input, as the
+// run's case fails; one served passes it.
+func TestImageInputShapes(t *testing.T) {
+	alt := valid()["alt"]
+	shaped := func(block map[string]any) sent {
+		return with(alt, nil, map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{block,
+			map[string]any{"type": "text", "text": "Describe this image."}}}}})
+	}
+	image := shaped(map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}})
+	imageURL := shaped(map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}})
+	inputImage := shaped(map[string]any{"type": "input_image", "image_url": dataURL})
+	const message = `{"id":"m1","type":"message","role":"assistant","model":"alt-flash","content":[{"type":"text","text":"A square."}],` +
+		`"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
+	refused := func(s sent) record.Round { return answered(t, s, 400, `{"error":{}}`) }
+	for _, tc := range []struct {
+		name   string
+		rounds []record.Round
+		fails  bool
+	}{
+		{"one shape refused decides nothing", []record.Round{refused(image)}, false},
+		{"every shape refused fails the image input", []record.Round{refused(image), refused(imageURL), refused(inputImage)}, true},
+		{"one shape served passes it", []record.Round{refused(image), refused(imageURL), answered(t, inputImage, 200, message)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var verified []results.Result
+			for _, r := range gatewaySide(session(t, tc.rounds...)) {
+				if r.Tier.Decides(false) {
+					verified = append(verified, r)
+				}
+			}
+			if !tc.fails {
+				assert.Empty(t, verified, "a shape's answer is explore: %v", verified)
+				return
+			}
+			require.Len(t, verified, 1)
+			assert.Equal(t, vocab.StatusFail, verified[0].Status)
+			assert.Equal(t, "messages.image_input", verified[0].Feature)
+			assert.Contains(t, verified[0].Reasons[0].Message, "refused image input in every shape tried")
+		})
+	}
+}
