@@ -17,11 +17,12 @@ import (
 // test: one of each way a fault shows in traffic (a route missing, every
 // request refused, a model dropped from a list, an answer's field or
 // image wrong for its request, a stream's text misplaced, a negative row
-// accepted). GWCONFORM_AGREEMENT=all weighs every fault of the table, and
+// accepted, every shape of image input refused, a stop at the bound that
+// is not at it). GWCONFORM_AGREEMENT=all weighs every fault of the table, and
 // GWCONFORM_AGREEMENT_OUT=FILE writes the table as Markdown.
 var agreementFaults = []string{
 	"image-routes-missing", "chat-refuses-all", "model-missing", "lists-identical", "quality-other", "gen-size-default-1024",
-	"text-delta-untyped", "accept-invalid", "file-id-resolved", "image-any-key", "chat-id-changes",
+	"text-delta-untyped", "accept-invalid", "image-any-key", "alt-image-refused", "max-tokens-halved", "finish-reason-other",
 }
 
 // TestJudgeAgreesWithTheRun: the catalog's verified and negative cases,
