@@ -68,6 +68,10 @@ func (v verifiedForms) gatewayCase(q *Request, o *owed, feature string) *catalog
 		cs.Expect.SSE = sse
 	} else if q.Endpoint == endpointGenerations || q.Endpoint == endpointEdits {
 		images = v.imageEchoes(q, cs, images)
+	} else if q.Endpoint == endpointMessages {
+		// 2.4: stop_reason "end_turn and max_tokens seen".
+		cs.Expect.JSON = map[string]catalog.Matcher{"stop_reason": {OneOf: []any{"end_turn", "max_tokens"}, IfPresent: true}}
+		cs.Refs = append(cs.Refs, "2.4/stop-reason")
 	} else if q.Endpoint == endpointChat {
 		// 2.3: finish_reason "stop seen"; "length" is the bound of
 		// max_tokens ending it (the engine's stop at the limit).

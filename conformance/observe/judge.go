@@ -299,7 +299,7 @@ func (j *Judge) gateway(q *Request, r record.Round, store *record.Store, o *owed
 		return res, nil, false
 	}
 	cs := j.forms.gatewayCase(q, o, res.Feature)
-	if o == nil && len(client.Notes) > 0 {
+	if o == nil && len(client.Notes) > 0 && !j.shapeServed(q, client, r) {
 		// Beyond the verified rows, a listed model may refuse a request
 		// (section 1): the answer is reported, as the explore tier
 		// reports a declined capability. A request within them is owed
@@ -427,4 +427,13 @@ func (j *Judge) unlisted(q *Request) (*owed, string) {
 	}
 	return &owed{row: "7/messages-unknown-model", status: 404},
 		fmt.Sprintf("%s is not in the %s key's model list this traffic showed: the spec states 404 for an unknown id (spec 7/messages-unknown-model)", model, q.Key)
+}
+
+// shapeServed says the request's only note is its image input's shape, in
+// a shape a verified row tries, and the gateway served it: its answer is
+// then owed the row's, as the run judges the shape its gateway took.
+func (j *Judge) shapeServed(q *Request, client results.Result, r record.Round) bool {
+	shape := imageShape(q.Body)
+	return shape != "" && len(client.Notes) == 1 && strings.Contains(client.Notes[0], "4.3/image-shape") &&
+		slices.Contains(j.forms.imageShapes[j.forms.modelKey(q)], shape) && r.Response.Status/100 == 2
 }

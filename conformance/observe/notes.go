@@ -46,6 +46,7 @@ type form struct {
 	values         map[string]string
 	refs           int    // reference images
 	maxTokens      string // the max_tokens sent, which tells the bound's cases apart
+	prompt         string // what it asks (promptOf), which tells them apart where the bound does not
 }
 
 // verifiedForms are the forms of a catalog's verified cases, by endpoint,
@@ -143,7 +144,7 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 				}
 			}
 			for _, model := range cs.Models {
-				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs, maxTokens: r.ParamText("max_tokens")})
+				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs, maxTokens: r.ParamText("max_tokens"), prompt: promptOf(body)})
 				if !slices.Contains(out.models[r.Path], model) {
 					out.models[r.Path] = append(out.models[r.Path], model)
 				}
@@ -168,21 +169,43 @@ func (v verifiedForms) feature(q *Request) string {
 	if q.Endpoint == endpointMessages && q.carriesImage() {
 		return "messages.image_input" // its content's shape tells it, not its members
 	}
-	// The form that also sends the same max_tokens first: the cases of
-	// the bound (256, 1024) send the members of the basic ones.
-	found := ""
+	// The form that also sends the same prompt, then the same max_tokens,
+	// first: the cases of the bound (256, 1024) send the members of the
+	// basic ones, and only their prompts tell them apart.
+	var samePrompt, sameBound, first string
+	prompt := promptOf(q.Body)
 	for _, f := range v.byEndpoint[q.Endpoint] {
 		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
 			continue
 		}
-		if !slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
-			if f.maxTokens == q.text("max_tokens") {
-				return f.feature
-			}
-			found = cmp.Or(found, f.feature)
+		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
+			continue
 		}
+		if f.maxTokens == q.text("max_tokens") {
+			if f.prompt != "" && f.prompt == prompt {
+				samePrompt = cmp.Or(samePrompt, f.feature)
+			}
+			sameBound = cmp.Or(sameBound, f.feature)
+		}
+		first = cmp.Or(first, f.feature)
 	}
-	return found
+	return cmp.Or(samePrompt, sameBound, first)
+}
+
+// promptOf is what a JSON body asks: its prompt, or its first message's
+// text ("" for none).
+func promptOf(body any) string {
+	m, _ := body.(map[string]any)
+	if p, ok := m["prompt"].(string); ok {
+		return p
+	}
+	msgs, _ := m["messages"].([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	first, _ := msgs[0].(map[string]any)
+	text, _ := first["content"].(string)
+	return text
 }
 
 // specModel is the spec id of ids an observed model names: the one a

@@ -288,7 +288,7 @@ func TestNotes(t *testing.T) {
 		{"a generation parameter 4.4 does not list, in 4.4's words", with(v["generation"], nil, map[string]any{"background": "transparent"}),
 			"Further parameters of generation for the 2.5 models beyond those above: not shown", ""},
 		{"an image for the alternative model", with(v["alt"], nil, map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{
-			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}}}}}}), "spec 4.3/image-shape", ""},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL}}}}}}), "spec 4.3/image-shape", vocab.TierVerified},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge.Round(tc.req.round(t, 400), "", store)
@@ -298,7 +298,10 @@ func TestNotes(t *testing.T) {
 			assert.Contains(t, rs[0].Notes[0], tc.says)
 			// Its answer is reported, never deciding: the spec
 			// guarantees such a request nothing (but the 404 of a
-			// retired model, which section 7 states).
+			// retired model, which section 7 states, and the image
+			// input of the alternative model served in a shape a
+			// verified row tries: its refusal alone decides nothing,
+			// its answer is owed the row's).
 			rs = judge.Round(tc.req.round(t, 200), "", store)
 			require.Len(t, rs, 2)
 			assert.Equal(t, cmp.Or(tc.tier, vocab.TierExplore), rs[1].Tier, "%v", rs[1].Reasons)
