@@ -18,8 +18,9 @@ import (
 // request refused, a model dropped from a list, an answer's field or
 // image wrong for its request, a stream's text misplaced, a negative row
 // accepted, every shape of image input refused, a stop at the bound that
-// is not at it). GWCONFORM_AGREEMENT=all weighs every fault of the table, and
-// GWCONFORM_AGREEMENT_OUT=FILE writes the table as Markdown.
+// is not at it). GWCONFORM_AGREEMENT=all weighs every fault of the table
+// (a comma-separated list: those), and GWCONFORM_AGREEMENT_OUT=FILE writes
+// the table as Markdown.
 var agreementFaults = []string{
 	"image-routes-missing", "chat-refuses-all", "model-missing", "lists-identical", "quality-other", "gen-size-default-1024",
 	"text-delta-untyped", "accept-invalid", "image-any-key", "alt-image-refused", "max-tokens-halved", "finish-reason-other",
