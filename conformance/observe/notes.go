@@ -178,7 +178,7 @@ func (v verifiedForms) feature(q *Request) string {
 		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
 			continue
 		}
-		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
+		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.text(p) && f.values[p] != q.given(p) }) {
 			continue
 		}
 		if f.maxTokens == q.text("max_tokens") {
