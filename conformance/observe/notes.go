@@ -42,7 +42,8 @@ func isDefault(name, text string) bool {
 // and the values of those in valued (a default counts as not sent).
 type form struct {
 	model, feature string
-	names          map[string]bool
+	names          map[string]bool // without those sent with their default (n 1)
+	sent           map[string]bool // as sent
 	values         map[string]string
 	refs           int    // reference images
 	maxTokens      string // the max_tokens sent, which tells the bound's cases apart
@@ -137,6 +138,7 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 					refs++
 				}
 			}
+			sent := maps.Clone(names)
 			for _, p := range valued {
 				if values[p] = r.ParamText(p); isDefault(p, values[p]) {
 					values[p] = ""
@@ -144,7 +146,8 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 				}
 			}
 			for _, model := range cs.Models {
-				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, values: values, refs: refs, maxTokens: r.ParamText("max_tokens"), prompt: promptOf(body)})
+				out.byEndpoint[r.Path] = append(out.byEndpoint[r.Path], form{model: model, feature: cs.Feature, names: names, sent: sent, values: values, refs: refs,
+					maxTokens: r.ParamText("max_tokens"), prompt: promptOf(body)})
 				if !slices.Contains(out.models[r.Path], model) {
 					out.models[r.Path] = append(out.models[r.Path], model)
 				}
@@ -161,24 +164,35 @@ func formsOf(cat *catalog.Catalog, modelMap map[string]string) verifiedForms {
 // the same parameters with the same values, to the same model (the
 // spec's id for it); "" when none does.
 func (v verifiedForms) feature(q *Request) string {
+	if q.Endpoint == endpointMessages && q.carriesImage() {
+		return "messages.image_input" // its content's shape tells it, not its members
+	}
+	// The names as sent first (a case may send a default, n 1), then
+	// without the defaults.
+	return cmp.Or(v.featureBy(q, q.sentNames(), true), v.featureBy(q, q.names(), false))
+}
+
+// featureBy is the feature of the verified form that sends names with
+// the values q sends, to q's model: the one that also sends the same
+// prompt, then the same max_tokens, first (the cases of the bound, 256 and
+// 1024, send the members of the basic ones, and only their prompts tell
+// them apart).
+func (v verifiedForms) featureBy(q *Request, names map[string]bool, asSent bool) string {
 	spec := q.Model()
 	if spec != "" {
 		spec = v.specModel(spec, v.models[q.Endpoint])
 	}
-	names := q.names()
-	if q.Endpoint == endpointMessages && q.carriesImage() {
-		return "messages.image_input" // its content's shape tells it, not its members
-	}
-	// The form that also sends the same prompt, then the same max_tokens,
-	// first: the cases of the bound (256, 1024) send the members of the
-	// basic ones, and only their prompts tell them apart.
 	var samePrompt, sameBound, first string
 	prompt := promptOf(q.Body)
 	for _, f := range v.byEndpoint[q.Endpoint] {
-		if f.model != spec && spec != "" || f.refs != q.references() || len(f.names) != len(names) || !within(names, f.names) {
+		fnames := f.names
+		if asSent {
+			fnames = f.sent
+		}
+		if f.model != spec && spec != "" || f.refs != q.references() || len(fnames) != len(names) || !within(names, fnames) {
 			continue
 		}
-		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.text(p) && f.values[p] != q.given(p) }) {
+		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
 			continue
 		}
 		if f.maxTokens == q.text("max_tokens") {
@@ -495,17 +509,24 @@ func messageNotes(q *Request) []string {
 
 // names are the parameters q sends, but those sent with their default.
 func (q *Request) names() map[string]bool {
+	out := q.sentNames()
+	for k := range out {
+		if isDefault(k, q.text(k)) {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// sentNames are the parameters q sends, those sent with their default
+// value (n 1) among them: a case may send one, and it is filed by them.
+func (q *Request) sentNames() map[string]bool {
 	out := map[string]bool{}
 	for k := range q.Body {
 		out[k] = true
 	}
 	for _, p := range q.Parts {
 		out[p.Name] = true
-	}
-	for k := range out {
-		if isDefault(k, q.text(k)) {
-			delete(out, k)
-		}
 	}
 	return out
 }
