@@ -78,13 +78,19 @@ type Need struct {
 	Case  string `yaml:"case"`
 	Check string `yaml:"check"` // one of vocab.Checks; "" any
 	Rule  string `yaml:"rule"`  // one of vocab.StreamRules; "" any
+	// Reason narrows further, where the library is more lenient than the
+	// check: an RE2 pattern a reason's text (vocab.Reason.String) must
+	// match to be the need's. go-openai takes any status below 400 for a
+	// success, so its status need matches only "got 4" and "got 5".
+	Reason string `yaml:"reason"`
 	// BeyondSpec marks a property the spec does not state: its case is
 	// strict or explore, never verified, as a library's needs do not
 	// change what conformance is.
 	BeyondSpec bool   `yaml:"beyond_spec"`
 	Source     Source `yaml:"source"`
 
-	tier vocab.Tier // the case's, set by the reader
+	tier   vocab.Tier     // the case's, set by the reader
+	reason *regexp.Regexp // Reason compiled, set by the reader
 }
 
 // Tier is the tier of the need's case.
@@ -97,7 +103,10 @@ func (n Need) Matches(r vocab.Reason) bool {
 	if n.Check != "" && r.Check != n.Check {
 		return false
 	}
-	return n.Rule == "" || strings.HasSuffix(r.Message, "("+n.Rule+")")
+	if n.Rule != "" && !strings.HasSuffix(r.Message, "("+n.Rule+")") {
+		return false
+	}
+	return n.reason == nil || n.reason.MatchString(r.String())
 }
 
 // Cites is the check a need is tied to, for reports: "chat-json",
@@ -555,6 +564,14 @@ func (d *decoder) checkNeed(n *Need, path, feature, repo string, cat *Catalog) {
 	d.text(path, "case", n.Case, true)
 	d.text(path, "check", n.Check, false)
 	d.text(path, "rule", n.Rule, false)
+	d.text(path, "reason", n.Reason, false)
+	if n.Reason != "" {
+		re, err := regexp.Compile(n.Reason)
+		if err != nil {
+			d.errAt(d.at(path+".reason"), "reason: %v", err)
+		}
+		n.reason = re
+	}
 	if n.Check != "" && !slices.Contains(vocab.Checks, n.Check) {
 		d.errAt(d.at(path+".check"), "check %q is no check of a result's reasons (%s)%s", n.Check, strings.Join(vocab.Checks, ", "), Closest(n.Check, vocab.Checks))
 	}

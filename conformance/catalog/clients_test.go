@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gwconform/gwconform/cases"
+	"github.com/gwconform/gwconform/conformance/vocab"
 	"github.com/gwconform/gwconform/fixtures"
 )
 
@@ -311,6 +312,8 @@ func TestLoadClientsBad(t *testing.T) {
 			`c.yaml:21:19: rule "chat.not-jsn" is no stream rule; did you mean "chat.not-json"?`},
 		{"a need citing no check", strings.Replace(entry, "check: sse-strict", "check: sse-strikt", 1),
 			`c.yaml:25:20: check "sse-strikt" is no check of a result's reasons`},
+		{"a need's reason that is no regular expression", strings.Replace(entry, "rule: chat.not-json\n", "rule: chat.not-json\n            reason: 'got ('\n", 1),
+			"c.yaml:22:21: reason: error parsing regexp: missing closing ): `got (`"},
 		{"a stream rule under another check", strings.Replace(entry, "check: sse-strict", "check: schema", 1),
 			`c.yaml:25:20: check schema: a stream rule is judged by check sse or sse-strict`},
 		{"a need beyond the spec held by a verified case", strings.Replace(entry, "case: chat-stream-strict", "case: chat-stream", 1),
@@ -331,6 +334,33 @@ func TestLoadClientsBad(t *testing.T) {
 			for _, d := range ds {
 				assert.Positive(t, d.Line, d.String())
 			}
+		})
+	}
+}
+
+// TestNeedMatchesReason: a need with a reason pattern is failed only by
+// the reasons of its check whose text matches it; one without takes every
+// reason of its check.
+func TestNeedMatchesReason(t *testing.T) {
+	status := func(code string) vocab.Reason {
+		return vocab.Reason{Check: "status", Message: "HTTP status " + code + ", want 2xx", Expected: "2xx", Actual: code}
+	}
+	lenient := Need{Check: "status", reason: regexp.MustCompile(`HTTP status [45]\d\d`)}
+	strict := Need{Check: "status"}
+	tests := []struct {
+		name   string
+		need   Need
+		reason vocab.Reason
+		want   bool
+	}{
+		{"a 404 fails a library that takes below 400", lenient, status("404"), true},
+		{"a 300 leaves it holding", lenient, status("300"), false},
+		{"a 300 fails a need without a pattern", strict, status("300"), true},
+		{"another check leaves it holding", lenient, vocab.Reason{Check: "schema", Message: "HTTP status 404"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.need.Matches(tt.reason))
 		})
 	}
 }

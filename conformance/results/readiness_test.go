@@ -59,7 +59,7 @@ func streamReason(check, rule string) vocab.Reason {
 var (
 	textPlain = vocab.Reason{Check: "content_type", Message: `Content-Type response media type is "text/plain", want application/json`}
 	notSSE    = vocab.Reason{Check: "content_type", Message: `Content-Type response media type is "application/json", want text/event-stream`}
-	notFound  = vocab.Reason{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "unexpected status"}
+	notFound  = vocab.Reason{Check: "status", Expected: "200", Actual: `404 {"error":{"message":"Route not found"}}`, Message: "HTTP status 404, want 2xx"}
 )
 
 func readinessVerdicts(rows []ClientReadiness) map[string]Readiness {
