@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -487,4 +491,103 @@ func TestDriveGoLibraries(t *testing.T) {
 		}
 		return got
 	})
+}
+
+// jsDriveDir is the JS drive's package: package.json, its lockfile and
+// drive.mjs.
+const jsDriveDir = "testdata/jsdrive"
+
+// TestDriveJSLibraries: the JS libraries (openai-node, @anthropic-ai/sdk,
+// the Vercel AI SDK, LangChain JS) do, clean and under each fault that
+// breaks a need of the table, what the table predicts. They are installed
+// from the lockfile with npm ci into the user's cache, outside the
+// repository, once per lockfile; without Node and npm the drive is
+// skipped, and says so.
+func TestDriveJSLibraries(t *testing.T) {
+	node, errNode := exec.LookPath("node")
+	npm, errNPM := exec.LookPath("npm")
+	if errNode != nil || errNPM != nil {
+		t.Skip("the JS drive is skipped: node and npm are needed (Debian: apt-get install nodejs npm; .ci/run installs them)")
+	}
+	src, err := filepath.Abs(jsDriveDir)
+	require.NoError(t, err)
+	clearEnv(t) // it leaves the package's directory
+	dir := jsDriveInstall(t, npm, src)
+	ref, err := fs.ReadFile(fixtures.FS, fixtures.RefA)
+	require.NoError(t, err)
+	png := filepath.Join(t.TempDir(), "ref-a-1024.png")
+	require.NoError(t, os.WriteFile(png, ref, 0o600))
+	drive(t, "JS", func(t *testing.T, srv *conformancetest.Server) []driveOutcome {
+		// Each call is bounded by driveTimeout inside the script; this
+		// bounds the whole script beyond the sum of its calls.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*driveTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, "drive.mjs")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GW_BASE_URL="+srv.BaseURL, "GW_TEXT_KEY="+srv.Keys.Text,
+			"GW_MESSAGES_KEY="+srv.Keys.Messages, "GW_IMAGE_KEY="+srv.Keys.Image, "GW_REF_PNG="+png,
+			fmt.Sprintf("GW_CALL_TIMEOUT_MS=%d", driveTimeout.Milliseconds()))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		require.NoError(t, err, "node drive.mjs: %s", stderr.String())
+		var got []driveOutcome
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var o driveOutcome
+			require.NoError(t, json.Unmarshal([]byte(line), &o), "a line of drive.mjs: %s", line)
+			got = append(got, o)
+		}
+		return got
+	})
+}
+
+// jsDriveInstall installs the JS drive's lockfile with npm ci, once per
+// lockfile, into the user's cache, from src (the package's directory),
+// and returns the directory holding the
+// packages and drive.mjs.
+func jsDriveInstall(t *testing.T, npm, src string) string {
+	t.Helper()
+	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
+	require.NoError(t, err)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256(lock)
+	root := filepath.Join(cache, "gwconform", "jsdrive")
+	dir := filepath.Join(root, hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		require.NoError(t, os.MkdirAll(root, 0o755))
+		tmp, err := os.MkdirTemp(root, "install-")
+		require.NoError(t, err)
+		defer os.RemoveAll(tmp)
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			data, err := os.ReadFile(filepath.Join(src, f))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(tmp, f), data, 0o644))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--cache", filepath.Join(root, "npm-cache"))
+		cmd.Dir = tmp
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "npm ci: %s", out)
+		// Another test process may have installed it meanwhile: either
+		// copy will do.
+		if err := os.Rename(tmp, dir); err != nil {
+			_, statErr := os.Stat(filepath.Join(dir, "node_modules"))
+			require.NoError(t, statErr, "installing the JS drive: %v", err)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join(src, "drive.mjs"))
+	require.NoError(t, err)
+	// drive.mjs resolves its imports beside itself, so it runs from dir;
+	// a fresh copy per run keeps it the repository's.
+	f, err := os.CreateTemp(dir, "drive-*.mjs")
+	require.NoError(t, err)
+	_, err = f.Write(script)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Rename(f.Name(), filepath.Join(dir, "drive.mjs")))
+	return dir
 }
