@@ -157,17 +157,31 @@ func TestReadinessRows(t *testing.T) {
 	}
 }
 
-// TestRowsCite: a verdict names the failing check and the library's
-// dependency, its source, and that the source was read without a drive.
+// TestReadinessCites: a verdict names the failing check and the
+// library's dependency, its source, and whether a drive confirmed it.
 func TestReadinessCites(t *testing.T) {
 	table, err := catalog.EmbeddedClients()
 	require.NoError(t, err)
-	rows := ReadinessRows(table, []string{"openai-go"}, withResult(passing(t, table), "chat-json-strict", vocab.StatusFail, textPlain))
-	require.Len(t, rows, 1)
-	require.NotEmpty(t, rows[0].Because)
-	b := rows[0].Because[0]
-	for _, want := range []string{"chat.basic", "chat-json-strict content_type fails", "text/plain", "openai-go needs it", "github.com/openai/openai-go internal/requestconfig/requestconfig.go RequestConfig.Execute", "3.52.0", "source only, not yet driven"} {
-		assert.Contains(t, b, want)
+	notFound := vocab.Reason{Check: "status", Message: "HTTP status 404, want 2xx"}
+	tests := []struct {
+		client, failing string
+		reason          vocab.Reason
+		want            []string
+	}{
+		{"openai-go", "chat-json-strict", textPlain, []string{"chat.basic", "chat-json-strict content_type fails", "text/plain", "openai-go needs it",
+			"github.com/openai/openai-go internal/requestconfig/requestconfig.go RequestConfig.Execute", "3.52.0", "driven 3.96.0"}},
+		{"openai-python", "chat-json", notFound, []string{"chat.basic", "chat-json status fails", "openai-python needs it",
+			"github.com/openai/openai-python src/openai/_base_client.py", "3.3.1", "source only, not yet driven"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.client, func(t *testing.T) {
+			rows := ReadinessRows(table, []string{tt.client}, withResult(passing(t, table), tt.failing, vocab.StatusFail, tt.reason))
+			require.Len(t, rows, 1)
+			require.NotEmpty(t, rows[0].Because)
+			for _, want := range tt.want {
+				assert.Contains(t, rows[0].Because[0], want)
+			}
+		})
 	}
 }
 
