@@ -1,6 +1,7 @@
 # gwconform — conformance and contract tests for the Model-Gateway API.
 # Everything needs only Go and make; `make test` installs nothing else itself
-# (the browser test needs Debian's chromium, which .ci/run installs).
+# (the browser test needs Debian's chromium, the JS client drive Node and npm,
+# which .ci/run installs; without Node the JS drive is skipped and says so).
 
 GO      ?= go
 OUT     ?= out
@@ -21,12 +22,13 @@ run:
 # The end-to-end tests that run the whole catalog (hundreds of real images
 # encoded and decoded), the legal variations that run many cases each, and
 # the fault tables (every reference-gateway fault through its scenarios and
-# through the catalog's cases)
+# through the catalog's cases), the client drives (each library against
+# the faults the client table names; the JS one needs node and npm)
 # take ten times longer under the race detector for nothing concurrent, so
 # the race pass runs with -short, which skips only them; the concurrent
 # runner, the gateway and every other test stay under -race. A second pass
 # runs them without it.
-E2E = TestConformance|TestFaults|TestEveryFaultIsCaught|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation|TestJudgingRelayOnTheCatalog|TestJudgingRelayNamesWhatTheCatalogFails|TestJudgeAgreesWithTheRun
+E2E = TestConformance|TestFaults|TestEveryFaultIsCaught|TestRunAgainstGatewayNames|TestRunAgainstAGatewayRoutedByPrefix|TestRunAgainstAGatewayWithoutImages|TestMergeJoinsRunsOfOneGateway|TestRunWithinARateLimit|TestRunOutputsShardsAndSecrets|TestProbeSnippetAddsModelsToTheNextRun|TestGeneratorCommand|TestRecordReplayWholeCatalog|TestStandInPassesTheSDKTests|TestNoFalseAlarmsOnLegalVariation|TestJudgingRelayOnTheCatalog|TestJudgingRelayNamesWhatTheCatalogFails|TestJudgeAgreesWithTheRun|TestDriveGoLibraries|TestDriveJSLibraries
 
 ## test: every test; all but the whole-catalog runs under the race detector
 test:

@@ -504,6 +504,7 @@ func drive(t *testing.T, what string, calls func(t *testing.T, srv *conformancet
 // TestDriveGoLibraries: the Go libraries do, clean and under each fault
 // that breaks a need of the table, what the table predicts.
 func TestDriveGoLibraries(t *testing.T) {
+	skipDriveShort(t)
 	clearEnv(t)
 	drive(t, "Go", func(t *testing.T, srv *conformancetest.Server) []driveOutcome {
 		var got []driveOutcome
@@ -512,6 +513,15 @@ func TestDriveGoLibraries(t *testing.T) {
 		}
 		return got
 	})
+}
+
+// skipDriveShort leaves a drive to make test's pass without the race
+// detector (E2E in the Makefile): a run of the catalog's needs per fault
+// takes five times longer under it, for nothing concurrent.
+func skipDriveShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the client drive runs without -short (make test's second pass)")
+	}
 }
 
 // jsDriveDir is the JS drive's package: package.json, its lockfile and
@@ -525,6 +535,7 @@ const jsDriveDir = "testdata/jsdrive"
 // repository, once per lockfile; without Node and npm the drive is
 // skipped, and says so.
 func TestDriveJSLibraries(t *testing.T) {
+	skipDriveShort(t)
 	node, errNode := exec.LookPath("node")
 	npm, errNPM := exec.LookPath("npm")
 	if errNode != nil || errNPM != nil {
