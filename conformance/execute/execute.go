@@ -125,15 +125,6 @@ func (ex *exchange) stalled() *StallError {
 	return ex.watch.stalled()
 }
 
-// retryable says whether a status is worth another attempt: the statuses
-// the official clients retry without their caller seeing them (openai-go,
-// anthropic-sdk-go and their Node and Python siblings: 408, 409 and every
-// 5xx, 529 "overloaded" among them; 429 they wait on, as send does). A
-// gateway's passing hiccup is then no verdict, here as for their users.
-func retryable(status int) bool {
-	return status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500
-}
-
 // errNoResponse marks a transport failure before any response byte: the only
 // kind of error that is safe to retry (nothing was processed that we saw).
 type errNoResponse struct{ err error }
@@ -147,7 +138,7 @@ func (e errNoResponse) Unwrap() error { return e.err }
 //   - a 429 is the gateway asking to wait: the pacer waits as asked and
 //     sends again, spending no retry, until waiting would pass
 //     Options.MaxWait; then the 429 is the answer (throttled);
-//   - a status of retryable() (408, 409, any 5xx), or a connection lost
+//   - a status of vocab.Retryable (408, 409, any 5xx), or a connection lost
 //     before any response byte, is retried Options.MaxRetries times.
 //
 // Each attempt's timeout counts from its send. The caller calls ex.finish
@@ -216,7 +207,7 @@ func (ex *exchange) after(ctx context.Context, o Options, p *pace.Pacer, ticket 
 		return ex.afterNoResponse(ctx, o, err)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return ex.afterTooMany(o, p, ticket, resp)
-	case retryable(resp.StatusCode) && len(ex.retried) < o.MaxRetries:
+	case vocab.Retryable(resp.StatusCode) && len(ex.retried) < o.MaxRetries:
 		return ex.afterRetryable(ctx, o, ticket, resp)
 	}
 	ticket.Observe(resp.StatusCode, resp.Header)
@@ -257,7 +248,7 @@ func (ex *exchange) afterTooMany(o Options, p *pace.Pacer, ticket *pace.Ticket, 
 	return nextStep{wait: retryIn}
 }
 
-// afterRetryable retries a status of retryable() after the wait it asks for,
+// afterRetryable retries a status of vocab.Retryable after the wait it asks for,
 // unless that wait outlasts the run's deadline: then this answer is the
 // verdict, not a timeout of our making.
 func (ex *exchange) afterRetryable(ctx context.Context, o Options, ticket *pace.Ticket, resp *http.Response) nextStep {

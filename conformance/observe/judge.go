@@ -96,8 +96,10 @@ func (j *Judge) rebase(q *Request) {
 // New returns a judge that reads the verified rows from cat and validates
 // answers with set.
 func New(cat *catalog.Catalog, set *schemas.Set, limits check.Limits, opts Options) *Judge {
-	return &Judge{catalog: cat, schemas: set, forms: formsOf(cat, opts.ModelMap), rules: append(slices.Clone(clientRules), typeRules()...),
+	j := &Judge{catalog: cat, schemas: set, forms: formsOf(cat, opts.ModelMap), rules: append(slices.Clone(clientRules), typeRules()...),
 		limits: limits, opts: opts}
+	j.lists.byKey = map[catalog.KeyKind][]string{}
+	return j
 }
 
 // Round judges one recorded round alone: the client's result, and the
@@ -404,9 +406,6 @@ func (j *Judge) keepList(key catalog.KeyKind, store *record.Store, r record.Roun
 	}
 	j.lists.Lock()
 	defer j.lists.Unlock()
-	if j.lists.byKey == nil {
-		j.lists.byKey = map[catalog.KeyKind][]string{}
-	}
 	j.lists.byKey[key] = ids
 }
 

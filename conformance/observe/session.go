@@ -3,6 +3,7 @@ package observe
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -187,7 +188,7 @@ func (s *Session) final(a *attempt) {
 		res.Attempts, res.Requests = a.attempts, a.attempts
 		res.Flaky = a.failed && res.Status == vocab.StatusPass && res.Side == results.SideGateway
 		if a.ctl != nil && res.Side == results.SideGateway && res.Tier == vocab.TierNegative && res.Status == vocab.StatusPass {
-			if !slices.ContainsFunc(s.served, a.ctl.servedBy) {
+			if !slices.ContainsFunc(s.served, func(c control) bool { return c.serves(*a.ctl) }) {
 				s.waiting = append(s.waiting, waitingNegative{res: res, want: *a.ctl})
 				continue
 			}
@@ -220,10 +221,12 @@ func retried(r record.Round) bool {
 		return r.Error != ""
 	}
 	st := r.Response.Status
-	return st == 408 || st == 409 || st == 429 || st >= 500
+	return vocab.Retryable(st) || st == http.StatusTooManyRequests
 }
 
-func throttled(r record.Round) bool { return r.Response != nil && r.Response.Status == 429 }
+func throttled(r record.Round) bool {
+	return r.Response != nil && r.Response.Status == http.StatusTooManyRequests
+}
 
 // control is a request a negative's refusal is weighed against: the same
 // endpoint served with the key, encoding and model the negative's request
@@ -235,10 +238,7 @@ type control struct {
 	row                  string // the negative's row, for the inconclusive reason
 }
 
-// servedBy and serves say a served request (c) is the control a negative
-// wants (want).
-func (want control) servedBy(c control) bool { return c.serves(want) }
-
+// serves says a served request (c) is the control a negative wants.
 func (c control) serves(want control) bool {
 	return c.endpoint == want.endpoint && c.key == want.key && c.multipart == want.multipart &&
 		(!want.stream || c.stream) && (want.model == "" || c.model == want.model)

@@ -75,8 +75,7 @@ func Judge(rs []Result, strict bool, c Completion) Verdict {
 	// only under --strict.
 	kind := "verified/negative"
 	switch {
-	case t.clients == t.counted && t.counted > 0:
-		// A client on trial (serve --judge): its requests are what was judged.
+	case t.clientOnTrial():
 		kind = "client request"
 	case strict:
 		kind = "verified/negative/strict"
@@ -171,6 +170,10 @@ func tallyResults(rs []Result, strict bool) *tally {
 	}
 	return t
 }
+
+// clientOnTrial says every counted result judged a client's request (the
+// stand-in of serve --judge): the headline speaks of its requests.
+func (t *tally) clientOnTrial() bool { return t.counted > 0 && t.clients == t.counted }
 
 // status counts a counted result by its status.
 func (t *tally) status(r Result) {
@@ -302,7 +305,7 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		scope += fmt.Sprintf("; %s passed only after a retry (flaky)", plural(t.flaky, "result"))
 	}
 	switch {
-	case t.failed > 0 && kind == "client request":
+	case t.failed > 0 && t.clientOnTrial():
 		return OutcomeFail, fmt.Sprintf("conformance failed: %d of %s broke a rule of the spec", t.failed, plural(t.ran, kind))
 	case t.failed > 0:
 		h := fmt.Sprintf("conformance failed: %d of %s failed or errored", t.failed, plural(t.ran, kind+" result"))
@@ -334,7 +337,7 @@ func (t *tally) headline(rs []Result, c Completion, kind, interrupted, scope str
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: their key's model list could not be read (see the notes); nothing that ran failed", plural(t.listUnread, kind+" case"))
 	case t.notListed > 0:
 		return OutcomeIncomplete, fmt.Sprintf("incomplete: %s not checked: the model is not listed for its key (see the notes); nothing that ran failed", plural(t.notListed, kind+" case"))
-	case t.counted > 0 && kind == "client request":
+	case t.counted > 0 && t.clientOnTrial():
 		return OutcomePass, fmt.Sprintf("conformance passed: %s kept the spec's rules", plural(t.ran, kind))
 	case t.counted > 0:
 		return OutcomePass, "conformance passed: " + scope
