@@ -35,7 +35,19 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		return exitNotStart
 	}
 	// The requirement rows are what every case's spec: was checked against.
-	fmt.Fprintf(stdout, "ok: %d cases, %d schemas, %d requirements\n", len(suite.Catalog.Cases), len(suite.Schemas.Names()), len(suite.Catalog.Spec.Rows))
+	fmt.Fprintf(stdout, "ok: %d cases, %d schemas, %d requirements", len(suite.Catalog.Cases), len(suite.Schemas.Names()), len(suite.Catalog.Spec.Rows))
+	if *dir == "" {
+		// The table of clients is the embedded catalog's: its needs cite
+		// its cases, so it is read with them.
+		table, err := catalog.EmbeddedClients()
+		if err != nil {
+			fmt.Fprintln(stdout)
+			fmt.Fprintln(stderr, err)
+			return exitNotStart
+		}
+		fmt.Fprintf(stdout, ", %d known clients", len(table.Entries))
+	}
+	fmt.Fprintln(stdout)
 	return exitOK
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gwconform/gwconform/conformance/catalog"
@@ -92,9 +93,13 @@ func (c *checker) answer(x *Exchange, res *results.Result) {
 		// A stream is judged whole: a wrong media type is one reason, and
 		// the events still tell the rest (a relay that drops the header
 		// may also send cumulative deltas). A JSON document in place of
-		// the stream (stream: true ignored) is no stream to judge.
+		// the stream (stream: true ignored) holds no data: line, so a
+		// client reads a stream without events: the rules say what it
+		// then lacks (its end, its text), not that it was cut.
+		c.checkContentType(resp.Header, "text/event-stream")
 		body := bufio.NewReader(&cappedReader{r: resp.Body, left: x.Limits.MaxBodyBytes, limit: x.Limits.MaxBodyBytes})
-		if !c.checkContentType(resp.Header, "text/event-stream") && startsJSONDocument(body) {
+		if startsJSONDocument(body) {
+			c.checkStream(strings.NewReader(""), exp.SSE, x.Schemas, x.Limits, x.Started, res)
 			return
 		}
 		c.checkStream(body, exp.SSE, x.Schemas, x.Limits, x.Started, res)

@@ -102,7 +102,7 @@ func TestReadinessRows(t *testing.T) {
 		// go-openai and the AI SDK read any Content-Type, and their needs
 		// are held by the verified case; Python reads the body as JSON.
 		{name: "JSON as text/plain breaks the Stainless Go and JS readers only",
-			rs:      withResult(withResult(clean, "chat-json-strict", vocab.StatusFail, textPlain), "messages-json-strict", vocab.StatusFail, textPlain),
+			rs:      withResult(withResult(withResult(clean, "chat-json-strict", vocab.StatusFail, textPlain), "messages-json-strict", vocab.StatusFail, textPlain), "messages-json-text-blocks", vocab.StatusFail, textPlain),
 			want:    map[string]Readiness{"openai-go": ReadyNot, "openai-node": ReadyNot, "anthropic-sdk-go": ReadyNot, "go-openai": ReadyYes, "vercel-ai-sdk": ReadyYes, "openai-python": ReadyYes, "langchaingo": ReadyYes},
 			feature: [3]string{"openai-go", "chat.basic", string(ReadyNot)}, because: "chat-json-strict content_type fails"},
 		{name: "image routes missing limit the libraries that make images",
@@ -121,18 +121,24 @@ func TestReadinessRows(t *testing.T) {
 			rs:      withResult(clean, "chat-stream", vocab.StatusFail, streamReason("sse", "chat.done-missing")),
 			want:    map[string]Readiness{"openai-go": ReadyYes, "go-openai": ReadyYes, "vercel-ai-sdk": ReadyYes},
 			feature: [3]string{"go-openai", "chat.stream", string(ReadyYes)}},
-		{name: "a stream whose Content-Type failed first leaves its rules unchecked",
+		// The stream is read whatever its Content-Type says, so its rules
+		// were judged: those that held hold.
+		{name: "a stream under a wrong Content-Type is judged by its rules",
 			rs:      withResult(clean, "chat-stream", vocab.StatusFail, notSSE),
-			want:    map[string]Readiness{"go-openai": ReadyUnknown, "langchaingo": ReadyYes},
-			feature: [3]string{"go-openai", "chat.stream", string(ReadyUnknown)}, because: "chat-stream rule chat.not-json unchecked: chat-stream × m: not judged: content_type"},
+			want:    map[string]Readiness{"go-openai": ReadyYes, "langchaingo": ReadyYes},
+			feature: [3]string{"go-openai", "chat.stream", string(ReadyYes)}},
+		{name: "a refused stream fails the stream readers' status needs",
+			rs:      withResult(clean, "chat-stream", vocab.StatusFail, vocab.Reason{Check: "status", Message: "HTTP status 500, want 2xx"}),
+			want:    map[string]Readiness{"go-openai": ReadyLimited, "openai-node": ReadyLimited},
+			feature: [3]string{"openai-node", "chat.stream", string(ReadyNot)}, because: "chat-stream status fails"},
 		{name: "the strict tier left out leaves the needs beyond the spec unknown",
 			rs:      without(clean, vocab.TierStrict),
-			want:    map[string]Readiness{"anthropic-sdk-go": ReadyUnknown, "go-openai": ReadyYes},
+			want:    map[string]Readiness{"anthropic-sdk-go": ReadyUnknown, "openai-python": ReadyYes},
 			feature: [3]string{"anthropic-sdk-go", "messages.stream", string(ReadyUnknown)}, because: "case messages-stream-strict (strict tier) is not in this run"},
 		{name: "a key not set leaves its features unknown",
 			rs:      withResult(clean, "messages-json", vocab.StatusSkip, vocab.Reason{Check: vocab.CheckKeyMissing, Message: "no messages key (set GWCONFORM_MESSAGES_KEY)"}),
-			want:    map[string]Readiness{"anthropic-sdk-go": ReadyUnknown, "openai-go": ReadyYes},
-			feature: [3]string{"anthropic-sdk-go", "messages.basic", string(ReadyUnknown)}, because: "skip key-missing"},
+			want:    map[string]Readiness{"anthropic-sdk-typescript": ReadyUnknown, "openai-go": ReadyYes},
+			feature: [3]string{"anthropic-sdk-typescript", "messages.basic", string(ReadyUnknown)}, because: "skip key-missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

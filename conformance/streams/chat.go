@@ -3,6 +3,7 @@ package streams
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -64,6 +65,7 @@ func (g *chat) Observe(n int, ev sse.Event) []Violation {
 	g.lastModel = m.Type == gjson.String && m.Str != ""
 	vs = append(vs, g.usage(n, doc)...)
 	vs = append(vs, g.chunkID(n, doc)...)
+	vs = append(vs, g.memberTypes(n, doc)...)
 	// Text of the first choice; with n=1 (every verified call) that is all.
 	doc.Get("choices").ForEach(func(_, c gjson.Result) bool {
 		if i := c.Get("index"); !i.Exists() || i.Int() == 0 {
@@ -131,6 +133,58 @@ func (g *chat) chunkID(n int, doc gjson.Result) []Violation {
 			Expected: "id " + g.id, Actual: describe(id)}}
 	}
 	return nil
+}
+
+// chunkMemberTypes are the JSON types of the chunk members that typed
+// stream readers decode (go-openai's ChatCompletionStreamResponse and
+// langchaingo's StreamedChatResponsePayload through encoding/json, the
+// Vercel AI SDK's chunk schema): a member of another type fails the chunk.
+// 6.2 shows none of them but delta.content, which the schema holds.
+var chunkMemberTypes = []struct {
+	path string
+	typ  gjson.Type
+}{
+	{"id", gjson.String}, {"object", gjson.String}, {"model", gjson.String},
+	{"created", gjson.Number}, {"choices.#.index", gjson.Number},
+	{"choices.#.delta.role", gjson.String}, {"choices.#.finish_reason", gjson.String},
+	{"usage.prompt_tokens", gjson.Number}, {"usage.completion_tokens", gjson.Number}, {"usage.total_tokens", gjson.Number},
+}
+
+// memberTypes (strict): a chunk member of another JSON type than the typed
+// readers decode it into; null and absent members are theirs to skip.
+func (g *chat) memberTypes(n int, doc gjson.Result) []Violation {
+	for _, m := range chunkMemberTypes {
+		vals := []gjson.Result{doc.Get(m.path)}
+		if strings.Contains(m.path, "#") {
+			vals = vals[0].Array()
+		}
+		for _, v := range vals {
+			if !v.Exists() || v.Type == gjson.Null || v.Type == m.typ || !g.once.first(RuleChatMemberType) {
+				continue
+			}
+			return []Violation{{Event: n, Rule: RuleChatMemberType, Strict: true,
+				Message: strings.Replace(m.path, ".#.", "[].", 1) + " is " + typeName(v) + ": go-openai and langchaingo decode chunks with encoding/json " +
+					"and fail on (or drop) such a chunk, and the Vercel AI SDK's chunk schema refuses it",
+				Expected: typeName(gjson.Result{Type: m.typ}), Actual: snippet([]byte(v.Raw))}}
+		}
+	}
+	return nil
+}
+
+// typeName is a JSON value's type in words: a string, a number, a
+// boolean, an object, an array.
+func typeName(v gjson.Result) string {
+	switch {
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.IsBool():
+		return "a boolean"
+	case v.IsArray():
+		return "an array"
+	}
+	return "an object"
 }
 
 // choice reads the first choice of a chunk: its text fragment and its

@@ -20,6 +20,7 @@
 package streams
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,10 @@ const (
 	RuleTooLarge     = "stream.too-large"    // an event exceeded the reader's cap
 	RuleUnterminated = "stream.unterminated" // strict: the last event lacks its blank line
 	RuleDataSplit    = "stream.data-split"   // an event over several data: lines
+	// Several JSON events in one SSE event: the blank lines between them
+	// are missing (6). A reader following SSE joins them into one event
+	// that is no JSON; a reader of data: lines one by one reads them.
+	RuleEventsJoined = "stream.events-joined"
 
 	RuleChatNotJSON     = "chat.not-json"
 	RuleChatError       = "chat.error" // a chunk carries an error field (spec 7)
@@ -93,6 +98,7 @@ const (
 	RuleChatModelMissing  = "chat.model-missing"         // strict
 	RuleChatUsageRepeated = "chat.usage-repeated"        // strict
 	RuleChatErrorMember   = "chat.error-member"          // strict
+	RuleChatMemberType    = "chat.member-type"           // strict: go-openai, langchaingo, the Vercel AI SDK
 
 	RuleMsgNotJSON           = "messages.not-json"
 	RuleMsgTypeMissing       = "messages.type-missing"        // a payload type that is no string
@@ -241,22 +247,56 @@ func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Viola
 			}
 			return n, g.Finish(err), err
 		}
-		n++
-		vs := g.Observe(n, ev)
-		if ev.DataLines > 1 {
-			vs = append(vs, Violation{Event: n, Rule: RuleDataSplit,
-				Message:  fmt.Sprintf("the event's data is split over %d data: lines (spec 6: each data: line holds a JSON event)", ev.DataLines),
-				Expected: "one data: line", Actual: fmt.Sprintf("%d data: lines", ev.DataLines)})
-		}
-		if ev.Unterminated {
-			vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
-				Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",
-				Expected: "a blank line after the last event", Actual: "end of stream"})
-		}
-		if observe != nil {
-			observe(n, ev, vs)
+		parts := joinedEvents(ev)
+		for i, part := range parts {
+			n++
+			vs := g.Observe(n, part)
+			if i == 0 && len(parts) > 1 {
+				// One cause, one reason: the events are judged as their
+				// data: lines hold them, and the missing blank lines are
+				// the fault.
+				vs = append(vs, Violation{Event: n, Rule: RuleEventsJoined,
+					Message: fmt.Sprintf("%d JSON events with no blank line between them (spec 6: raw SSE events are separated by blank lines): "+
+						"an SSE reader joins their data: lines into one event that is no JSON; judged here one per data: line", len(parts)),
+					Expected: "a blank line after each event", Actual: fmt.Sprintf("one event of %d data: lines, each a JSON event", len(parts))})
+			}
+			if part.DataLines > 1 {
+				vs = append(vs, Violation{Event: n, Rule: RuleDataSplit,
+					Message:  fmt.Sprintf("the event's data is split over %d data: lines (spec 6: each data: line holds a JSON event)", part.DataLines),
+					Expected: "one data: line", Actual: fmt.Sprintf("%d data: lines", part.DataLines)})
+			}
+			if part.Unterminated {
+				vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
+					Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",
+					Expected: "a blank line after the last event", Actual: "end of stream"})
+			}
+			if observe != nil {
+				observe(n, part, vs)
+			}
 		}
 	}
+}
+
+// joinedEvents is the events an SSE event holds: itself, or, where its
+// data: lines are each a whole JSON event (or the [DONE] marker) but
+// their join is none, one per line: events sent without the blank lines
+// between them. The parts carry no event: name, since the one the event
+// has is only its last line's.
+func joinedEvents(ev sse.Event) []sse.Event {
+	if ev.DataLines < 2 || gjson.ValidBytes(ev.Data) || isDone(ev.Data) {
+		return []sse.Event{ev}
+	}
+	lines := bytes.Split(ev.Data, []byte("\n"))
+	for _, l := range lines {
+		if !gjson.ValidBytes(l) && !isDone(l) {
+			return []sse.Event{ev}
+		}
+	}
+	parts := make([]sse.Event, len(lines))
+	for i, l := range lines {
+		parts[i] = sse.Event{Data: l, DataLines: 1, ID: ev.ID, Line: ev.Line, Unterminated: ev.Unterminated && i == len(lines)-1}
+	}
+	return parts
 }
 
 // readErrViolations maps the reader's terminal error to violations, and says

@@ -44,6 +44,7 @@ var strictRules = map[string]bool{
 	RuleChatModelMissing:     true,
 	RuleChatUsageRepeated:    true,
 	RuleChatErrorMember:      true,
+	RuleChatMemberType:       true,
 	RuleImgErrorMember:       true,
 	RuleImgUntyped:           true,
 	RuleMsgDeltaMissing:      true,
@@ -144,6 +145,16 @@ func TestChat(t *testing.T) {
 		// does not, even when the lines join into JSON.
 		{name: "pretty-printed JSON over several data lines", text: stream("data: {\ndata:   \"id\": \"c1\",\ndata:   \"model\": \"gen-5.5\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"a\"}}]\ndata: }", data("[DONE]")),
 			rules: []string{RuleDataSplit}, event: []int{1}},
+		// 6: "raw SSE events are separated by blank lines": events sent
+		// without them are one SSE event of several data: lines. They are
+		// judged one per line (as a reader of lines reads them), and the
+		// missing blank lines are the one reason.
+		{name: "events without blank lines between them", text: stream(data(chatHello)+"\n"+data(chatLo)+"\n"+data(chatStop), data("[DONE]")),
+			rules: []string{RuleEventsJoined}, event: []int{1}},
+		{name: "every event joined, the marker too", text: stream(data(chatHello) + "\n" + data(chatLo) + "\n" + data("[DONE]")),
+			rules: []string{RuleEventsJoined}, event: []int{1}},
+		{name: "joined lines of which one is no JSON are one broken event", text: stream(data(chatHello)+"\n"+data("{oops"), data("[DONE]")),
+			rules: []string{RuleChatNotJSON, RuleDataSplit}, event: []int{1, 1}},
 		{name: "null error field is no error", text: stream(data(`{"id":"c1","model":"gen-5.5","error":null,"choices":[]}`), data("[DONE]")),
 			rules: []string{RuleChatErrorMember}, event: []int{1}},
 		{name: "chunks without id", text: stream(data(`{"choices":[{"delta":{"content":"a"}}]}`), data(chatLo), data("[DONE]"))},
@@ -195,6 +206,16 @@ func TestChat(t *testing.T) {
 			rules: []string{RuleChatIDMissing}, event: []int{2}},
 		{name: "finish_reason cleared by a later chunk (strict)", text: stream(data(chatHello), data(chatStop), data(`{"id":"c1","model":"gen-5.5","choices":[{"index":0,"delta":{},"finish_reason":null}]}`), data("[DONE]")),
 			rules: []string{RuleChatFinishCleared}, event: []int{3}},
+		// Strict: the typed readers (go-openai, langchaingo, the Vercel AI
+		// SDK) fail on a chunk member of another JSON type; null is theirs
+		// to skip, and once per stream is enough.
+		{name: "choices[].index a string (strict)", text: stream(data(chatHello), data(strings.Replace(chatLo, `"index":0`, `"index":"0"`, 1)), data(strings.Replace(chatStop, `"index":0`, `"index":"0"`, 1)), data("[DONE]")),
+			rules: []string{RuleChatMemberType}, event: []int{2}},
+		{name: "created a string (strict)", text: stream(data(`{"id":"c1","model":"gen-5.5","created":"1700000000","choices":[{"index":0,"delta":{"content":"a"}}]}`), data("[DONE]")),
+			rules: []string{RuleChatMemberType}, event: []int{1}},
+		{name: "usage tokens as strings (strict)", text: stream(data(chatHello), data(`{"id":"c1","model":"gen-5.5","choices":[],"usage":{"prompt_tokens":"5"}}`), data("[DONE]")),
+			rules: []string{RuleChatMemberType}, event: []int{2}},
+		{name: "null members are skipped", text: stream(data(`{"id":"c1","object":null,"created":null,"model":"gen-5.5","system_fingerprint":null,"choices":[{"index":0,"delta":{"role":null,"content":"a"},"finish_reason":null}],"usage":null}`), data("[DONE]"))},
 		{name: "finish_reason repeated", text: stream(data(chatHello), data(chatStop), data(chatStop), data("[DONE]"))},
 		{name: "usage-only chunk after finish_reason keeps it", text: stream(data(chatHello), data(chatStop), data(chatUsage), data("[DONE]"))},
 		{name: "finish_reason of another choice is not cleared by choice 0", text: stream(data(chatHello), data(`{"id":"c1","model":"gen-5.5","choices":[{"index":1,"delta":{},"finish_reason":"stop"}]}`), data(chatLo), data("[DONE]"))},
@@ -306,6 +327,11 @@ func TestMessages(t *testing.T) {
 		{name: "text only in content_block_start", text: stream(msgEvents(msgStart,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hello"}}`, blockStop(0), msgDelta, msgStopEv)...), rules: []string{RuleMsgNoTextDelta}},
 
+		// Events joined without blank lines: their kinds come from their
+		// payloads' types; the event: name of the joined event is its last
+		// line's alone, so the parts have none (strict says so).
+		{name: "events without blank lines between them", text: stream(strings.Join(msgEvents(canonical[:4]...), "\n"), strings.Join(msgEvents(canonical[4:]...), "\n")),
+			rules: []string{RuleMsgNameMissing, RuleEventsJoined, RuleEventsJoined}, event: []int{1, 1, 5}},
 		{name: "no event lines (strict)", text: stream(unnamed(canonical...)...), rules: []string{RuleMsgNameMissing}, event: []int{1}},
 		{name: "some events unnamed (strict)", text: stream(append(msgEvents(msgStart, blockStart(0)), unnamed(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMissing}, event: []int{3}},
 		{name: "event line disagrees with type (strict)", text: stream(append([]string{named("message_start", msgStart), named("content_block_delta", blockStart(0))}, msgEvents(blockDelta(0, "a"), blockStop(0), msgDelta, msgStopEv)...)...), rules: []string{RuleMsgNameMismatch}, event: []int{2}},
