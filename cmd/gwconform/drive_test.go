@@ -50,14 +50,15 @@ import (
 // every library × feature READY, so they predict what the clean drive
 // already shows).
 var driveFaults = []string{
-	"block-index-gap", "chat-data-not-json", "chat-id-changes", "chat-object-other",
-	"chat-refuses-all", "chat-usage-every-chunk", "chat-without-v1", "choices-object",
-	"delta-usage-missing", "edit-multipart-refused", "error-member-null",
-	"image-routes-missing", "messages-max-tokens-refused", "messages-no-stop",
-	"messages-under-prefix", "messages-unnamed-events", "messages-untyped-events",
+	"block-index-gap", "block-text-parts", "cache-tokens-null", "chat-data-not-json",
+	"chat-id-changes", "chat-refuses-all", "chat-usage-every-chunk", "chat-without-v1",
+	"choices-object", "content-string", "data-split", "delta-usage-missing", "edit-multipart-refused",
+	"error-field", "error-member-null", "image-routes-missing", "messages-max-tokens-refused",
+	"messages-no-stop", "messages-under-prefix", "messages-unnamed-events", "messages-untyped-events",
 	"missing-field", "no-blank-lines", "png-compression-required", "reference-1024-refused",
-	"role-other", "stream-by-default", "stream-ignored", "string-content-refused",
-	"success-201", "success-300", "verified-model-404", "wrong-content-type", "wrong-type",
+	"role-other", "stream-by-default", "stream-cut", "stream-ignored", "string-content-refused",
+	"success-201", "success-300", "text-in-block-start", "usage-input-strings", "usage-output-strings",
+	"verified-model-404", "wrong-content-type", "wrong-type",
 }
 
 // driveTimeout bounds each call: a call still running then is a hang.
@@ -354,34 +355,7 @@ func predictedOutcome(v results.Readiness) string {
 // driveExceptions are the outcomes the table cannot predict, each for the
 // reason given: no check of the catalog tells the answers a library reads
 // from those it fails on. Key: fault, library, feature.
-var driveExceptions = map[[3]string]string{
-	{"no-blank-lines", "go-openai", "chat.stream"}: "go-openai reads each data: line by itself (stream_reader.go streamReader.processLines), " +
-		"where SSE, and the catalog, join the lines of events no blank line separates into one event that is no JSON",
-	{"no-blank-lines", "langchaingo", "messages.stream"}: "langchaingo reads each data: line by itself (anthropicclient/messages.go " +
-		"parseStreamingMessageResponse, bufio.Scanner), where SSE, and the catalog, join the events no blank line separates",
-	{"string-content-refused", "anthropic-sdk-go", "messages.basic"}: "the catalog's messages-json sends content as a string; " +
-		"anthropic-sdk-go sends a list of blocks (NewUserMessage(NewTextBlock)), which the fault serves",
-	{"string-content-refused", "langchaingo", "messages.basic"}: "the catalog's messages-json sends content as a string; " +
-		"langchaingo sends a list of blocks (anthropicllm.go processMessages), which the fault serves",
-	{"string-content-refused", "vercel-ai-sdk", "messages.basic"}: "the catalog's messages-json sends content as a string; " +
-		"@ai-sdk/anthropic sends a list of blocks (convertToAnthropicMessagesPrompt), which the fault serves",
-	{"stream-by-default", "langchainjs", "chat.basic"}: "the catalog's chat-json leaves stream out; LangChain JS sends stream: false " +
-		"(ChatOpenAICompletions._generate), which the fault answers as JSON",
-	{"stream-by-default", "langchainjs", "messages.basic"}: "the catalog's messages-json leaves stream out; LangChain JS sends stream: false " +
-		"(ChatAnthropic._generateNonStreaming), which the fault answers as JSON",
-	{"wrong-content-type", "openai-node", "images.edit.multipart"}: "no strict case holds an edit's media type (the table leaves the need out); " +
-		"images.edit reads text/plain as openai-node's chat does (defaultParseResponse) and returns a string",
-	{"wrong-type", "vercel-ai-sdk", "chat.stream"}: "chat-stream checks no chunk member's type; the fault gives choices[].index as a string, " +
-		"which the chunk schema of OpenAIChatLanguageModel.doStream fails",
-	{"stream-ignored", "langchaingo", "chat.stream"}: "a JSON body answering stream: true stops chat-stream at its Content-Type, " +
-		"so no rule says no chunk came; langchaingo's parseStreamingChatResponse finds no data: line and hands back no text",
-	{"wrong-content-type", "openai-go", "images.edit.multipart"}: "no strict case holds an edit's media type (the table leaves the need out); " +
-		"Images.Edit reads text/plain as openai-go's chat does and fails",
-	{"wrong-type", "go-openai", "chat.stream"}: "chat-stream checks no chunk member's type; the fault gives choices[].index as a string, " +
-		"which ChatCompletionStream.Recv's json.Unmarshal fails on",
-	{"wrong-type", "langchaingo", "chat.stream"}: "chat-stream checks no chunk member's type; the fault gives choices[].index as a string, " +
-		"and parseStreamingChatResponse drops each chunk it cannot decode, so no text comes",
-}
+var driveExceptions = map[[3]string]string{}
 
 // drivePredictions runs the cases the table's needs name against the
 // gateway and returns the readiness of each library × feature.
