@@ -352,11 +352,6 @@ func predictedOutcome(v results.Readiness) string {
 	return driveWorks
 }
 
-// driveExceptions are the outcomes the table cannot predict, each for the
-// reason given: no check of the catalog tells the answers a library reads
-// from those it fails on. Key: fault, library, feature.
-var driveExceptions = map[[3]string]string{}
-
 // drivePredictions runs the cases the table's needs name against the
 // gateway and returns the readiness of each library × feature.
 func drivePredictions(t *testing.T, table *catalog.Clients, srv *conformancetest.Server) map[[2]string]results.FeatureReadiness {
@@ -396,31 +391,28 @@ func drivePredictions(t *testing.T, table *catalog.Clients, srv *conformancetest
 
 // driveTally counts a drive's calls against the table's predictions.
 type driveTally struct {
-	rows                                    []string
-	calls, agreed, unpredicted, exceptional int
+	rows                       []string
+	calls, agreed, unpredicted int
 	// confirmed are the needs a call failed on as the table predicts:
 	// library, feature, the need's check and property.
 	confirmed map[[4]string]bool
 }
 
 // hold holds the outcomes of one fault against the table's predictions:
-// each disagreement that is no listed exception fails the test naming the
-// library, the fault and both outcomes, as does an exception that agrees.
+// each disagreement fails the test naming the library, the fault and both
+// outcomes.
 func (d *driveTally) hold(t *testing.T, fault string, pred map[[2]string]results.FeatureReadiness, got []driveOutcome) {
 	t.Helper()
 	for _, o := range got {
 		fr, ok := pred[[2]string{o.Client, o.Feature}]
 		require.True(t, ok, "%s × %s is not in the table", o.Client, o.Feature)
 		want := predictedOutcome(fr.Verdict)
-		why, listed := driveExceptions[[3]string{fault, o.Client, o.Feature}]
 		d.calls++
 		mark := "agree"
 		switch {
 		case want == "":
 			d.unpredicted++
 			mark = "no prediction"
-		case want == o.Outcome && listed:
-			t.Errorf("%s × %s under fault %q: listed as an exception, but the drive saw it %s as the table predicts", o.Client, o.Feature, fault, o.Outcome)
 		case want == o.Outcome:
 			d.agreed++
 			for _, n := range fr.Needs {
@@ -428,9 +420,6 @@ func (d *driveTally) hold(t *testing.T, fault string, pred map[[2]string]results
 					d.confirmed[[4]string{o.Client, o.Feature, n.Check, n.Property}] = true
 				}
 			}
-		case listed:
-			d.exceptional++
-			mark = "exception: " + why
 		default:
 			var failing []string
 			for _, n := range fr.Needs {
@@ -469,8 +458,8 @@ func drive(t *testing.T, what string, calls func(t *testing.T, srv *conformancet
 		}
 		d.hold(t, fault, pred, got)
 	}
-	t.Logf("%s drive, clean and %d faults, %s: %d calls, %d as predicted, %d listed exceptions, %d without a prediction (UNKNOWN)\n%s",
-		what, len(driveFaults), time.Since(start).Round(time.Millisecond), d.calls, d.agreed, d.exceptional, d.unpredicted, strings.Join(d.rows, "\n"))
+	t.Logf("%s drive, clean and %d faults, %s: %d calls, %d as predicted, %d without a prediction (UNKNOWN)\n%s",
+		what, len(driveFaults), time.Since(start).Round(time.Millisecond), d.calls, d.agreed, d.unpredicted, strings.Join(d.rows, "\n"))
 	for n := range d.confirmed {
 		t.Errorf("%s × %s: the drive confirmed the need %q (%s): mark its source driven in cases/clients/clients.yaml", n[0], n[1], n[3], n[2])
 	}

@@ -159,7 +159,7 @@ func TestReplayTamperedStaleMissing(t *testing.T) {
 	code, stdout, stderr := gw(t, append([]string{"run", "--out", live, "--record", rec, "--feature", "chat.*"}, secretArgs(t)...)...)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", tail(stdout), stderr)
 	recorded := verdicts(t, live)
-	require.Len(t, recorded, 11)
+	require.Len(t, recorded, 12) // the chat cases
 	validateRecording(t, rec)
 	assertNoSecret(t, rec, live)
 
