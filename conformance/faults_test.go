@@ -59,6 +59,12 @@ var faultCases = []faultCase{
 	{"wrong-type", []string{"chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.member-type"},
 	{"stream-ignored", []string{"chat-stream"}, "chat-stream", "sse", "chat.done-missing"},
 	{"string-content-refused", []string{"messages-json-stream-false"}, "messages-json-stream-false", "status", "HTTP status 400, want 200"},
+	// The forms libraries send beyond the verified rows (strict): stream
+	// false (LangChain JS), text blocks (the Anthropic SDKs' helpers).
+	{"stream-false-streams", []string{"chat-json", "chat-json-stream-false"}, "chat-json-stream-false", "json", "body is not valid JSON"},
+	{"stream-false-streams", []string{"messages-json", "messages-json-stream-false"}, "messages-json-stream-false", "json", "body is not valid JSON"},
+	{"text-blocks-refused", []string{"messages-json", "messages-alt-image-input", "messages-json-text-blocks"}, "messages-json-text-blocks", "status", "HTTP status 400, want 200"},
+	{"text-blocks-refused", []string{"messages-stream", "messages-stream-text-blocks"}, "messages-stream-text-blocks", "status", "HTTP status 400, want 200"},
 	{"chat-id-changes", []string{"chat-stream", "chat-stream-strict"}, "chat-stream-strict", "sse-strict", "chat.id-changed"},
 	{"messages-unnamed-events", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.event-name-missing"},
 	{"block-index-gap", []string{"messages-stream", "messages-stream-strict"}, "messages-stream-strict", "sse-strict", "messages.block-index"},

@@ -56,8 +56,8 @@ var driveFaults = []string{
 	"error-field", "error-member-null", "image-routes-missing", "messages-max-tokens-refused",
 	"messages-no-stop", "messages-under-prefix", "messages-unnamed-events", "messages-untyped-events",
 	"missing-field", "no-blank-lines", "png-compression-required", "reference-1024-refused",
-	"role-other", "stream-by-default", "stream-cut", "stream-ignored", "string-content-refused",
-	"success-201", "success-300", "text-in-block-start", "usage-input-strings", "usage-output-strings",
+	"role-other", "stream-by-default", "stream-cut", "stream-false-streams", "stream-ignored", "string-content-refused",
+	"success-201", "success-300", "text-blocks-refused", "text-in-block-start", "usage-input-strings", "usage-output-strings",
 	"verified-model-404", "wrong-content-type", "wrong-type",
 }
 

@@ -108,14 +108,17 @@ const (
 	// Issue 34: a list that cannot be read, as four relays of six.
 	fModelsList500    = "models-list-500"
 	fModelObjectOther = "model-object-other"
-	fModelIDRenamed   = "model-id-renamed"
-	fChatObjectOther  = "chat-object-other"
-	fChoicesObject    = "choices-object"
-	fRoleOther        = "role-other"
-	fContentString    = "content-string"
-	fBlockTypeOther   = "block-type-other"
-	fBlockTextParts   = "block-text-parts"
-	fCacheTokensNull  = "cache-tokens-null"
+	// Issue 36: the forms client libraries send beyond the verified rows.
+	fStreamFalseStreams = "stream-false-streams"
+	fTextBlocksRefused  = "text-blocks-refused"
+	fModelIDRenamed     = "model-id-renamed"
+	fChatObjectOther    = "chat-object-other"
+	fChoicesObject      = "choices-object"
+	fRoleOther          = "role-other"
+	fContentString      = "content-string"
+	fBlockTypeOther     = "block-type-other"
+	fBlockTextParts     = "block-text-parts"
+	fCacheTokensNull    = "cache-tokens-null"
 
 	// Issue 17, point 3: sections 4.5 to 9.
 	fEditNDefault2          = "edit-n-default-2"
@@ -459,6 +462,15 @@ var faultTable = []fault{
 				return *s
 			}
 		}}},
+	{Fault{fStreamFalseStreams, "`stream` is a boolean whose omission gives JSON (strict: false is not shown, LangChain JS sends it): chat completions and messages with `stream: false` are answered with an event stream, as a gateway testing for the member rather than its value does.", "4.2, 4.3"},
+		hooks{accepted: func(_ endpoint, a *answer) {
+			a.streams = func(ep endpoint, s *bool) bool {
+				if s != nil && !*s {
+					return ep == epChat || ep == epMessages
+				}
+				return s != nil && *s
+			}
+		}}},
 	{Fault{fSuccess300, "Success is the 200-class status: success JSON bodies come with 300 Multiple Choices.", "2.2"},
 		hooks{accepted: func(_ endpoint, a *answer) { a.status = http.StatusMultipleChoices }}},
 	{Fault{fListDataObject, "The model list's `data` is an array of model records: it is an object keyed by model id.", "2.1"},
@@ -706,6 +718,19 @@ var faultTable = []fault{
 				return bad("messages", "content must be an array of content parts")
 			}
 			return nil
+		}}},
+	{Fault{fTextBlocksRefused, "A message's `content` may be a string (strict: the Anthropic SDKs' helpers, langchaingo and the AI SDK send an array of text blocks): a messages request whose content is an array of text blocks only is refused with 400, as a gateway taking strings only does.", "4.3"},
+		hooks{content: func(ep endpoint, _ model, _ bool, content json.RawMessage) error {
+			var parts []map[string]any
+			if ep != epMessages || json.Unmarshal(content, &parts) != nil {
+				return nil
+			}
+			for _, p := range parts {
+				if t, _ := p["type"].(string); t != "text" {
+					return nil
+				}
+			}
+			return bad("messages", "content must be a string")
 		}}},
 	{Fault{fAltImageRefused, "The alternative text model accepts a content array holding a single base64 PNG image: its messages refuse any image content part with 400.", "4.3"},
 		hooks{content: func(ep endpoint, m model, _ bool, content json.RawMessage) error {

@@ -225,6 +225,29 @@ func scenarios() []scenario {
 				}
 				return v
 			}},
+		// Strict: forms client libraries send beyond the verified rows,
+		// answered as the verified forms are: stream false as an omitted
+		// stream (LangChain JS), text blocks as a string (the Anthropic
+		// SDKs' helpers). Only these two faults are read here; the rest of
+		// the answers is the verified scenarios'.
+		{"client-forms", []string{fStreamFalseStreams, fTextBlocksRefused},
+			func(t *testing.T, s *testServer, o ...reqOpt) violations {
+				v := violations{}
+				for _, c := range []struct{ path, key, model string }{
+					{"/v1/chat/completions", keys.Text, s.model("gen-5.5")}, {"/v1/messages", keys.Messages, s.model("msg-sonnet-5")},
+				} {
+					body := map[string]any{"model": c.model, "max_tokens": 6, "stream": false, "messages": []any{map[string]any{"role": "user", "content": chatPrompt}}}
+					if mediaType(s.do(t, "POST", c.path, c.key, body, o...)) == "text/event-stream" {
+						v.add(fStreamFalseStreams)
+					}
+				}
+				blocks := map[string]any{"model": s.model("msg-sonnet-5"), "max_tokens": 6, "messages": []any{
+					map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": chatPrompt}}}}}
+				if f := refusalFault(s.do(t, "POST", "/v1/messages", keys.Messages, blocks, o...)); f == fTextBlocksRefused {
+					v.add(f)
+				}
+				return v
+			}},
 		{"messages-stream", []string{fMessagesNoStop, fMessagesOutOfOrder, fUnnamedEvents, fBlockIndexGap, fStreamCut, fMissingField, fWrongType, fWrongContentType,
 			fMaxTokensIgnored, fMaxTokensHalved, fStopReasonOther, fTextInBlockStart, fCumulativeDeltas, fErrorAfterStop, fEventNameOther, fUntypedEvents,
 			fNoFinalBlankLine, fEventAfterStop, fStopReasonOnStop, fStreamModelOther,

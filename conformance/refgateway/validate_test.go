@@ -161,6 +161,7 @@ func (v violations) refused(r resp) {
 // validators send.
 var refusalFaults = []struct{ words, fault string }{
 	{"content must be an array of content parts", fStringContentRefused}, // string content
+	{"content must be a string", fTextBlocksRefused},                     // text blocks
 	{"takes text content only", fAltImageRefused},                        // alt-flash given one image
 	{"temperature is not supported", fTemperatureRefused},
 	{"max_tokens is not supported", fMaxTokensRefused},
