@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
 	goopenai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	lcanthropic "github.com/tmc/langchaingo/llms/anthropic"
@@ -48,17 +50,18 @@ import (
 // table fail: every fault was run through the needs' cases, and these are
 // the ones whose readiness differs from the clean run's (the rest leave
 // every library × feature READY, so they predict what the clean drive
-// already shows).
+// already shows). TestDriveFaultsDiffer finds them again.
 var driveFaults = []string{
-	"block-index-gap", "block-text-parts", "cache-tokens-null", "chat-data-not-json",
-	"chat-id-changes", "chat-refuses-all", "chat-usage-every-chunk", "chat-without-v1",
-	"choices-object", "content-string", "data-split", "delta-usage-missing", "edit-multipart-refused",
-	"error-field", "error-member-null", "image-routes-missing", "messages-max-tokens-refused",
-	"messages-no-stop", "messages-under-prefix", "messages-unnamed-events", "messages-untyped-events",
-	"missing-field", "no-blank-lines", "png-compression-required", "reference-1024-refused",
-	"role-other", "stream-by-default", "stream-cut", "stream-false-streams", "stream-ignored", "string-content-refused",
-	"success-201", "success-300", "text-blocks-refused", "text-in-block-start", "usage-input-strings", "usage-output-strings",
-	"verified-model-404", "wrong-content-type", "wrong-type",
+	"block-index-gap", "block-text-parts", "chat-data-not-json", "chat-id-changes",
+	"chat-refuses-all", "chat-usage-every-chunk", "chat-without-v1", "choices-object",
+	"content-string", "data-split", "delta-usage-missing", "edit-multipart-refused",
+	"error-member-null", "image-routes-missing", "messages-max-tokens-refused", "messages-no-stop",
+	"messages-under-prefix", "messages-unnamed-events", "messages-untyped-events", "missing-field",
+	"no-blank-lines", "png-compression-required", "reference-1024-refused", "role-other",
+	"stream-by-default", "stream-cut", "stream-false-streams", "stream-ignored",
+	"string-content-refused", "success-201", "success-300", "text-blocks-refused",
+	"text-in-block-start", "usage-input-strings", "usage-output-strings", "verified-model-404",
+	"wrong-content-type", "wrong-type",
 }
 
 // driveTimeout bounds each call: a call still running then is a hang.
@@ -463,6 +466,38 @@ func drive(t *testing.T, what string, calls func(t *testing.T, srv *conformancet
 	for n := range d.confirmed {
 		t.Errorf("%s × %s: the drive confirmed the need %q (%s): mark its source driven in cases/clients/clients.yaml", n[0], n[1], n[3], n[2])
 	}
+}
+
+// TestDriveFaultsDiffer: driveFaults are exactly the faults under which
+// the table's readiness differs from the clean run's. It runs the needs'
+// cases under every fault of the table (minutes, not make test's), so
+// only with GWCONFORM_DRIVE_FAULTS=all; after a change to the table or the
+// fault table, it says which faults to add to driveFaults or drop.
+func TestDriveFaultsDiffer(t *testing.T) {
+	if os.Getenv("GWCONFORM_DRIVE_FAULTS") != "all" {
+		t.Skip("GWCONFORM_DRIVE_FAULTS=all runs the needs' cases under every fault")
+	}
+	clearEnv(t)
+	table, err := catalog.EmbeddedClients()
+	require.NoError(t, err)
+	verdicts := func(faults ...string) map[[2]string]results.Readiness {
+		srv, err := conformancetest.Start(refgateway.Config{Faults: faults}, fixtures.FS)
+		require.NoError(t, err)
+		defer srv.Close()
+		out := map[[2]string]results.Readiness{}
+		for k, fr := range drivePredictions(t, table, srv) {
+			out[k] = fr.Verdict
+		}
+		return out
+	}
+	clean := verdicts()
+	var differ []string
+	for _, f := range refgateway.Faults() {
+		if !maps.Equal(verdicts(f.Name), clean) {
+			differ = append(differ, f.Name)
+		}
+	}
+	assert.ElementsMatch(t, driveFaults, differ, "driveFaults against the faults whose readiness differs from the clean run's")
 }
 
 // TestDriveGoLibraries: the Go libraries do, clean and under each fault
