@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,8 +65,11 @@ type Browser struct {
 	Ctx      context.Context // for chromedp.Run with actions of a result
 	mu       sync.Mutex
 	problems []string
-	stop     context.CancelFunc
-	wg       sync.WaitGroup
+	// ended is why the console listener stopped before ConsoleProblems
+	// stopped it (the browser went away): its problems are then partial.
+	ended error
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 }
 
 // Open starts Chromium for the test; it skips the test when none is
@@ -114,6 +118,9 @@ func Open(t *testing.T) *Browser {
 		defer b.wg.Done()
 		for m, err := range msgs {
 			if err != nil {
+				b.mu.Lock()
+				b.ended = err
+				b.mu.Unlock()
 				return
 			}
 			switch m.Type {
@@ -162,20 +169,26 @@ func (b *Browser) Text(css string) string {
 
 // ConsoleProblems stops listening and returns what the page logged as an
 // error. A probe logged first proves the listener works (an empty list must
-// mean "no errors", not "not listening").
+// mean "no errors", not "not listening"); what the page logs around it,
+// before or after, is returned, the probe left out.
 func (b *Browser) ConsoleProblems() []string {
 	b.t.Helper()
-	b.Eval(`console.error('gwconform-probe'); 1`)
+	const probe = "gwconform-probe"
+	b.Eval(`console.error('` + probe + `'); 1`)
 	require.Eventually(b.t, func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		return len(b.problems) > 0 && strings.Contains(b.problems[len(b.problems)-1], "gwconform-probe")
+		return b.ended != nil || slices.ContainsFunc(b.problems, func(p string) bool { return strings.Contains(p, probe) })
 	}, time.Minute, 20*time.Millisecond, "console listener saw the probe")
+	b.mu.Lock()
+	ended := b.ended
+	b.mu.Unlock()
+	require.NoError(b.t, ended, "the console listener ended before the probe (did the browser exit?)")
 	b.stop()
 	b.wg.Wait()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.problems[:len(b.problems)-1]
+	return slices.DeleteFunc(slices.Clone(b.problems), func(p string) bool { return strings.Contains(p, probe) })
 }
 
 // WritePage writes a page into a temporary directory and returns its path.
