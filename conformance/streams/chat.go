@@ -153,15 +153,19 @@ var chunkMemberTypes = []struct {
 // memberTypes (strict): a chunk member of another JSON type than the typed
 // readers decode it into; null and absent members are theirs to skip.
 func (g *chat) memberTypes(n int, doc gjson.Result) []Violation {
+	if g.once[RuleChatMemberType] {
+		return nil // one reason per stream
+	}
 	for _, m := range chunkMemberTypes {
 		vals := []gjson.Result{doc.Get(m.path)}
 		if strings.Contains(m.path, "#") {
 			vals = vals[0].Array()
 		}
 		for _, v := range vals {
-			if !v.Exists() || v.Type == gjson.Null || v.Type == m.typ || !g.once.first(RuleChatMemberType) {
+			if !v.Exists() || v.Type == gjson.Null || v.Type == m.typ {
 				continue
 			}
+			g.once.first(RuleChatMemberType)
 			return []Violation{{Event: n, Rule: RuleChatMemberType, Strict: true,
 				Message: strings.Replace(m.path, ".#.", "[].", 1) + " is " + typeName(v) + ": go-openai and langchaingo decode chunks with encoding/json " +
 					"and fail on (or drop) such a chunk, and the Vercel AI SDK's chunk schema refuses it",

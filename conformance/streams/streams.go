@@ -252,29 +252,41 @@ func Run(rd *sse.Reader, g Grammar, observe func(n int, ev sse.Event, vs []Viola
 			n++
 			vs := g.Observe(n, part)
 			if i == 0 && len(parts) > 1 {
-				// One cause, one reason: the events are judged as their
-				// data: lines hold them, and the missing blank lines are
-				// the fault.
-				vs = append(vs, Violation{Event: n, Rule: RuleEventsJoined,
-					Message: fmt.Sprintf("%d JSON events with no blank line between them (spec 6: raw SSE events are separated by blank lines): "+
-						"an SSE reader joins their data: lines into one event that is no JSON; judged here one per data: line", len(parts)),
-					Expected: "a blank line after each event", Actual: fmt.Sprintf("one event of %d data: lines, each a JSON event", len(parts))})
+				vs = append(vs, joinedViolation(n, len(parts)))
 			}
-			if part.DataLines > 1 {
-				vs = append(vs, Violation{Event: n, Rule: RuleDataSplit,
-					Message:  fmt.Sprintf("the event's data is split over %d data: lines (spec 6: each data: line holds a JSON event)", part.DataLines),
-					Expected: "one data: line", Actual: fmt.Sprintf("%d data: lines", part.DataLines)})
-			}
-			if part.Unterminated {
-				vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
-					Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",
-					Expected: "a blank line after the last event", Actual: "end of stream"})
-			}
+			vs = append(vs, framing(n, part)...)
 			if observe != nil {
 				observe(n, part, vs)
 			}
 		}
 	}
+}
+
+// joinedViolation: events sent without the blank lines between them. One
+// cause, one reason: the events are judged as their data: lines hold
+// them, and the missing blank lines are the fault.
+func joinedViolation(n, events int) Violation {
+	return Violation{Event: n, Rule: RuleEventsJoined,
+		Message: fmt.Sprintf("%d JSON events with no blank line between them (spec 6: raw SSE events are separated by blank lines): "+
+			"an SSE reader joins their data: lines into one event that is no JSON; judged here one per data: line", events),
+		Expected: "a blank line after each event", Actual: fmt.Sprintf("one event of %d data: lines, each a JSON event", events)}
+}
+
+// framing is what an event's lines break: a JSON event split over several
+// data: lines, and (strict) a last event without its blank line.
+func framing(n int, ev sse.Event) []Violation {
+	var vs []Violation
+	if ev.DataLines > 1 {
+		vs = append(vs, Violation{Event: n, Rule: RuleDataSplit,
+			Message:  fmt.Sprintf("the event's data is split over %d data: lines (spec 6: each data: line holds a JSON event)", ev.DataLines),
+			Expected: "one data: line", Actual: fmt.Sprintf("%d data: lines", ev.DataLines)})
+	}
+	if ev.Unterminated {
+		vs = append(vs, Violation{Event: n, Rule: RuleUnterminated, Strict: true,
+			Message:  "the last event is ended by the end of the stream, not a blank line (SSE clients that follow the WHATWG rules drop it)",
+			Expected: "a blank line after the last event", Actual: "end of stream"})
+	}
+	return vs
 }
 
 // joinedEvents is the events an SSE event holds: itself, or, where its
