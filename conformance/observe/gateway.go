@@ -47,6 +47,16 @@ func (v verifiedForms) gatewayCase(q *Request, o *owed, feature string) *catalog
 		return cs
 	}
 	cs.Tier, cs.Expect.Status = vocab.TierVerified, 200
+	if q.text("stream") == "false" || q.Endpoint == endpointMessages && q.textBlocks() {
+		// The rows show stream omitted (JSON) and true (SSE), and a
+		// message's content as a string (an array only for the
+		// alternative model's image). Stream false and content as text
+		// blocks ask for nothing more, but no row shows them: their
+		// answers are owed at the strict tier, as the run's stream-false
+		// and text-block cases owe them (go-openai and LangChain JS send
+		// stream false, the Anthropic SDKs' helpers text blocks).
+		cs.Tier = vocab.TierStrict
+	}
 	cs.Refs = slices.Clone(answerRows[q.Endpoint])
 	images := transparency(q)
 	if p, ok := protocols[q.Endpoint]; ok && q.Streams() {
@@ -212,6 +222,22 @@ func editFeature(q *Request) string {
 
 // carriesImage says a messages request's content holds an image block.
 func (q *Request) carriesImage() bool { return imageShape(q.Body) != "" }
+
+// textBlocks says a messages request's content is an array of blocks,
+// none of them an image: text as blocks, which 4.3 does not show.
+func (q *Request) textBlocks() bool {
+	if q.carriesImage() {
+		return false
+	}
+	msgs, _ := q.Body["messages"].([]any)
+	for _, msg := range msgs {
+		mm, _ := msg.(map[string]any)
+		if blocks, _ := mm["content"].([]any); len(blocks) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // imageShape is the type of the first content block of a messages body
 // that is not text (image, image_url, input_image): the shape of its

@@ -382,6 +382,37 @@ func TestImageCountBeyondTheVerifiedN(t *testing.T) {
 	}
 }
 
+// TestFormsNoRowShowsAreStrict: the rows show stream omitted and true,
+// and a message's text as a string; a request sending stream false or
+// text blocks is owed its answer at the strict tier, as the run's
+// stream-false and text-block cases are, so a refusal of it decides
+// nothing where the same refusal of the request without it is a verified
+// failure.
+func TestFormsNoRowShowsAreStrict(t *testing.T) {
+	v := valid()
+	judge, store := newJudge(t)
+	for _, tc := range []struct {
+		name string
+		req  sent
+		tier vocab.Tier
+	}{
+		{"chat without stream", v["chat"], vocab.TierVerified},
+		{"chat with stream false", with(v["chat"], nil, map[string]any{"stream": false}), vocab.TierStrict},
+		{"messages with stream false", with(v["messages"], nil, map[string]any{"stream": false}), vocab.TierStrict},
+		{"messages with text blocks", with(v["messages"], nil, map[string]any{"messages": []any{map[string]any{"role": "user",
+			"content": []any{map[string]any{"type": "text", "text": "Hi"}}}}}), vocab.TierStrict},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge.Round(tc.req.round(t, 400), "", store)
+			require.Len(t, rs, 2)
+			assert.Equal(t, results.SideGateway, rs[1].Side)
+			assert.Equal(t, tc.tier, rs[1].Tier)
+			assert.Equal(t, vocab.StatusFail, rs[1].Status, "%v", rs[1].Reasons)
+			assert.Equal(t, tc.tier == vocab.TierVerified, rs[1].Decides(false), "deciding without --strict")
+		})
+	}
+}
+
 // TestLegalRequests: a request the spec allows breaks no rule, whatever
 // else it does; what it does beyond the verified rows is noted (note:
 // what the first note says; "" for none at all; "*" for any).
