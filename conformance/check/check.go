@@ -120,14 +120,11 @@ func (c *checker) checkStatus(cs *catalog.Case, got int, body []byte) bool {
 
 // checkContentType accepts the media type with any parameters
 // ("application/json; charset=utf-8" is the same media type).
-func (c *checker) checkContentType(h http.Header, want string) bool {
+func (c *checker) checkContentType(h http.Header, want string) {
 	got := h.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(got)
-	if err == nil && strings.EqualFold(mt, want) {
-		return true
+	if mt, _, err := mime.ParseMediaType(got); err != nil || !strings.EqualFold(mt, want) {
+		c.fail("content_type", "Content-Type", want, got, "response media type is %q, want %s", got, want)
 	}
-	c.fail("content_type", "Content-Type", want, got, "response media type is %q, want %s", got, want)
-	return false
 }
 
 // checkSuccessBody applies the rule of spec 2.2 and 7: a success status may

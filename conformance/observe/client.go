@@ -185,8 +185,6 @@ var clientRules = []rule{
 		switch {
 		case q.Endpoint == endpointMessages && q.alternative():
 			return nil // 5.3 says which key the alternative model takes
-		case q.Endpoint == endpointMessages && q.Key == string(catalog.KeyAlt) && !q.messagesModel():
-			return nil // a model the judge cannot place: the key may be right
 		case q.Endpoint == endpointMessages:
 			want = "messages"
 		}
@@ -274,7 +272,7 @@ func outputFormat(row, endpoint string) rule {
 // carriesV1 says a path has the version segment: it starts with /v1/, or
 // an undeclared prefix (or an empty segment) comes before it.
 func carriesV1(path string) bool {
-	return strings.HasPrefix(path, "/v1/") || strings.Contains(path, "/v1/")
+	return strings.Contains(path, "/v1/")
 }
 
 // required is the rule that a member be given (JSON member or multipart

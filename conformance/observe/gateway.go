@@ -213,7 +213,7 @@ func editFeature(q *Request) string {
 		return "images.edit.json_two_refs"
 	}
 	for _, img := range q.jsonList("images") {
-		if u, _ := img["image_url"].(string); strings.HasPrefix(strings.ToLower(u), "https://") {
+		if u, _ := img["image_url"].(string); httpsURL(u) {
 			return "images.edit.url_ref"
 		}
 	}
@@ -229,14 +229,10 @@ func (q *Request) textBlocks() bool {
 	if q.carriesImage() {
 		return false
 	}
-	msgs, _ := q.Body["messages"].([]any)
-	for _, msg := range msgs {
-		mm, _ := msg.(map[string]any)
-		if blocks, _ := mm["content"].([]any); len(blocks) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(q.jsonList("messages"), func(m map[string]any) bool {
+		blocks, _ := m["content"].([]any)
+		return len(blocks) > 0
+	})
 }
 
 // imageShape is the type of the first content block of a messages body

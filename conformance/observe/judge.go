@@ -88,7 +88,7 @@ func (j *Judge) rebase(q *Request) {
 		}
 	}
 	if best != "" {
-		q.Base, q.Path = best, strings.TrimPrefix(q.Path, best)
+		q.Path = strings.TrimPrefix(q.Path, best)
 		q.Endpoint = endpointOf(q.Path)
 	}
 }
@@ -270,13 +270,7 @@ func (j *Judge) client(q *Request, res results.Result) (results.Result, *owed) {
 }
 
 // sentence is a row's sentence, for a finding.
-func (j *Judge) sentence(row string) string {
-	rows := j.catalog.Spec.RowsOf(catalog.SpecRefs{catalog.SpecRef(row)})
-	if len(rows) == 0 {
-		return ""
-	}
-	return rows[0].Sentence
-}
+func (j *Judge) sentence(row string) string { return j.forms.sentence(row) }
 
 // gateway judges the answer with the check stage, against what the
 // request asks (gateway.go). ok is false when there is nothing to judge:
@@ -421,7 +415,7 @@ func (j *Judge) unlisted(q *Request) (*owed, string) {
 	j.lists.Lock()
 	ids, seen := j.lists.byKey[catalog.KeyKind(q.Key)]
 	j.lists.Unlock()
-	if !seen || slices.ContainsFunc(ids, func(id string) bool { return id == model || modelid.Same(id, model) || modelid.Same(model, id) }) {
+	if !seen || slices.ContainsFunc(ids, func(id string) bool { return modelid.Same(id, model) }) {
 		return nil, ""
 	}
 	return &owed{row: "7/messages-unknown-model", status: 404},

@@ -178,24 +178,24 @@ func (v verifiedForms) feature(q *Request) string {
 // 1024, send the members of the basic ones, and only their prompts tell
 // them apart).
 func (v verifiedForms) featureBy(q *Request, names map[string]bool, asSent bool) string {
-	spec := q.Model()
-	if spec != "" {
-		spec = v.specModel(spec, v.models[q.Endpoint])
+	spec, prompt, refs, maxTokens := v.specOnEndpoint(q), promptOf(q.Body), q.references(), q.text("max_tokens")
+	given := map[string]string{}
+	for _, p := range valued {
+		given[p] = q.given(p)
 	}
 	var samePrompt, sameBound, first string
-	prompt := promptOf(q.Body)
 	for _, f := range v.byEndpoint[q.Endpoint] {
 		fnames := f.names
 		if asSent {
 			fnames = f.sent
 		}
-		if f.model != spec && spec != "" || f.refs != q.references() || len(fnames) != len(names) || !within(names, fnames) {
+		if f.model != spec && spec != "" || f.refs != refs || len(fnames) != len(names) || !within(names, fnames) {
 			continue
 		}
-		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != q.given(p) }) {
+		if slices.ContainsFunc(valued, func(p string) bool { return f.values[p] != given[p] }) {
 			continue
 		}
-		if f.maxTokens == q.text("max_tokens") {
+		if f.maxTokens == maxTokens {
 			if f.prompt != "" && f.prompt == prompt {
 				samePrompt = cmp.Or(samePrompt, f.feature)
 			}
@@ -248,11 +248,24 @@ func (v verifiedForms) specModel(model string, ids []string) string {
 // modelKey is the model a request names, by its spec id where it names a
 // model verified on its endpoint ("" when it names none).
 func (v verifiedForms) modelKey(q *Request) string {
-	model := q.Model()
-	if model == "" {
+	if q.Model() == "" {
 		return ""
 	}
-	return cmp.Or(v.specModel(model, v.models[q.Endpoint]), model)
+	return cmp.Or(v.specOnEndpoint(q), q.Model())
+}
+
+// specOnEndpoint is the spec id of the model a request names among the
+// models verified on its endpoint ("" for none, or no model), resolved
+// once per request.
+func (v verifiedForms) specOnEndpoint(q *Request) string {
+	if q.spec == nil {
+		spec := ""
+		if model := q.Model(); model != "" {
+			spec = v.specModel(model, v.models[q.Endpoint])
+		}
+		q.spec = &spec
+	}
+	return *q.spec
 }
 
 // modelRows are the rows naming the models verified on each endpoint.
@@ -284,7 +297,7 @@ func (v verifiedForms) notes(q *Request) []string {
 	model := q.Model()
 	spec := model
 	if model != "" {
-		spec = v.specModel(model, v.models[q.Endpoint])
+		spec = v.specOnEndpoint(q)
 		if spec == "" {
 			return []string{fmt.Sprintf("the model %s is none the spec verifies on %s (%s); its other parameters were not weighed against the verified rows (spec %s)",
 				model, q.Endpoint, strings.Join(v.models[q.Endpoint], ", "), modelRows[q.Endpoint])}
@@ -475,7 +488,7 @@ func emptyNotes(q *Request) []string {
 		if v, ok := q.param(m.member); ok && v == "" {
 			row := m.row
 			if m.member == "size" {
-				row = strings.TrimSuffix(row, "/size") + "/size-omitted"
+				row = sizeOmittedRows[m.endpoint]
 			}
 			out = append(out, fmt.Sprintf("%s is empty: no verified row sends an empty %[1]s, and a gateway may answer it as one without it (spec %s)", m.member, row))
 		}
@@ -572,10 +585,18 @@ func beyondRow(endpoint string) string {
 // quote is a row and its sentence, as a note cites a row whose words it
 // does not repeat.
 func (v verifiedForms) quote(row string) string {
-	if rows := v.spec.RowsOf(catalog.SpecRefs{catalog.SpecRef(row)}); len(rows) > 0 {
-		return row + ": " + rows[0].Sentence
+	if s := v.sentence(row); s != "" {
+		return row + ": " + s
 	}
 	return row
+}
+
+// sentence is a row's sentence ("" for a row the spec has not).
+func (v verifiedForms) sentence(row string) string {
+	if rows := v.spec.RowsOf(catalog.SpecRefs{catalog.SpecRef(row)}); len(rows) > 0 {
+		return rows[0].Sentence
+	}
+	return ""
 }
 
 // listedRow is the row of the endpoint's parameter table that lists p;

@@ -36,7 +36,6 @@ type Pipeline struct {
 	order    sync.Mutex
 	next     int
 	done     map[int]queued
-	judged   int
 	writeErr error // the first results.jsonl could not take
 }
 
@@ -167,7 +166,6 @@ func (p *Pipeline) work() {
 			}
 			delete(p.done, p.next)
 			p.next++
-			p.judged++
 			p.session.take(next.round, next.x)
 		}
 		p.order.Unlock()
@@ -189,6 +187,6 @@ func (p *Pipeline) Close() (Counts, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := p.counts
-	c.Judged = p.judged
+	c.Judged = p.next // every round handed to the session
 	return c, p.writeErr
 }

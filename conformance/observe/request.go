@@ -43,10 +43,9 @@ var endpoints = []string{endpointModels, endpointChat, endpointMessages, endpoin
 // Request is an observed request as the rules read it.
 type Request struct {
 	Method string
-	// Path is the path after the base URL, without the query; Base is
-	// the declared base path it was sent under (Options.BasePaths), "" for
-	// the base URL's root.
-	Path, Base string
+	// Path is the path after the base URL (a declared base path,
+	// Options.BasePaths, cut off), without the query.
+	Path string
 	// Endpoint is the spec's endpoint the path is meant for: the path
 	// itself, or the endpoint it ends with when the client left out /v1
 	// or added a segment ("" when it names none).
@@ -70,6 +69,12 @@ type Request struct {
 	// forms: the spec's ids, in a vendor's words or by --model-map); nil
 	// places none.
 	forms *verifiedForms
+	// spec and placedIn keep what the model was placed as, once resolved
+	// (modelid's matching over every id): on the endpoint's verified
+	// models (specOnEndpoint), and among each key kind's (placed). The
+	// rules ask it again and again of one request.
+	spec     *string
+	placedIn map[catalog.KeyKind]string
 }
 
 // FromRound reads the request of a recorded round; store rebuilds a JSON
@@ -196,7 +201,15 @@ func (q *Request) placed(kind catalog.KeyKind) string {
 	if model == "" || q.forms == nil {
 		return ""
 	}
-	return q.forms.specModel(model, q.forms.byKey[kind])
+	if id, ok := q.placedIn[kind]; ok {
+		return id
+	}
+	id := q.forms.specModel(model, q.forms.byKey[kind])
+	if q.placedIn == nil {
+		q.placedIn = map[catalog.KeyKind]string{}
+	}
+	q.placedIn[kind] = id
+	return id
 }
 
 // Model is the model the request names ("" when none).

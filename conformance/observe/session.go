@@ -99,7 +99,7 @@ func (s *Session) take(r record.Round, x judged) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closeWindows(r.Sent)
-	key := record.RequestKey{Key: r.Request.Key, Method: r.Request.Method, Path: r.Request.Path, Model: r.Request.Model, Digest: r.Request.Digest}
+	key := r.Request.MatchKey()
 	if t := x.shape; t != nil {
 		s.tryShape(t)
 	}

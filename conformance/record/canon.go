@@ -41,8 +41,9 @@ func KeyOf(req *http.Request, body []byte, keys map[string]string, prefer string
 	}
 }
 
-// matchKey is the key a recorded request is matched by.
-func (r Request) matchKey() RequestKey {
+// MatchKey is the key a recorded request is matched by (replay, and the
+// judge telling a resent request from a new one).
+func (r Request) MatchKey() RequestKey {
 	return RequestKey{Key: r.Key, Method: r.Method, Path: r.Path, Model: r.Model, Digest: r.Digest}
 }
 

@@ -51,7 +51,7 @@ func NewIndex(s *Store) (*Index, error) {
 			if rd.Response == nil || rd.Cut != "" || rd.OverCap > 0 {
 				continue
 			}
-			k := rd.Request.matchKey()
+			k := rd.Request.MatchKey()
 			ix.byKey[k] = append(ix.byKey[k], len(ix.entries))
 			ix.entries = append(ix.entries, entry{file: f, round: i, rd: rd})
 		}
@@ -83,7 +83,7 @@ func (ix *Index) Find(k RequestKey) (Match, bool) {
 func (ix *Index) Nearest(k RequestKey) string {
 	best, bestScore := -1, -1
 	for i, e := range ix.entries {
-		rk := e.rd.Request.matchKey()
+		rk := e.rd.Request.MatchKey()
 		score := 0
 		for _, same := range []struct {
 			ok     bool
@@ -101,7 +101,7 @@ func (ix *Index) Nearest(k RequestKey) string {
 		return ""
 	}
 	e := ix.entries[best]
-	diffs := k.differences(e.rd.Request.matchKey())
+	diffs := k.differences(e.rd.Request.MatchKey())
 	slices.Sort(diffs)
 	return fmt.Sprintf("%s round %d (%s %s, key %s, model %s): differs in %s", filepath.ToSlash(filepath.Join(ix.store.Dir(), e.file)), e.round+1,
 		e.rd.Request.Method, e.rd.Request.Path, e.rd.Request.Key, orNone(e.rd.Request.Model), strings.Join(diffs, "; "))

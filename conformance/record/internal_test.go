@@ -407,7 +407,7 @@ func TestAppendRelayInPlace(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), "after %d rounds", i+1)
 	}
-	rel := relayFile(rounds[0].Request.matchKey())
+	rel := relayFile(rounds[0].Request.MatchKey())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(`{"version":1,"rounds":[]} trailing`), 0o644))
 	_, err = s.appendRelay(rounds[0])
 	assert.ErrorContains(t, err, "does not end with ]}")
@@ -435,7 +435,7 @@ func TestSentOrder(t *testing.T) {
 	var got []string
 	for k, err := range o.All() {
 		require.NoError(t, err)
-		assert.Equal(t, relayFile(k.Round.Request.matchKey()), k.File)
+		assert.Equal(t, relayFile(k.Round.Request.MatchKey()), k.File)
 		got = append(got, fmt.Sprintf("%d%s", int(k.Round.Sent.Sub(t0).Seconds()), k.Round.Request.Path))
 	}
 	assert.Equal(t, []string{"0/b", "1/a", "1/c", "2/b", "3/a", "5/c"}, got)

@@ -133,7 +133,7 @@ func (l *Log) match(ex *Exchange, key RequestKey) (int, string) {
 	defer l.mu.Unlock()
 	last, nearest := -1, -1
 	for i, rd := range ex.Rounds {
-		if rd.Request.matchKey() != key {
+		if rd.Request.MatchKey() != key {
 			if nearest < 0 && !l.used[i] {
 				nearest = i
 			}
@@ -154,7 +154,7 @@ func (l *Log) match(ex *Exchange, key RequestKey) (int, string) {
 	if nearest < 0 {
 		return -1, "more requests than recorded"
 	}
-	return -1, fmt.Sprintf("round %d differs: %s", nearest+1, strings.Join(key.differences(ex.Rounds[nearest].Request.matchKey()), "; "))
+	return -1, fmt.Sprintf("round %d differs: %s", nearest+1, strings.Join(key.differences(ex.Rounds[nearest].Request.MatchKey()), "; "))
 }
 
 // serve notes a round a replay answered, for the call's transcript.

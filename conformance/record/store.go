@@ -178,7 +178,7 @@ func (s *Store) writeCall(ex *Exchange) (string, error) {
 // MB, where it now stays at 53 MB). A crash of gwconform loses no round
 // written; a crash of the machine may lose the last ones.
 func (s *Store) appendRelay(r Round) (string, error) {
-	rel := relayFile(r.Request.matchKey())
+	rel := relayFile(r.Request.MatchKey())
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
