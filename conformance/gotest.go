@@ -229,12 +229,12 @@ func requireClients(t interface {
 	if len(required) == 0 {
 		return
 	}
-	table, err := catalog.EmbeddedClients()
+	rows, err := results.EmbeddedReadiness(required, rs)
 	if err != nil {
 		t.Errorf("client readiness: %v", err)
 		return
 	}
-	for _, r := range results.RequiredFailing(results.ReadinessRows(table, required, rs), required) {
+	for _, r := range results.RequiredFailing(rows, required) {
 		t.Errorf("client %s is %s (GWCONFORM_REQUIRE_CLIENTS): %s", r.Client, r.Verdict.Label(), strings.Join(r.Because, "; "))
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gwconform/gwconform/conformance/catalog"
 	"github.com/gwconform/gwconform/conformance/redact"
 	"github.com/gwconform/gwconform/conformance/results"
 	"github.com/gwconform/gwconform/conformance/vocab"
@@ -63,11 +62,11 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 	r.Causes = causes(r.Results, meta.Strict)
 	r.Clients = results.Clients(r.Results)
 	if meta.Traffic == nil { // observed traffic runs no case a library's needs cite
-		if table, err := catalog.EmbeddedClients(); err != nil {
+		rows, err := results.EmbeddedReadiness(meta.Clients, r.Results)
+		if err != nil {
 			r.Notes = append(r.Notes, "client readiness not computed: "+err.Error())
-		} else {
-			r.Readiness = results.ReadinessRows(table, meta.Clients, r.Results)
 		}
+		r.Readiness = rows
 	}
 	return r
 }

@@ -36,16 +36,13 @@ func shownClients(s *settings) []string {
 }
 
 // clientReadiness is the readiness the console shows and --require-clients
-// reads; none for observed traffic, which runs no case.
+// reads; none before any result.
 func clientReadiness(s *settings, rs []results.Result) []results.ClientReadiness {
-	if len(rs) == 0 || rs[0].Observed {
+	if len(rs) == 0 {
 		return nil
 	}
-	table, err := catalog.EmbeddedClients()
-	if err != nil { // the committed table is checked by the catalog's tests
-		return nil
-	}
-	return results.ReadinessRows(table, shownClients(s), rs)
+	rows, _ := results.EmbeddedReadiness(shownClients(s), rs) // the committed table is checked by lint and the catalog's tests
+	return rows
 }
 
 // readinessBecause is how much of a verdict's first reason the console
@@ -90,9 +87,9 @@ func requiredExit(code int, rows []results.ClientReadiness, required []string, c
 }
 
 // printProbeReadiness prints, per probed model, the readiness of each
-// library for the features the model's cases cover (a messages model
-// speaks for the messages features of a library, not its chat ones):
-// whether that library will work with the new model.
+// library for the features the model's cases cover
+// (results.ModelReadiness): whether that library will work with the new
+// model.
 func printProbeReadiness(w io.Writer, models []plan.NewModel, rs []results.Result, clients []string) {
 	table, err := catalog.EmbeddedClients()
 	if err != nil {
@@ -101,36 +98,9 @@ func printProbeReadiness(w io.Writer, models []plan.NewModel, rs []results.Resul
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nMODEL\tLIBRARY\tREADINESS\tFEATURES")
 	for _, m := range models {
-		var own []results.Result
-		covered := map[string]bool{}
-		for _, r := range rs {
-			if r.Model == m.ID {
-				own = append(own, r)
-				covered[r.Feature] = true
-			}
-		}
-		for _, row := range results.ReadinessRows(coveredUses(table, covered), clients, own) {
+		for _, row := range results.ModelReadiness(table, clients, m.ID, rs) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, row.Client, row.Verdict.Label(), row.FeatureLine())
 		}
 	}
 	_ = tw.Flush()
-}
-
-// coveredUses is the table with each library's uses cut to the features
-// covered; a library left with none is left out.
-func coveredUses(table *catalog.Clients, covered map[string]bool) *catalog.Clients {
-	out := &catalog.Clients{}
-	for _, c := range table.Entries {
-		var uses []catalog.Use
-		for _, u := range c.Uses {
-			if covered[u.Feature] {
-				uses = append(uses, u)
-			}
-		}
-		if len(uses) > 0 {
-			c.Uses = uses
-			out.Entries = append(out.Entries, c)
-		}
-	}
-	return out
 }

@@ -109,6 +109,10 @@ func (n Need) Matches(r vocab.Reason) bool {
 	return n.reason == nil || n.reason.MatchString(r.String())
 }
 
+// Narrowed says the need is one kind of failure of its case (a check, a
+// stream rule or a reason), not any of them.
+func (n Need) Narrowed() bool { return n.Check != "" || n.Rule != "" || n.Reason != "" }
+
 // Cites is the check a need is tied to, for reports: "chat-json",
 // "chat-json content_type", "chat-stream-strict rule chat.error-member".
 func (n Need) Cites() string {

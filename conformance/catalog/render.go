@@ -176,7 +176,7 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 		if err != nil {
 			return fail("json", err)
 		}
-		renameLiteralModel(v, req.JSON, env)
+		renameLiteralModel(v, req, env)
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false) // keep prompts readable in reports
@@ -210,9 +210,6 @@ func (c *Catalog) Render(cs *Case, model string, env Env) (*Rendered, error) {
 	return out, nil
 }
 
-// renameLiteralModel gives a literal id in the body's model member (not
-// {{ .Model }}, which is named already) the gateway's name: a retired id
-// is sent as the gateway would spell it.
 // LiteralModel is the model id a case's JSON body names as written, not
 // through {{ .Model }}: a retired or unknown id, sent as the gateway would
 // spell it (Env.ModelName).
@@ -222,13 +219,12 @@ func (r *Request) LiteralModel() (string, bool) {
 	return lit, ok && !isTemplate(lit)
 }
 
-func renameLiteralModel(rendered, source any, env Env) {
+// renameLiteralModel gives a literal id in the body's model member (not
+// {{ .Model }}, which is named already) the gateway's name: a retired id
+// is sent as the gateway would spell it.
+func renameLiteralModel(rendered any, req *Request, env Env) {
 	out, ok := rendered.(map[string]any)
-	in, _ := source.(map[string]any)
-	if !ok || in == nil {
-		return
-	}
-	if lit, ok := in["model"].(string); ok && !isTemplate(lit) {
+	if lit, literal := req.LiteralModel(); ok && literal {
 		out["model"] = env.name(lit)
 	}
 }

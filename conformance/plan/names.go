@@ -248,9 +248,13 @@ func (n ModelNames) word(kind catalog.KeyKind, id string) (string, bool) {
 // word learned from another list names it, so any id sent would be a
 // guess, and a 404 to a guess says nothing of the gateway. nil otherwise.
 func (n ModelNames) Unchecked(cs *catalog.Case, model string) *vocab.Reason {
+	e, named := n.Entries[model]
+	lit, literal := cs.Request.LiteralModel()
+	if !literal && !(named && (e.Source == NameUnread || e.Source == NameUnlisted)) {
+		return nil // nothing to vouch for; sendsModel (a marshal per call) is not asked
+	}
 	if !sendsModel(cs) {
-		lit, ok := cs.Request.LiteralModel()
-		if !ok {
+		if !literal {
 			return nil
 		}
 		if _, given := givenFor(n.Given, lit); given {
@@ -264,9 +268,8 @@ func (n ModelNames) Unchecked(cs *catalog.Case, model string) *vocab.Reason {
 		}
 		return nil
 	}
-	e, ok := n.Entries[model]
 	switch {
-	case !ok:
+	case !named:
 		return nil
 	case e.Source == NameUnread:
 		return unreadReason(e.Key, e.Why, model)

@@ -65,7 +65,10 @@ func (g *Gateway) lookupModel(kind, id string) (model, bool) {
 			return m, true
 		}
 	}
-	if spec := vendorsRead.neutralID(id); g.cfg.AnyVendorName && spec != "" {
+	if !g.cfg.AnyVendorName {
+		return model{}, false
+	}
+	if spec := vendorsRead.neutralID(id); spec != "" {
 		for _, m := range g.lists[kind] {
 			if m.Spec == spec {
 				m.ID = id

@@ -122,6 +122,46 @@ func ReadinessRows(table *catalog.Clients, globs []string, rs []Result) []Client
 	return out
 }
 
+// EmbeddedReadiness is ReadinessRows with the table of clients the
+// catalog embeds: what the reports, the console and go test show.
+func EmbeddedReadiness(globs []string, rs []Result) ([]ClientReadiness, error) {
+	table, err := catalog.EmbeddedClients()
+	if err != nil {
+		return nil, err
+	}
+	return ReadinessRows(table, globs, rs), nil
+}
+
+// ModelReadiness is the readiness of each library for one model (a probed
+// one), from that model's results: each library's uses cut to the
+// features the model's cases cover (a messages model speaks for the
+// messages features of a library, not its chat ones); a library left with
+// none is left out.
+func ModelReadiness(table *catalog.Clients, globs []string, model string, rs []Result) []ClientReadiness {
+	var own []Result
+	covered := map[string]bool{}
+	for _, r := range rs {
+		if r.Model == model {
+			own = append(own, r)
+			covered[r.Feature] = true
+		}
+	}
+	cut := &catalog.Clients{}
+	for _, c := range table.Entries {
+		var uses []catalog.Use
+		for _, u := range c.Uses {
+			if covered[u.Feature] {
+				uses = append(uses, u)
+			}
+		}
+		if len(uses) > 0 {
+			c.Uses = uses
+			cut.Entries = append(cut.Entries, c)
+		}
+	}
+	return ReadinessRows(cut, globs, own)
+}
+
 // ClientSelected says whether a library's id matches one of globs, or there is
 // none.
 func ClientSelected(id string, globs []string) bool {
@@ -145,13 +185,13 @@ func clientReadiness(c catalog.Client, byCase map[string][]Result) ClientReadine
 		row.Features = append(row.Features, f)
 		for _, n := range f.Needs {
 			line := fmt.Sprintf("%s: %s %s: %s; %s needs it: %s (%s)", u.Feature, n.Check, n.State, n.Said, c.ID, n.Property, n.Source)
-			switch {
-			case n.State == NeedFails && n.Basic && u.Basic:
+			switch needVerdict(n.State, n.Basic && u.Basic) {
+			case ReadyNot:
 				row.Verdict = ReadyNot
 				row.Because = append(row.Because, line)
-			case n.State == NeedFails:
+			case ReadyLimited:
 				limited = append(limited, line)
-			case n.State == NeedUnchecked:
+			case ReadyUnknown:
 				unknown = append(unknown, line)
 			}
 		}
@@ -171,25 +211,33 @@ func clientReadiness(c catalog.Client, byCase map[string][]Result) ClientReadine
 // LIMITED when another one does, UNKNOWN when one was not checked.
 func featureReadiness(u catalog.Use, byCase map[string][]Result) FeatureReadiness {
 	f := FeatureReadiness{Feature: u.Feature, Endpoint: u.Endpoint, Basic: u.Basic, Verdict: ReadyYes}
-	rank := map[Readiness]int{ReadyYes: 0, ReadyUnknown: 1, ReadyLimited: 2, ReadyNot: 3}
 	for _, n := range u.Needs {
 		s := needState(n, byCase[n.Case])
 		f.Needs = append(f.Needs, s)
-		v := ReadyYes
-		switch {
-		case s.State == NeedFails && n.Basic:
-			v = ReadyNot
-		case s.State == NeedFails:
-			v = ReadyLimited
-		case s.State == NeedUnchecked:
-			v = ReadyUnknown
-		}
-		if rank[v] > rank[f.Verdict] {
+		if v := needVerdict(s.State, n.Basic); readinessRank[v] > readinessRank[f.Verdict] {
 			f.Verdict = v
 		}
 	}
 	return f
 }
+
+// needVerdict is what a need's state makes of a path it is basic to or
+// not: a basic need failing is NOT READY, another LIMITED, one unchecked
+// UNKNOWN.
+func needVerdict(state string, basic bool) Readiness {
+	switch {
+	case state == NeedFails && basic:
+		return ReadyNot
+	case state == NeedFails:
+		return ReadyLimited
+	case state == NeedUnchecked:
+		return ReadyUnknown
+	}
+	return ReadyYes
+}
+
+// readinessRank orders the verdicts from best to worst.
+var readinessRank = map[Readiness]int{ReadyYes: 0, ReadyUnknown: 1, ReadyLimited: 2, ReadyNot: 3}
 
 // needState holds one need against the results of its case (one per model):
 // it fails when one of them failed for the need's reason, and is
@@ -242,7 +290,7 @@ func judgeNeed(n catalog.Need, r Result) (state, said string) {
 			return NeedFails, on + reason.String()
 		}
 	}
-	if n.Check == "" && n.Rule == "" {
+	if !n.Narrowed() {
 		return NeedFails, on + string(r.Status) + " " + r.FirstReason()
 	}
 	for _, reason := range r.Reasons {
@@ -253,9 +301,10 @@ func judgeNeed(n catalog.Need, r Result) (state, said string) {
 	return NeedHolds, ""
 }
 
-// needCheck is the check a need reads: its own, or sse for a stream rule.
+// needCheck is the check a need reads: its own, sse for a stream rule,
+// or none in particular (a need narrowed by its reason alone).
 func needCheck(n catalog.Need) string {
-	if n.Check == "" {
+	if n.Check == "" && n.Rule != "" {
 		return "sse"
 	}
 	return n.Check

@@ -213,9 +213,7 @@ func (t *tally) skipped(r Result) {
 		w.key = r.Model
 		t.notListed++
 	case vocab.CheckListUnread: // a note per list, whatever the case's key: the list is the one cause
-		if len(r.Reasons) > 0 {
-			w.key = r.Reasons[0].Message
-		}
+		w.key = r.Reasons[0].Message // w.check is its first reason's
 		t.listUnread++
 	default:
 		w.key = ""
