@@ -60,8 +60,11 @@ func Build(meta reportv1.Meta, rs []results.Result) *reportv1.Report {
 		r.UncoveredModels = []reportv1.UncoveredModel{}
 	}
 	r.Causes = causes(r.Results, meta.Strict)
-	r.Clients = results.Clients(r.Results)
-	if meta.Traffic == nil { // observed traffic runs no case a library's needs cite
+	if meta.Traffic != nil {
+		// Observed traffic has clients to sum up, and runs no case a
+		// library's needs cite.
+		r.Clients = results.Clients(r.Results)
+	} else {
 		rows, err := results.EmbeddedReadiness(meta.Clients, r.Results)
 		if err != nil {
 			r.Notes = append(r.Notes, "client readiness not computed: "+err.Error())

@@ -220,11 +220,12 @@ func reportedOnly(res results.Result) string {
 	return string(res.Tier) + " tier"
 }
 
-// recap prints what each client's requests came to, and the gateway's
-// findings grouped by cause: one line a rule, with its count and one
-// example to show (gwconform show --out DIR CASE).
-func (j *judging) recap(rs []results.Result) {
-	for _, c := range results.Clients(rs) {
+// recap prints what each client's requests came to (the report's
+// summary of them), and the gateway's findings grouped by cause in the
+// reports' order: one line a rule, with its count and the example the
+// report shows (gwconform show --out DIR CASE).
+func (j *judging) recap(rep *reportv1.Report, rs []results.Result) {
+	for _, c := range rep.Clients {
 		fmt.Fprintf(j.stdout, "%s: %d requests, %d conform\n", c.Client, c.Requests, c.Conforming)
 		for _, b := range c.Breaches {
 			fmt.Fprintf(j.stdout, "  breaks %-28s %4d× e.g. %s: %s\n", b.Row, b.Count, b.Example, results.Truncate(b.Said, 160))
@@ -233,7 +234,7 @@ func (j *judging) recap(rs []results.Result) {
 			fmt.Fprintf(j.stdout, "  note   %-28s %4d× e.g. %s: %s\n", n.Row, n.Count, n.Example, results.Truncate(n.Said, 160))
 		}
 	}
-	for _, g := range results.GroupByCause(rs, j.strict) {
+	for _, g := range causeGroups(rs, j.strict) {
 		if g.Example.Side != results.SideGateway {
 			continue
 		}
@@ -275,7 +276,7 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 		return exitFailed
 	}
 	fmt.Fprintf(j.stdout, "\njudged %s: %s\n", observe.Judged(counts), observe.Summary(rs))
-	j.recap(rs)
+	j.recap(rep, rs)
 	for _, n := range rep.Notes {
 		fmt.Fprintln(j.stdout, "  note:", n)
 	}
