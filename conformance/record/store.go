@@ -259,19 +259,10 @@ func (s *Store) createRelay(rel string, ex *Exchange) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return results.WriteAtomicUnsynced(path, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, err = tmp.Write(b)
-	err = errors.Join(err, tmp.Close(), os.Chmod(tmp.Name(), 0o644))
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	})
 }
 
 // encodeFile lays v out as every file of a recording is, and makes the

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/gwconform/gwconform/conformance/results"
 )
 
 // The tap's converters: a body becomes what the recording keeps as it
@@ -114,19 +116,7 @@ func (w *blobWriter) commit() error {
 		w.abort()
 		return nil
 	}
-	if err := w.f.Sync(); err != nil {
-		w.abort()
-		return err
-	}
-	if err := w.f.Close(); err != nil {
-		os.Remove(w.f.Name())
-		return err
-	}
-	if err := os.Chmod(w.f.Name(), 0o644); err != nil {
-		os.Remove(w.f.Name())
-		return err
-	}
-	return os.Rename(w.f.Name(), path)
+	return results.Place(w.f, path, true)
 }
 
 // abort drops the blob.
