@@ -100,11 +100,7 @@ type judging struct {
 	pipeline *observe.Pipeline
 	w        *results.Writer
 	cat      *catalog.Catalog
-	bases    []string // --base-path
-	out      string
-	strict   bool
-	sample   float64
-	standIn  bool // serve --judge: the reference gateway answers
+	js       judgeSettings
 	stdout   io.Writer
 	said     map[string]bool // the causes the console named
 	started  time.Time
@@ -140,7 +136,7 @@ const basePathUsage = "the path of a base URL of a routed gateway, `PREFIX` such
 // --model-map entries and the --base-path prefixes.
 type judgeSettings struct {
 	out        string
-	clientOnly bool
+	clientOnly bool // serve --judge without --upstream: the stand-in answers
 	max        int
 	strict     bool
 	sample     float64
@@ -186,8 +182,7 @@ func newJudging(js judgeSettings, stdout io.Writer) (*judging, error) {
 	// judge compares ids, so it gets each spelled out.
 	judge := observe.New(suite.Catalog, suite.Schemas, limits, observe.Options{ClientOnly: js.clientOnly, Strict: js.strict,
 		ModelMap: plan.ExpandModelMap(suite.Catalog, modelMap), BasePaths: js.basePaths, Clients: clients})
-	jg := &judging{w: w, cat: suite.Catalog, bases: js.basePaths, out: js.out, strict: js.strict, sample: js.sample, standIn: js.clientOnly,
-		stdout: stdout, started: time.Now().UTC(), said: map[string]bool{}}
+	jg := &judging{w: w, cat: suite.Catalog, js: js, stdout: stdout, started: time.Now().UTC(), said: map[string]bool{}}
 	jg.pipeline = observe.NewPipeline(judge, observe.PipelineOptions{Sample: js.sample, Max: js.max}, w, jg.say)
 	return jg, nil
 }
@@ -205,7 +200,7 @@ func (j *judging) say(res results.Result) {
 		}
 		j.said[reason.Cause()] = true
 		tag := strings.ToUpper(string(res.Status))
-		if !res.Decides(j.strict) {
+		if !res.Decides(j.js.strict) {
 			tag += " (reported only: " + reportedOnly(res) + ")"
 		}
 		fmt.Fprintf(j.stdout, "%s %s %s %s (%s): %s\n", tag, res.Case, res.Request.Method, res.Request.Path, res.Model, reason)
@@ -234,7 +229,7 @@ func (j *judging) recap(rep *reportv1.Report, rs []results.Result) {
 			fmt.Fprintf(j.stdout, "  note   %-28s %4d× e.g. %s: %s\n", n.Row, n.Count, n.Example, results.Truncate(n.Said, 160))
 		}
 	}
-	for _, g := range causeGroups(rs, j.strict) {
+	for _, g := range causeGroups(rs, j.js.strict) {
 		if g.Example.Side != results.SideGateway {
 			continue
 		}
@@ -246,32 +241,36 @@ func (j *judging) recap(rep *reportv1.Report, rs []results.Result) {
 	}
 }
 
+// close judges what is queued, settles what waits and closes
+// results.jsonl.
+func (j *judging) close() (observe.Counts, error) {
+	counts, err := j.pipeline.Close()
+	return counts, errors.Join(err, j.w.Close())
+}
+
 // finish settles the judgement, writes the reports from results.jsonl and
 // returns the exit code, as a run's.
 func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.Writer) int {
-	counts, err := j.pipeline.Close()
-	if err == nil {
-		err = j.w.Close()
-	}
+	counts, err := j.close()
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge: results.jsonl:", err)
 	}
-	rs, err := results.ReadFile(filepath.Join(j.out, results.FileName))
+	rs, err := results.ReadFile(filepath.Join(j.js.out, results.FileName))
 	if err != nil {
 		fmt.Fprintln(stderr, "gwconform judge:", err)
 		return exitFailed
 	}
-	comp := results.Completion{Interrupted: interrupted, Unjudged: counts.QueueFull, Sample: j.sample}
-	v := results.Judge(rs, j.strict, comp)
+	comp := results.Completion{Interrupted: interrupted, Unjudged: counts.QueueFull, Sample: counts.Sample}
+	v := results.Judge(rs, j.js.strict, comp)
 	covered := observe.Covered(rs)
 	meta := reportv1.Meta{SuiteVersion: suiteVersion(), Commit: buildCommit(), CatalogHash: j.cat.Hash(), BaseURL: baseURL,
-		Features: catalog.Features, Strict: j.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
-		Traffic: &reportv1.Traffic{Exchanges: counts.Judged, Covered: covered, Bases: j.bases, StandIn: j.standIn}, Completion: comp}
+		Features: catalog.Features, Strict: j.js.strict, Started: j.started, Finished: time.Now().UTC(), Recording: recording,
+		Traffic: &reportv1.Traffic{Exchanges: counts.Judged, Covered: covered, Bases: j.js.basePaths, StandIn: j.js.clientOnly}, Completion: comp}
 	if started, _ := report.Span(rs); !started.IsZero() {
 		meta.Started = started
 	}
 	rep := report.Build(meta, rs)
-	if err := report.WriteAll(j.out, rep); err != nil {
+	if err := report.WriteAll(j.js.out, rep); err != nil {
 		fmt.Fprintln(stderr, "gwconform judge: writing reports:", err)
 		return exitFailed
 	}
@@ -280,7 +279,7 @@ func (j *judging) finish(baseURL, recording string, interrupted bool, stderr io.
 	for _, n := range rep.Notes {
 		fmt.Fprintln(j.stdout, "  note:", n)
 	}
-	fmt.Fprintf(j.stdout, "%s: %s\noutputs in %s\n", strings.ToUpper(string(v.Outcome)), v.Headline, filepath.Clean(j.out))
+	fmt.Fprintf(j.stdout, "%s: %s\noutputs in %s\n", strings.ToUpper(string(v.Outcome)), v.Headline, filepath.Clean(j.js.out))
 	return exitCode(v)
 }
 
@@ -325,8 +324,7 @@ func (c *serveCmd) serveJudging(ctx context.Context) int {
 	code := c.listenAndServe(sctx, handler, c.judgeBanner(clientOnly, relayBanner))
 	c.si.wait()
 	if code != exitOK {
-		jg.pipeline.Close()
-		jg.w.Close()
+		jg.close()
 		return code
 	}
 	judged := c.si.upstream
