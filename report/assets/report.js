@@ -639,8 +639,7 @@
     var sec = document.getElementById('readiness');
     if (!list.length) return;
     sec.hidden = false;
-    var CLS = { ready: 'st-pass', limited: 'st-soft', 'not-ready': 'st-fail', unknown: 'st-skip' };
-    var LABEL = { ready: 'READY', limited: 'LIMITED', 'not-ready': 'NOT READY', unknown: 'UNKNOWN' };
+    var CLS = READINESS.cls, LABEL = READINESS.label;
     var STATE = { holds: 'st-pass', fails: 'st-fail', unchecked: 'st-skip' };
     add(sec, el('h2', null, 'Client readiness (' + list.length + ')'));
     add(sec, el('p', 'muted', 'Will these libraries work against the gateway? From the answer properties each depends on (cases/clients/clients.yaml); reported, not deciding. * marks a library\'s basic path.'));

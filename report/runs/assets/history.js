@@ -168,8 +168,7 @@
     var s = document.getElementById('readiness');
     if (!list.length) return;
     s.hidden = false;
-    var CLS = { ready: 'st-pass', limited: 'st-soft', 'not-ready': 'st-fail', unknown: 'st-skip' };
-    var LABEL = { ready: 'READY', limited: 'LIMITED', 'not-ready': 'NOT READY', unknown: 'UNKNOWN' };
+    var CLS = READINESS.cls, LABEL = READINESS.label;
     add(s, el('h2', null, 'Client readiness over nights'));
     var t = el('table', 'readiness-over');
     t.id = 'readiness-over';

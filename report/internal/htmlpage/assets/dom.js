@@ -7,6 +7,12 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
+// READINESS is how both pages show a client library's readiness verdict
+// (results.Readiness): its badge's class and its label.
+var READINESS = {
+  cls: { ready: 'st-pass', limited: 'st-soft', 'not-ready': 'st-fail', unknown: 'st-skip' },
+  label: { ready: 'READY', limited: 'LIMITED', 'not-ready': 'NOT READY', unknown: 'UNKNOWN' }
+};
 function add(parent) {
   for (var i = 1; i < arguments.length; i++) {
     var c = arguments[i];
